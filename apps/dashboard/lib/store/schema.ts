@@ -1,0 +1,86 @@
+/** The embedded store's schema, applied in order; `meta.schema_version` says how far a database is. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  -- Low-cardinality label sets of the pre-aggregated facts.
+  CREATE TABLE dims (
+    id INTEGER PRIMARY KEY,
+    service TEXT NOT NULL, server TEXT NOT NULL, method TEXT NOT NULL, tool TEXT NOT NULL,
+    outcome TEXT NOT NULL, error_class TEXT NOT NULL, error_type TEXT NOT NULL, extra TEXT NOT NULL,
+    UNIQUE (service, server, method, tool, outcome, error_class, error_type, extra)
+  );
+
+  -- Pre-aggregated deltas per time bucket, in three tiers (10 s, 1 min, 1 h): panels read these, never raw data.
+  -- value = the sum of deltas (histograms: the sum of observed values); count = histogram observations.
+  CREATE TABLE facts (
+    tier INTEGER NOT NULL, metric INTEGER NOT NULL, bucket INTEGER NOT NULL, dim INTEGER NOT NULL,
+    value REAL NOT NULL, count REAL NOT NULL,
+    PRIMARY KEY (tier, metric, bucket, dim)
+  ) WITHOUT ROWID;
+
+  -- Last cumulative value per series (resource + scope + metric + attributes), for cumulative -> delta.
+  CREATE TABLE cumulative_state (
+    key TEXT PRIMARY KEY, start REAL NOT NULL, time REAL NOT NULL, value REAL NOT NULL,
+    sum REAL NOT NULL, buckets TEXT, seen INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  -- Current breaker state per agent instance.
+  CREATE TABLE breakers (
+    service TEXT NOT NULL, instance TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL,
+    state TEXT NOT NULL, since INTEGER NOT NULL, as_of REAL NOT NULL, updated INTEGER NOT NULL,
+    PRIMARY KEY (service, instance, server, tool)
+  );
+
+  CREATE TABLE breaker_transitions (
+    id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,
+    service TEXT NOT NULL, instance TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL,
+    from_state TEXT NOT NULL, to_state TEXT NOT NULL, reason TEXT NOT NULL
+  );
+  CREATE INDEX breaker_transitions_ts ON breaker_transitions (ts);
+  CREATE INDEX breaker_transitions_key ON breaker_transitions (server, tool, ts);
+
+  -- Failed, retried or rejected calls (call spans) and their attempts (attempt spans), capped, for drill-down.
+  CREATE TABLE calls (
+    id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, span_id TEXT NOT NULL,
+    service TEXT NOT NULL, instance TEXT NOT NULL, server TEXT NOT NULL, method TEXT NOT NULL, tool TEXT NOT NULL,
+    operation TEXT NOT NULL, start_ms REAL NOT NULL, duration_ms REAL NOT NULL, outcome TEXT NOT NULL,
+    attempts INTEGER NOT NULL, error_class TEXT NOT NULL, error_type TEXT NOT NULL,
+    wasted_retries INTEGER NOT NULL, wasted_time_ms REAL NOT NULL, message TEXT NOT NULL
+  );
+  CREATE INDEX calls_start ON calls (start_ms);
+  CREATE UNIQUE INDEX calls_span ON calls (span_id, trace_id);
+
+  CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_span_id TEXT NOT NULL,
+    name TEXT NOT NULL, attempt INTEGER NOT NULL, start_ms REAL NOT NULL, duration_ms REAL NOT NULL, ok INTEGER NOT NULL,
+    error_class TEXT NOT NULL, error_type TEXT NOT NULL, decision TEXT NOT NULL, delay_ms REAL NOT NULL,
+    give_up_reason TEXT NOT NULL, execution TEXT NOT NULL, source TEXT NOT NULL, message TEXT NOT NULL
+  );
+  CREATE INDEX attempts_parent ON attempts (parent_span_id);
+  CREATE INDEX attempts_start ON attempts (start_ms);
+  CREATE UNIQUE INDEX attempts_span ON attempts (span_id, trace_id);
+
+  -- Alerting: rules (JSON), notification targets, alert instances (current state) and their history.
+  CREATE TABLE alert_rules (id TEXT PRIMARY KEY, json TEXT NOT NULL, updated INTEGER NOT NULL);
+  CREATE TABLE alert_targets (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, url TEXT NOT NULL, kind TEXT NOT NULL,
+    enabled INTEGER NOT NULL, created INTEGER NOT NULL
+  );
+  CREATE TABLE alert_instances (
+    key TEXT PRIMARY KEY, source TEXT NOT NULL, rule_id TEXT NOT NULL, name TEXT NOT NULL, labels TEXT NOT NULL,
+    state TEXT NOT NULL, active_at INTEGER, fired_at INTEGER, last_true_at INTEGER, resolved_at INTEGER,
+    value REAL, summary TEXT NOT NULL, updated INTEGER NOT NULL
+  );
+  CREATE TABLE alert_history (
+    id INTEGER PRIMARY KEY, at INTEGER NOT NULL, key TEXT NOT NULL, source TEXT NOT NULL, name TEXT NOT NULL,
+    labels TEXT NOT NULL, state TEXT NOT NULL, value REAL, summary TEXT NOT NULL
+  );
+  CREATE INDEX alert_history_at ON alert_history (at);
+  CREATE TABLE alert_deliveries (
+    id INTEGER PRIMARY KEY, at INTEGER NOT NULL, history_id INTEGER NOT NULL, target TEXT NOT NULL,
+    ok INTEGER NOT NULL, attempts INTEGER NOT NULL, detail TEXT NOT NULL
+  );
+  CREATE INDEX alert_deliveries_at ON alert_deliveries (at);
+  `,
+];

@@ -1,0 +1,114 @@
+/** A resolution of the pre-aggregated facts and how long it is kept. */
+export interface Tier {
+  readonly id: number;
+  readonly res: number;
+  readonly keepMs: number;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Tiers from fine to coarse: 10 s kept 6 h, 1 min kept 8 days, 1 h kept the whole retention. */
+export function makeTiers(retentionMs: number): Tier[] {
+  return [
+    { id: 0, res: 10_000, keepMs: Math.min(retentionMs, 6 * HOUR) },
+    { id: 1, res: 60_000, keepMs: Math.min(retentionMs, 8 * DAY) },
+    { id: 2, res: HOUR, keepMs: retentionMs },
+  ];
+}
+
+export const alignDown = (t: number, res: number): number => Math.floor(t / res) * res;
+export const alignUp = (t: number, res: number): number => Math.ceil(t / res) * res;
+
+/** Buckets `[from, to)` (bucket start times) of one tier. */
+export interface Piece {
+  readonly tier: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+const available = (tier: Tier, at: number, now: number): boolean => at >= now - tier.keepMs;
+
+/**
+ * Splits a time range into pieces read from the coarsest tier that fits: whole hours from the hour tier,
+ * whole minutes around them from the minute tier, 10 s buckets at the edges. A bucket counts when it starts
+ * in `[alignDown(from), to)`, so results are exact to the finest bucket still kept at each edge.
+ */
+export function planRange(from: number, to: number, now: number, tiers: readonly Tier[]): Piece[] {
+  if (!(to > from)) return [];
+  const coarseFirst = [...tiers].reverse();
+  const finestAt = (at: number) => tiers.find((t) => available(t, at, now)) ?? tiers[tiers.length - 1]!;
+  let cursor = alignDown(from, finestAt(from).res);
+  const pieces: Piece[] = [];
+  const push = (p: Piece) => {
+    const last = pieces[pieces.length - 1];
+    if (last && last.tier === p.tier && last.to === p.from) pieces[pieces.length - 1] = { ...last, to: p.to };
+    else pieces.push(p);
+  };
+  while (cursor < to) {
+    let placed = false;
+    for (const t of coarseFirst) {
+      if (cursor % t.res !== 0 || !available(t, cursor, now)) continue;
+      const end = alignDown(to, t.res);
+      if (end > cursor) {
+        push({ tier: t.id, from: cursor, to: end });
+        cursor = end;
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) {
+      const t = tiers.find((x) => cursor % x.res === 0 && available(x, cursor, now)) ?? coarseFirst[0]!;
+      push({ tier: t.id, from: cursor, to: cursor + t.res });
+      cursor += t.res;
+    }
+  }
+  return pieces;
+}
+
+const NICE_STEPS = [
+  10_000,
+  30_000,
+  60_000,
+  120_000,
+  300_000,
+  600_000,
+  900_000,
+  1_800_000,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+];
+
+/** How a chart's range is bucketed: the tier read and the step (a multiple of the tier's resolution). */
+export interface SeriesPlan {
+  readonly tier: number;
+  readonly step: number;
+  /** First point's time (aligned to the step); points are origin + k * step, k = 0..count-1. */
+  readonly origin: number;
+  readonly count: number;
+}
+
+/** Down-sampling on the server: at most about `maxPoints` points, read from the coarsest tier that can. */
+export function planSeries(
+  from: number,
+  to: number,
+  now: number,
+  tiers: readonly Tier[],
+  maxPoints = 200,
+): SeriesPlan {
+  const span = Math.max(1, to - from);
+  let step = NICE_STEPS.find((s) => s * maxPoints >= span) ?? NICE_STEPS[NICE_STEPS.length - 1]!;
+  let tier = [...tiers].reverse().find((t) => t.res <= step && step % t.res === 0 && available(t, from, now));
+  if (!tier) {
+    tier = tiers.find((t) => available(t, from, now)) ?? tiers[tiers.length - 1]!;
+    step = Math.max(step, tier.res);
+    step = alignUp(step, tier.res);
+  }
+  const origin = alignDown(from, step);
+  const count = Math.max(1, Math.ceil((to - origin) / step));
+  return { tier: tier.id, step, origin, count };
+}

@@ -1,0 +1,13 @@
+export type { ChaosOptions } from './core/ChaosCore.js';
+export type { TransportKind } from './faults/FaultPicker.js';
+export {
+  type ChaosHttpOptions,
+  type ChaosHttpServer,
+  startChaosHttpServer,
+} from './http/startChaosHttpServer.js';
+export type { GroundTruthEntry } from './log/GroundTruthLog.js';
+export type { Fault, FaultConditions, FaultEffect, FaultKind, FaultPlan } from './plan/FaultPlan.js';
+export { loadPlan } from './plan/loadPlan.js';
+export { PlanError } from './plan/PlanError.js';
+export { parsePlan } from './plan/parsePlan.js';
+export { type ChaosServer, type ChaosServerOptions, createChaosServer } from './stdio/createChaosServer.js';

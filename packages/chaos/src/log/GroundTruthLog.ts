@@ -1,0 +1,53 @@
+import { appendFileSync } from 'node:fs';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { TransportKind } from '../faults/FaultPicker.js';
+
+/** What the server did with one JSON-RPC request: the ground truth that tests compare a client's view with. */
+export interface GroundTruthEntry {
+  /** 1, 2, 3, ... in arrival order, across sessions. */
+  seq: number;
+  /** ms since the server started. */
+  time: number;
+  transport: TransportKind;
+  sessionId?: string;
+  method: string;
+  /** `params.name` of a `tools/call`. */
+  tool?: string;
+  requestId: RequestId;
+  /** The injected fault's `name` (default: its kind), or null when none was injected. */
+  fault: string | null;
+  /**
+   * `tools/call`: the tool's handler ran (its side effects happened). Other methods: the request reached the
+   * MCP server.
+   */
+  executed: boolean;
+}
+
+/**
+ * The in-memory ground-truth log, optionally mirrored to a JSON Lines file. An entry is written to the file once
+ * it is settled (answered, failed, or given up on), so every line is final.
+ */
+export class GroundTruthLog {
+  readonly entries: GroundTruthEntry[] = [];
+  private readonly unsettled = new Set<GroundTruthEntry>();
+
+  constructor(private readonly file?: string) {}
+
+  record(fields: Omit<GroundTruthEntry, 'seq' | 'executed'>): GroundTruthEntry {
+    const entry = { seq: this.entries.length + 1, ...fields, executed: false };
+    this.entries.push(entry);
+    this.unsettled.add(entry);
+    return entry;
+  }
+
+  /** The entry is final: append it to the file (once). */
+  settle(entry: GroundTruthEntry): void {
+    if (!this.unsettled.delete(entry)) return;
+    if (this.file) appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+  }
+
+  /** Settles every entry still open (at shutdown or crash). */
+  flush(): void {
+    for (const entry of [...this.unsettled]) this.settle(entry);
+  }
+}

@@ -1,0 +1,46 @@
+import type { Classification, ErrorType } from '../classify/Classification.js';
+import type { ClassificationRule } from '../classify/ClassificationRule.js';
+
+/** What the function passed to `execute` receives for each attempt. */
+export interface AttemptContext {
+  /** Aborted when the caller aborts, the call's deadline passes or the attempt's time limit passes. */
+  readonly signal: AbortSignal;
+  /** 1-based. */
+  readonly attempt: number;
+  /** Trace-context entries (W3C `traceparent`) for this attempt, filled by the recorder; empty without one. */
+  readonly traceContext: Readonly<Record<string, string>>;
+}
+
+/** Recovers from a `conditional` failure (re-initialize a session, reconnect) before the next attempt. */
+export type Recovery = (context: {
+  readonly classification: Classification;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+}) => Promise<void> | void;
+
+/** Options of one `execute` call. All optional. */
+export interface CallOptions {
+  /** The breaker, budget and adaptive-backoff key. Default `'default'`. */
+  readonly endpoint?: string;
+  /** The operation's name, for telemetry and scoped rules. Default `'call'`. */
+  readonly operation?: string;
+  /**
+   * Whether the operation is safe to repeat. Failures that may have executed (`unknown`, `executed`) are retried
+   * only when true. Default `true` for plain functions; the MCP edge derives it from the method and annotations.
+   */
+  readonly idempotent?: boolean;
+  /** The caller's signal: aborting it stops the call at once, without retry. */
+  readonly signal?: AbortSignal;
+  /** Deadline of this call, overriding the `timeoutMs` option. */
+  readonly timeoutMs?: number;
+  /** Attempts of this call, overriding the `maxAttempts` option. */
+  readonly maxAttempts?: number;
+  /** Low-cardinality telemetry attributes of the call (`mcp.server`, `mcp.method.name`, `gen_ai.tool.name`). */
+  readonly attributes?: Readonly<Record<string, string>>;
+  /** Telemetry attributes of the endpoint (its breaker), set when the endpoint is first seen. Default none. */
+  readonly endpointAttributes?: Readonly<Record<string, string>>;
+  /** Rules for this call, run after the instance's `rules` and before the built-in ones (edges use them). */
+  readonly rules?: readonly ClassificationRule[];
+  /** Recoveries for `conditional` failure types; such a failure is retried only when a recovery is given. */
+  readonly recover?: Partial<Record<ErrorType, Recovery>>;
+}

@@ -1,0 +1,37 @@
+import type { CallOptions } from './CallOptions.js';
+
+/** Throws a `TypeError` that names the bad call option, its value and what is allowed. */
+export function validateCallOptions(fn: unknown, call: CallOptions): void {
+  if (typeof fn !== 'function') throw new TypeError(`execute: fn must be a function, got ${typeof fn}`);
+  if (typeof call !== 'object' || call === null) throw new TypeError(`execute: options must be an object, got ${call}`);
+  const bad = (name: string, allowed: string, value: unknown) =>
+    new TypeError(`execute: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`);
+  const { endpoint, operation, idempotent, signal, timeoutMs, maxAttempts, attributes, recover, rules } = call;
+  if (endpoint !== undefined && (typeof endpoint !== 'string' || endpoint === '')) {
+    throw bad('endpoint', 'a non-empty string', endpoint);
+  }
+  if (operation !== undefined && typeof operation !== 'string') throw bad('operation', 'a string', operation);
+  if (idempotent !== undefined && typeof idempotent !== 'boolean') throw bad('idempotent', 'a boolean', idempotent);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw bad('signal', 'an AbortSignal', typeof signal);
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
+    throw bad('timeoutMs', 'a number > 0', timeoutMs);
+  }
+  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    throw bad('maxAttempts', 'an integer >= 1', maxAttempts);
+  }
+  for (const [name, value] of [
+    ['attributes', attributes],
+    ['endpointAttributes', call.endpointAttributes],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (typeof value !== 'object' || value === null || Object.values(value).some((v) => typeof v !== 'string'))
+    ) {
+      throw bad(name, 'an object of strings', value);
+    }
+  }
+  if (rules !== undefined && !Array.isArray(rules)) throw bad('rules', 'an array of rules', typeof rules);
+  if (recover !== undefined && (typeof recover !== 'object' || recover === null)) {
+    throw bad('recover', 'an object of functions by error type', typeof recover);
+  }
+}

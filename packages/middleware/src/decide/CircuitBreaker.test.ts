@@ -1,0 +1,147 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { defaults } from '../options.js';
+import { createFakeClock, type FakeClock } from '../testing/createFakeClock.js';
+import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
+
+describe('CircuitBreaker', () => {
+  let clock: FakeClock;
+  let transitions: Transition[];
+  const create = (options: Partial<CircuitBreakerOptions> = {}) =>
+    new CircuitBreaker('weather', { 'mcp.server': 'weather' }, { ...defaults, ...options }, clock, (t) =>
+      transitions.push(t),
+    );
+  const fail = (breaker: CircuitBreaker, times: number) => {
+    for (let i = 0; i < times; i++) breaker.onFailure(clock.now(), false, i);
+  };
+
+  beforeEach(() => {
+    clock = createFakeClock(1_000);
+    transitions = [];
+  });
+
+  it('opens after the configured failures in a row, not before', () => {
+    const breaker = create();
+    fail(breaker, 4);
+    expect(breaker.state).toBe('closed');
+    fail(breaker, 1);
+    expect(breaker.state).toBe('open');
+    expect(transitions).toEqual([
+      { from: 'closed', to: 'open', reason: 'consecutive_failures', time: 1_000, callId: 0 },
+    ]);
+  });
+
+  it('a success resets the count of failures in a row', () => {
+    const breaker = create();
+    fail(breaker, 4);
+    breaker.onSuccess(clock.now(), false);
+    fail(breaker, 4);
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('opens on the failure rate once the window has the minimum of calls', () => {
+    const breaker = create({ breakerConsecutiveFailures: 100 });
+    for (let i = 0; i < 4; i++) {
+      breaker.onSuccess(clock.now(), false);
+      fail(breaker, 1);
+    }
+    breaker.onSuccess(clock.now(), false);
+    expect(breaker.state).toBe('closed'); // 4 failures of 9 calls
+    fail(breaker, 1); // 5 of 10: 50%
+    expect(breaker.state).toBe('open');
+    expect(transitions[0]?.reason).toBe('failure_rate');
+  });
+
+  it('forgets failures that slid out of the window', async () => {
+    const breaker = create({ breakerConsecutiveFailures: 100 });
+    fail(breaker, 9);
+    await clock.advance(30_000);
+    breaker.onSuccess(clock.now(), false);
+    fail(breaker, 1);
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('neutral outcomes count neither way', () => {
+    const breaker = create();
+    fail(breaker, 4);
+    breaker.onNeutral(false);
+    fail(breaker, 1);
+    expect(breaker.state).toBe('open');
+  });
+
+  it('rejects while open, telling how long until the next probe', async () => {
+    const breaker = create({ breakerJitter: 0 });
+    fail(breaker, 5);
+    await clock.advance(4_000);
+    expect(breaker.admit(clock.now())).toEqual({ admitted: false, retryAfterMs: 6_000 });
+  });
+
+  it('half-opens on its timer, outside any call', async () => {
+    const breaker = create({ breakerJitter: 0 });
+    fail(breaker, 5);
+    await clock.advance(9_999);
+    expect(breaker.state).toBe('open');
+    await clock.advance(1);
+    expect(breaker.state).toBe('half_open');
+    expect(transitions[1]).toEqual({ from: 'open', to: 'half_open', reason: 'break_elapsed', time: 11_000 });
+  });
+
+  it('admits the configured number of probes while half-open and rejects the rest', async () => {
+    const breaker = create({ breakerJitter: 0, breakerHalfOpenProbes: 2 });
+    fail(breaker, 5);
+    await clock.advance(10_000);
+    const admissions = [1, 2, 3, 4].map(() => breaker.admit(clock.now()));
+    expect(admissions.filter((a) => a.admitted)).toEqual([
+      { admitted: true, probe: true },
+      { admitted: true, probe: true },
+    ]);
+    expect(admissions[2]).toEqual({ admitted: false, retryAfterMs: defaults.breakerProbeTimeoutMs });
+  });
+
+  it('closes when the probes succeed', async () => {
+    const breaker = create({ breakerJitter: 0 });
+    fail(breaker, 5);
+    await clock.advance(10_000);
+    expect(breaker.admit(clock.now())).toEqual({ admitted: true, probe: true });
+    breaker.onSuccess(clock.now(), true, 42);
+    expect(breaker.state).toBe('closed');
+    expect(transitions.at(-1)).toEqual({
+      from: 'half_open',
+      to: 'closed',
+      reason: 'probe_succeeded',
+      time: 11_000,
+      callId: 42,
+    });
+  });
+
+  it('re-opens on a failed probe for twice as long, up to the cap', async () => {
+    const breaker = create({ breakerJitter: 0, breakerMaxBreakMs: 30_000 });
+    fail(breaker, 5);
+    const breaks: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const openedAt = clock.now();
+      await clock.runAll(1);
+      breaks.push(clock.now() - openedAt);
+      breaker.admit(clock.now());
+      breaker.onFailure(clock.now(), true);
+    }
+    expect(breaks).toEqual([10_000, 20_000, 30_000, 30_000]);
+    expect(breaker.snapshot(clock.now()).reopenCount).toBe(4);
+  });
+
+  it('a neutral probe frees its slot without closing', async () => {
+    const breaker = create({ breakerJitter: 0 });
+    fail(breaker, 5);
+    await clock.advance(10_000);
+    breaker.admit(clock.now());
+    breaker.onNeutral(true);
+    expect(breaker.state).toBe('half_open');
+    expect(breaker.admit(clock.now())).toEqual({ admitted: true, probe: true });
+  });
+
+  it('spreads the break with jitter', () => {
+    clock.setRandom(1);
+    const breaker = create({ breakerJitter: 0.1 });
+    fail(breaker, 5);
+    expect(breaker.snapshot(clock.now()).openUntil).toBe(1_000 + 11_000);
+  });
+});

@@ -1,0 +1,58 @@
+import type { Clock } from '../Clock.js';
+import type { ResolvedOptions } from '../options.js';
+import type { BreakerSnapshot } from './BreakerState.js';
+import type { Transition } from './CircuitBreaker.js';
+import { Endpoint } from './Endpoint.js';
+
+/**
+ * Endpoints created on demand and bounded: at `maxEndpoints`, a new one replaces a least recently used one
+ * (preferring one whose breaker is closed, so an open breaker is not forgotten while others are idle).
+ */
+export class EndpointRegistry {
+  private readonly endpoints = new Map<string, Endpoint>();
+  private tick = 0;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly clock: Clock,
+    private readonly onTransition: (endpoint: Endpoint, transition: Transition) => void,
+  ) {}
+
+  get(key: string, attributes: Readonly<Record<string, string>>): Endpoint {
+    let endpoint = this.endpoints.get(key);
+    if (!endpoint) {
+      if (this.endpoints.size >= this.options.maxEndpoints) this.evict();
+      endpoint = new Endpoint(key, attributes, this.options, this.clock, this.onTransition);
+      this.endpoints.set(key, endpoint);
+    }
+    endpoint.lastUsed = ++this.tick;
+    return endpoint;
+  }
+
+  snapshots(): BreakerSnapshot[] {
+    const now = this.clock.now();
+    return [...this.endpoints.values()].map((e) => e.breaker.snapshot(now));
+  }
+
+  get size(): number {
+    return this.endpoints.size;
+  }
+
+  /** Drops the least recently used of the oldest 32 endpoints, preferring one whose breaker is closed (approximate LRU, O(1)). */
+  private evict(): void {
+    let victim: Endpoint | undefined;
+    let scanned = 0;
+    for (const endpoint of this.endpoints.values()) {
+      const better =
+        !victim ||
+        (endpoint.breaker.state === 'closed') > (victim.breaker.state === 'closed') ||
+        ((endpoint.breaker.state === 'closed') === (victim.breaker.state === 'closed') &&
+          endpoint.lastUsed < victim.lastUsed);
+      if (better) victim = endpoint;
+      if (++scanned >= 32) break;
+    }
+    if (!victim) return;
+    victim.breaker.dispose();
+    this.endpoints.delete(victim.key);
+  }
+}

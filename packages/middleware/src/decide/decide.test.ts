@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { Classification } from '../classify/Classification.js';
+import { type DecideInput, decide } from './decide.js';
+
+const serverError: Classification = {
+  class: 'retryable',
+  type: 'server_error',
+  execution: 'unknown',
+  source: 'test',
+};
+const base: DecideInput = {
+  classification: serverError,
+  attempt: 1,
+  maxAttempts: 3,
+  idempotent: true,
+  aborted: false,
+  now: 1_000,
+  deadline: undefined,
+  backoffMs: 100,
+  expectedRecoveryMs: 0,
+  expectedLatencyMs: 0,
+  endpointRetryAfterMs: 0,
+  retryAfterMarginMs: 100,
+  retryAfterMaxMs: 60_000,
+  canRecover: false,
+  breakerOpenMs: 0,
+  budgetAvailable: true,
+};
+const rateLimited = (retryAfterMs?: number): Classification => ({
+  class: 'conditional',
+  type: 'rate_limited',
+  execution: 'not_sent',
+  source: 'test',
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
+
+describe('decide', () => {
+  it.each<[string, Partial<DecideInput>, ReturnType<typeof decide>]>([
+    ['retries a retryable failure after the backoff', {}, { kind: 'retry', delayMs: 100 }],
+    ['gives up on a caller abort', { aborted: true }, { kind: 'give_up', reason: 'aborted' }],
+    [
+      'gives up on a non-retryable failure',
+      { classification: { ...serverError, class: 'non_retryable', type: 'invalid_params' } },
+      { kind: 'give_up', reason: 'non_retryable' },
+    ],
+    ['gives up after the last attempt', { attempt: 3 }, { kind: 'give_up', reason: 'max_attempts' }],
+    [
+      'does not repeat an ambiguous failure of a non-idempotent call',
+      { idempotent: false },
+      { kind: 'give_up', reason: 'not_idempotent' },
+    ],
+    [
+      'repeats a non-idempotent call that was never sent',
+      { idempotent: false, classification: { ...serverError, type: 'network', execution: 'not_sent' } },
+      { kind: 'retry', delayMs: 100 },
+    ],
+    [
+      'waits for Retry-After plus the margin',
+      { classification: rateLimited(2_000) },
+      { kind: 'wait', delayMs: 2_100 },
+    ],
+    [
+      'a rate limit without Retry-After backs off',
+      { classification: rateLimited() },
+      { kind: 'wait', delayMs: 100 },
+    ],
+    [
+      'honours the endpoint-wide Retry-After learned from another call',
+      { endpointRetryAfterMs: 5_000 },
+      { kind: 'retry', delayMs: 5_100 },
+    ],
+    [
+      'does not wait for a Retry-After above the ceiling',
+      { classification: rateLimited(61_000) },
+      { kind: 'give_up', reason: 'retry_after_too_long' },
+    ],
+    [
+      'does not start a wait that ends past the deadline',
+      { classification: rateLimited(2_000), deadline: 2_500 },
+      { kind: 'give_up', reason: 'deadline' },
+    ],
+    [
+      'does not start a retry that cannot finish before the deadline',
+      { deadline: 1_150, expectedLatencyMs: 100 },
+      { kind: 'give_up', reason: 'deadline' },
+    ],
+    [
+      'waits at least until the endpoint usually recovers',
+      { expectedRecoveryMs: 1_800 },
+      { kind: 'retry', delayMs: 1_800 },
+    ],
+    [
+      'reconnects when a recovery is given for a conditional failure',
+      {
+        classification: { ...serverError, class: 'conditional', type: 'connection_closed' },
+        canRecover: true,
+      },
+      { kind: 'reconnect', delayMs: 100 },
+    ],
+    [
+      'reconnects at once on an expired session',
+      {
+        classification: {
+          ...serverError,
+          class: 'conditional',
+          type: 'session_expired',
+          execution: 'not_sent',
+        },
+        canRecover: true,
+      },
+      { kind: 'reconnect', delayMs: 0 },
+    ],
+    [
+      'does not retry a conditional failure nobody can resolve',
+      { classification: { ...serverError, class: 'conditional', type: 'connection_closed' } },
+      { kind: 'give_up', reason: 'condition_unmet' },
+    ],
+    [
+      'stops when the breaker stays open past the delay',
+      { breakerOpenMs: 9_000 },
+      { kind: 'circuit_open', retryAfterMs: 9_000 },
+    ],
+    [
+      'retries when the breaker half-opens before the delay ends',
+      { breakerOpenMs: 50 },
+      { kind: 'retry', delayMs: 100 },
+    ],
+    ['stops when the retry budget is spent', { budgetAvailable: false }, { kind: 'budget_exhausted' }],
+  ])('%s', (_name, input, expected) => {
+    expect(decide({ ...base, ...input })).toEqual(expected);
+  });
+});

@@ -1,0 +1,64 @@
+import type { Classification } from '../classify/Classification.js';
+import type { Decision } from './Decision.js';
+
+/** Everything `decide` needs, gathered by the loop. */
+export interface DecideInput {
+  readonly classification: Classification;
+  /** The attempt that just failed (1-based). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly idempotent: boolean;
+  readonly aborted: boolean;
+  readonly now: number;
+  /** Epoch milliseconds of the call's deadline, if any. */
+  readonly deadline: number | undefined;
+  /** The jittered exponential backoff for the next retry. */
+  readonly backoffMs: number;
+  /** The adaptive floor: how long the endpoint's failures usually take to recover from now. */
+  readonly expectedRecoveryMs: number;
+  /** A successful attempt's usual duration on this endpoint. */
+  readonly expectedLatencyMs: number;
+  /** What the endpoint announced (`Retry-After`) still to wait, from now. */
+  readonly endpointRetryAfterMs: number;
+  readonly retryAfterMarginMs: number;
+  readonly retryAfterMaxMs: number;
+  /** Whether the caller gave a recovery for this failure type. */
+  readonly canRecover: boolean;
+  /** How long the endpoint's breaker stays open from now; 0 when it admits. */
+  readonly breakerOpenMs: number;
+  readonly budgetAvailable: boolean;
+}
+
+/**
+ * The retry policy, as a pure function: what to do after a failed attempt. Checks, in order: abort, class,
+ * attempts, idempotency, the condition of a `conditional` failure, `Retry-After` (a floor, with a ceiling),
+ * the breaker, the deadline, the budget.
+ */
+export function decide(input: DecideInput): Decision {
+  const c = input.classification;
+  if (input.aborted || c.type === 'cancelled') return { kind: 'give_up', reason: 'aborted' };
+  if (c.class === 'non_retryable') return { kind: 'give_up', reason: 'non_retryable' };
+  if (c.source === 'resilience_error') return { kind: 'give_up', reason: 'already_retried' };
+  if (input.attempt >= input.maxAttempts) return { kind: 'give_up', reason: 'max_attempts' };
+  if (c.execution !== 'not_sent' && !input.idempotent) return { kind: 'give_up', reason: 'not_idempotent' };
+
+  const retryAfterMs = Math.max(c.retryAfterMs ?? 0, input.endpointRetryAfterMs);
+  if (retryAfterMs > input.retryAfterMaxMs) return { kind: 'give_up', reason: 'retry_after_too_long' };
+
+  let kind: 'retry' | 'wait' | 'reconnect' = 'retry';
+  let delayMs = Math.max(input.backoffMs, input.expectedRecoveryMs);
+  if (c.class === 'conditional') {
+    if (c.type === 'rate_limited') kind = 'wait';
+    else if (input.canRecover) kind = 'reconnect';
+    else return { kind: 'give_up', reason: 'condition_unmet' };
+    if (c.type === 'session_expired') delayMs = 0;
+  }
+  if (retryAfterMs > 0) delayMs = Math.max(delayMs, retryAfterMs + input.retryAfterMarginMs);
+
+  if (input.breakerOpenMs > delayMs) return { kind: 'circuit_open', retryAfterMs: input.breakerOpenMs };
+  if (input.deadline !== undefined && input.now + delayMs + input.expectedLatencyMs > input.deadline) {
+    return { kind: 'give_up', reason: 'deadline' };
+  }
+  if (!input.budgetAvailable) return { kind: 'budget_exhausted' };
+  return { kind, delayMs };
+}

@@ -1,0 +1,196 @@
+import type { ClassificationRule } from './classify/ClassificationRule.js';
+import { type Clock, realClock } from './Clock.js';
+import { noopRecorder } from './record/noopRecorder.js';
+import type { Recorder } from './record/Recorder.js';
+
+export type Jitter = 'full' | 'decorrelated' | 'none';
+
+/** Options of `createResilience`. Flat and all optional; `defaults` holds every default. */
+export interface ResilienceOptions {
+  /** Attempts per call in total, the first one included. */
+  readonly maxAttempts?: number;
+  /** First backoff delay. */
+  readonly backoffBaseMs?: number;
+  /** Growth of the backoff delay per retry. */
+  readonly backoffFactor?: number;
+  /** Longest backoff delay. */
+  readonly backoffMaxMs?: number;
+  /** `full`: random in [0, d]; `decorrelated`: random in [base, 3 × previous]; `none`: d. */
+  readonly jitter?: Jitter;
+  /** Learn per endpoint how long its failures take to recover, and wait at least that long. */
+  readonly adaptiveBackoff?: boolean;
+  /** Recovery durations remembered per endpoint. */
+  readonly adaptiveHistorySize?: number;
+  /** Added to a `Retry-After` so the retry does not arrive a hair early. */
+  readonly retryAfterMarginMs?: number;
+  /** A `Retry-After` longer than this is not waited for: the call fails at once. */
+  readonly retryAfterMaxMs?: number;
+  /** Deadline of a whole call (all attempts and waits). Undefined: no deadline. */
+  readonly timeoutMs?: number;
+  /** Time limit of one attempt. Undefined: none beyond the call's deadline. */
+  readonly attemptTimeoutMs?: number;
+  /** Retries allowed per endpoint as a share of its calls in the budget window. */
+  readonly budgetRatio?: number;
+  /** Retries per second always allowed per endpoint, so a quiet endpoint can still retry. */
+  readonly budgetMinRetriesPerSecond?: number;
+  /** The budget's sliding window. */
+  readonly budgetWindowMs?: number;
+  /** Failures in a row that open a breaker. */
+  readonly breakerConsecutiveFailures?: number;
+  /** Failure rate over the window that opens a breaker. */
+  readonly breakerFailureRate?: number;
+  /** The breaker's sliding window for the failure rate. */
+  readonly breakerWindowMs?: number;
+  /** Calls in the window before the failure rate counts. */
+  readonly breakerMinimumCalls?: number;
+  /** How long a breaker stays open the first time; doubles on each re-open. */
+  readonly breakerBreakMs?: number;
+  /** Longest break. */
+  readonly breakerMaxBreakMs?: number;
+  /** Random spread of a break, as a share of it (0.1 = ±10%). */
+  readonly breakerJitter?: number;
+  /** Probes admitted at once while half-open; as many successes close the breaker. */
+  readonly breakerHalfOpenProbes?: number;
+  /** Time limit of a probe: a probe that has not finished by then fails. */
+  readonly breakerProbeTimeoutMs?: number;
+  /** Endpoints tracked at most (breaker, budget, history); the least recently used is dropped beyond. */
+  readonly maxEndpoints?: number;
+  /** Classification rules that run before the built-in ones. */
+  readonly rules?: readonly ClassificationRule[];
+  /** Time, sleep and randomness. */
+  readonly clock?: Clock;
+  /** The telemetry port. */
+  readonly recorder?: Recorder;
+}
+
+export type ResolvedOptions = Required<Omit<ResilienceOptions, 'timeoutMs' | 'attemptTimeoutMs'>> &
+  Pick<ResilienceOptions, 'timeoutMs' | 'attemptTimeoutMs'>;
+
+export const defaults = {
+  maxAttempts: 3,
+  backoffBaseMs: 100,
+  backoffFactor: 2,
+  backoffMaxMs: 30_000,
+  jitter: 'full',
+  adaptiveBackoff: true,
+  adaptiveHistorySize: 20,
+  retryAfterMarginMs: 100,
+  retryAfterMaxMs: 60_000,
+  timeoutMs: undefined,
+  attemptTimeoutMs: undefined,
+  budgetRatio: 0.2,
+  budgetMinRetriesPerSecond: 1,
+  budgetWindowMs: 10_000,
+  breakerConsecutiveFailures: 5,
+  breakerFailureRate: 0.5,
+  breakerWindowMs: 30_000,
+  breakerMinimumCalls: 10,
+  breakerBreakMs: 10_000,
+  breakerMaxBreakMs: 300_000,
+  breakerJitter: 0.1,
+  breakerHalfOpenProbes: 1,
+  breakerProbeTimeoutMs: 10_000,
+  maxEndpoints: 10_000,
+  rules: [],
+  clock: realClock,
+  recorder: noopRecorder,
+} as const satisfies { readonly [K in keyof Required<ResilienceOptions>]: Required<ResilienceOptions>[K] | undefined };
+
+type Check = (value: unknown) => string | undefined;
+
+const integer =
+  (min: number): Check =>
+  (v) =>
+    Number.isInteger(v) && (v as number) >= min ? undefined : `an integer >= ${min}`;
+const number =
+  (min: number, max = Number.POSITIVE_INFINITY, minExclusive = false): Check =>
+  (v) =>
+    typeof v === 'number' && !Number.isNaN(v) && (minExclusive ? v > min : v >= min) && v <= max
+      ? undefined
+      : `a number ${minExclusive ? '>' : '>='} ${min}${max === Number.POSITIVE_INFINITY ? '' : ` and <= ${max}`}`;
+const oneOf =
+  (...values: string[]): Check =>
+  (v) =>
+    values.includes(v as string) ? undefined : `one of ${values.map((x) => `'${x}'`).join(', ')}`;
+const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'a boolean');
+const hasMethods =
+  (...names: string[]): Check =>
+  (v) =>
+    typeof v === 'object' && v !== null && names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function')
+      ? undefined
+      : `an object with ${names.map((n) => `${n}()`).join(', ')}`;
+const rules: Check = (v) =>
+  Array.isArray(v) && v.every((r) => typeof r === 'function' || (typeof r === 'object' && r !== null && 'classify' in r))
+    ? undefined
+    : 'an array of rules (functions, or objects with `classify`)';
+
+const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
+  maxAttempts: integer(1),
+  backoffBaseMs: number(0),
+  backoffFactor: number(1),
+  backoffMaxMs: number(0),
+  jitter: oneOf('full', 'decorrelated', 'none'),
+  adaptiveBackoff: boolean,
+  adaptiveHistorySize: integer(1),
+  retryAfterMarginMs: number(0),
+  retryAfterMaxMs: number(0),
+  timeoutMs: number(0, Number.POSITIVE_INFINITY, true),
+  attemptTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
+  budgetRatio: number(0),
+  budgetMinRetriesPerSecond: number(0),
+  budgetWindowMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerConsecutiveFailures: integer(1),
+  breakerFailureRate: number(0, 1, true),
+  breakerWindowMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerMinimumCalls: integer(1),
+  breakerBreakMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerMaxBreakMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerJitter: number(0, 1),
+  breakerHalfOpenProbes: integer(1),
+  breakerProbeTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
+  maxEndpoints: integer(1),
+  rules,
+  clock: hasMethods('now', 'sleep', 'random'),
+  recorder: hasMethods('record'),
+};
+
+const show = (v: unknown): string => {
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'function') return 'a function';
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+};
+
+/** Merges `options` over `defaults`; throws a `TypeError` naming the first bad option, its value and what is allowed. */
+export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`createResilience: options must be an object, got ${show(options)}`);
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const check = checks[key as keyof ResilienceOptions];
+    if (!check) {
+      throw new TypeError(`createResilience: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`);
+    }
+    const allowed = check(value);
+    if (allowed) throw new TypeError(`createResilience: option '${key}' must be ${allowed}, got ${show(value)}`);
+  }
+  const resolved = { ...defaults } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
+  const r = resolved as ResolvedOptions;
+  if (r.backoffMaxMs < r.backoffBaseMs) {
+    throw new TypeError(
+      `createResilience: option 'backoffMaxMs' must be >= backoffBaseMs (${r.backoffBaseMs}), got ${r.backoffMaxMs}`,
+    );
+  }
+  if (r.breakerMaxBreakMs < r.breakerBreakMs) {
+    throw new TypeError(
+      `createResilience: option 'breakerMaxBreakMs' must be >= breakerBreakMs (${r.breakerBreakMs}), got ${r.breakerMaxBreakMs}`,
+    );
+  }
+  return r;
+}
+

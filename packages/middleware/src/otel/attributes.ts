@@ -1,0 +1,111 @@
+import type { Attributes } from '@opentelemetry/api';
+import { ERROR_CLASSES, ERROR_TYPES } from '../classify/Classification.js';
+import { BREAKER_STATES } from '../decide/BreakerState.js';
+import {
+  ATTR_ERROR_CLASS,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_PROMPT_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_ENDPOINT,
+  ATTR_MCP_RESILIENCE_OPERATION,
+  ATTR_MCP_SERVER,
+  ATTR_NETWORK_TRANSPORT,
+  OTHER_VALUE,
+} from './semconv.js';
+
+type Source = Readonly<Record<string, string>>;
+
+const oneOf =
+  (values: readonly string[]) =>
+  (value: unknown): string =>
+    typeof value === 'string' && values.includes(value) ? value : OTHER_VALUE;
+
+/** `error.type`: one of the classifier's `ERROR_TYPES`, else `_OTHER` (a user rule may return anything). */
+export const errorTypeValue = oneOf(ERROR_TYPES);
+/** `error.class`: `retryable` | `non_retryable` | `conditional`, else `_OTHER`. */
+export const errorClassValue = oneOf(ERROR_CLASSES);
+/** `state`, `from_state`, `to_state`: `closed` | `open` | `half_open`, else `_OTHER`. */
+export const stateValue = oneOf(BREAKER_STATES);
+
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+/** `mcp.server`: the edge's attribute, else the endpoint key. */
+export const serverOf = (endpoint: string, attributes: Source): string =>
+  nonEmpty(attributes[ATTR_MCP_SERVER]) ?? endpoint;
+
+/** `mcp.method.name`: the edge's attribute, else the operation name. */
+export const methodOf = (operation: string, attributes: Source): string =>
+  nonEmpty(attributes[ATTR_MCP_METHOD_NAME]) ?? operation;
+
+/** The low-cardinality attributes every call metric carries: server, method and, for tools, the tool. */
+export function callMetricAttributes(ref: {
+  endpoint: string;
+  operation: string;
+  attributes: Source;
+}): Attributes {
+  const attributes: Attributes = {
+    [ATTR_MCP_SERVER]: serverOf(ref.endpoint, ref.attributes),
+    [ATTR_MCP_METHOD_NAME]: methodOf(ref.operation, ref.attributes),
+  };
+  const tool = nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]);
+  if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
+  return attributes;
+}
+
+/** `mcp.client.operation.duration` attributes (MCP semantic conventions), without `error.type`. */
+export function operationMetricAttributes(ref: { operation: string; attributes: Source }): Attributes {
+  const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: methodOf(ref.operation, ref.attributes) };
+  const tool = nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]);
+  if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
+  const transport = nonEmpty(ref.attributes[ATTR_NETWORK_TRANSPORT]);
+  if (transport !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = transport;
+  return attributes;
+}
+
+/**
+ * A breaker's metric attributes: `mcp.server`, plus `gen_ai.tool.name` when the breaker is per tool. The core
+ * creates a breaker with the attributes of the first call to its endpoint, which name a tool even when the
+ * breaker guards the whole server; so the tool counts only when the endpoint key is not the server itself.
+ */
+export function breakerMetricAttributes(endpoint: string, attributes: Source): Attributes {
+  const server = serverOf(endpoint, attributes);
+  const result: Attributes = { [ATTR_MCP_SERVER]: server };
+  const tool = nonEmpty(attributes[ATTR_GEN_AI_TOOL_NAME]);
+  if (tool !== undefined && endpoint !== server) result[ATTR_GEN_AI_TOOL_NAME] = tool;
+  return result;
+}
+
+/** Span attributes of a call: every attribute the caller or edge gave, plus server, method, endpoint, operation. */
+export function callSpanAttributes(ref: {
+  endpoint: string;
+  operation: string;
+  attributes: Source;
+}): Attributes {
+  const attributes: Attributes = {};
+  for (const [key, value] of Object.entries(ref.attributes)) {
+    if (typeof value === 'string') attributes[key] = value;
+  }
+  attributes[ATTR_MCP_SERVER] = serverOf(ref.endpoint, ref.attributes);
+  attributes[ATTR_MCP_METHOD_NAME] = methodOf(ref.operation, ref.attributes);
+  attributes[ATTR_MCP_RESILIENCE_ENDPOINT] = ref.endpoint;
+  attributes[ATTR_MCP_RESILIENCE_OPERATION] = ref.operation;
+  return attributes;
+}
+
+/** The attempt span's name per the MCP conventions: `{mcp.method.name} {target}`, target omitted when unknown. */
+export function attemptSpanName(ref: { operation: string; attributes: Source }): string {
+  const method = methodOf(ref.operation, ref.attributes);
+  const target =
+    nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]) ?? nonEmpty(ref.attributes[ATTR_GEN_AI_PROMPT_NAME]);
+  return target === undefined ? method : `${method} ${target}`;
+}
+
+/** `error.type` and `error.class` of a failure, normalized. */
+export function errorAttributes(classification: { type?: unknown; class?: unknown } | undefined): Attributes {
+  return {
+    [ATTR_ERROR_TYPE]: errorTypeValue(classification?.type),
+    [ATTR_ERROR_CLASS]: errorClassValue(classification?.class),
+  };
+}

@@ -1,0 +1,281 @@
+import {
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type Meter,
+  type MeterProvider,
+  metrics,
+  type ObservableGauge,
+  type ObservableResult,
+  ValueType,
+} from '@opentelemetry/api';
+import type { BreakerSnapshot } from '../decide/BreakerState.js';
+import type { Recorder } from '../record/Recorder.js';
+import type { ResilienceEvent } from '../record/ResilienceEvent.js';
+import {
+  breakerMetricAttributes,
+  callMetricAttributes,
+  errorAttributes,
+  errorClassValue,
+  errorTypeValue,
+  operationMetricAttributes,
+  stateValue,
+} from './attributes.js';
+import type { ResolvedOtelRecorderOptions } from './OtelRecorderOptions.js';
+import {
+  ATTR_ERROR_CLASS,
+  ATTR_ERROR_TYPE,
+  ATTR_FROM_STATE,
+  ATTR_OUTCOME,
+  ATTR_STATE,
+  ATTR_TO_STATE,
+  CALL_OUTCOME_VALUES,
+  INSTRUMENTATION_SCOPE_NAME,
+  MCP_CLIENT_OPERATION_DURATION_BUCKETS,
+  MCP_RESILIENCE_CALL_DURATION_BUCKETS,
+  METRIC_MCP_CLIENT_OPERATION_DURATION,
+  METRIC_MCP_RESILIENCE_CALL_DURATION,
+  METRIC_MCP_RESILIENCE_CALLS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS,
+  METRIC_MCP_RESILIENCE_ERRORS,
+  METRIC_MCP_RESILIENCE_RETRIES,
+  METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
+  METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
+  OTHER_VALUE,
+  OUTCOME_VALUE_SUCCESS,
+  STATE_VALUES,
+  UNIT_CALL,
+  UNIT_COST,
+  UNIT_ERROR,
+  UNIT_RETRY,
+  UNIT_SECONDS,
+  UNIT_STATE,
+  UNIT_TRANSITION,
+} from './semconv.js';
+
+interface Instruments {
+  readonly calls: Counter;
+  readonly retries: Counter;
+  readonly errors: Counter;
+  readonly callDuration: Histogram;
+  readonly wastedTime: Counter;
+  readonly wastedCost: Counter | undefined;
+  readonly transitions: Counter;
+  readonly operationDuration: Histogram;
+  readonly breakerState: ObservableGauge;
+}
+
+/** Breaker sources (resilience instances) followed at most; the oldest is dropped beyond. */
+const MAX_BREAKER_SOURCES = 256;
+const STATE_RANK: Readonly<Record<string, number>> = { closed: 0, half_open: 1, open: 2 };
+
+function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): Instruments {
+  return {
+    calls: meter.createCounter(METRIC_MCP_RESILIENCE_CALLS, {
+      description:
+        'Logical calls and how they ended (rejected = short-circuited by an open breaker or a wait).',
+      unit: UNIT_CALL,
+      valueType: ValueType.INT,
+    }),
+    retries: meter.createCounter(METRIC_MCP_RESILIENCE_RETRIES, {
+      description: 'Retry attempts (attempts 2..N) by their own outcome; efficiency = outcome=success / all.',
+      unit: UNIT_RETRY,
+      valueType: ValueType.INT,
+    }),
+    errors: meter.createCounter(METRIC_MCP_RESILIENCE_ERRORS, {
+      description: 'Failed attempts, by error class and type.',
+      unit: UNIT_ERROR,
+      valueType: ValueType.INT,
+    }),
+    callDuration: meter.createHistogram(METRIC_MCP_RESILIENCE_CALL_DURATION, {
+      description: 'Duration of logical calls, every attempt and wait included.',
+      unit: UNIT_SECONDS,
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [...MCP_RESILIENCE_CALL_DURATION_BUCKETS] },
+    }),
+    wastedTime: meter.createCounter(METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME, {
+      description: 'Time spent in failed retries, the backoff waits before them included.',
+      unit: UNIT_SECONDS,
+      valueType: ValueType.DOUBLE,
+    }),
+    wastedCost:
+      options.costPerAttempt === undefined
+        ? undefined
+        : meter.createCounter(METRIC_MCP_RESILIENCE_RETRY_WASTED_COST, {
+            description: 'Failed retries times the user-assigned cost per attempt.',
+            unit: UNIT_COST,
+            valueType: ValueType.DOUBLE,
+          }),
+    transitions: meter.createCounter(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS, {
+      description: 'Circuit breaker state changes.',
+      unit: UNIT_TRANSITION,
+      valueType: ValueType.INT,
+    }),
+    operationDuration: meter.createHistogram(METRIC_MCP_CLIENT_OPERATION_DURATION, {
+      description: 'Duration of one MCP request (one attempt) as observed by the client.',
+      unit: UNIT_SECONDS,
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [...MCP_CLIENT_OPERATION_DURATION_BUCKETS] },
+    }),
+    breakerState: meter.createObservableGauge(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, {
+      description: 'Circuit breaker state, one-hot: 1 for the current state, 0 for the others.',
+      unit: UNIT_STATE,
+      valueType: ValueType.INT,
+    }),
+  };
+}
+
+/** Turns resilience events into the metrics of design §4. */
+export function createMetricRecorder(
+  options: ResolvedOtelRecorderOptions,
+  report: (error: unknown) => void,
+  onCapReached: () => void,
+): Recorder & { readonly openCalls: number } {
+  let provider: MeterProvider | undefined;
+  let instruments: Instruments | undefined;
+  let broken = false;
+  const sources: Array<() => readonly BreakerSnapshot[]> = [];
+  /** callId → `error.type` of the call's last failed attempt: the failure that triggers its next retry. */
+  const lastFailure = new Map<number, string>();
+
+  const observeBreakers = (result: ObservableResult) => {
+    // Several resilience instances may share a server name: keep the worst state per attribute set.
+    const byKey = new Map<string, { attributes: Attributes; state: string }>();
+    for (const breakers of sources) {
+      let snapshots: readonly BreakerSnapshot[];
+      try {
+        snapshots = breakers();
+      } catch (error) {
+        report(error);
+        continue;
+      }
+      for (const snapshot of snapshots) {
+        const attributes = breakerMetricAttributes(snapshot.endpoint, snapshot.attributes ?? {});
+        const key = JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1)));
+        const state = stateValue(snapshot.state);
+        const seen = byKey.get(key);
+        if (!seen || (STATE_RANK[state] ?? -1) > (STATE_RANK[seen.state] ?? -1))
+          byKey.set(key, { attributes, state });
+      }
+    }
+    for (const { attributes, state } of byKey.values()) {
+      for (const value of STATE_VALUES)
+        result.observe(value === state ? 1 : 0, { ...attributes, [ATTR_STATE]: value });
+    }
+  };
+
+  /** The instruments of the current provider; rebuilt when the global provider is replaced (SDK started later). */
+  const getInstruments = (): Instruments | undefined => {
+    if (broken) return undefined;
+    const current = options.meterProvider ?? metrics.getMeterProvider();
+    if (instruments && current === provider) return instruments;
+    try {
+      const created = createInstruments(current.getMeter(INSTRUMENTATION_SCOPE_NAME), options);
+      created.breakerState.addCallback((result) => {
+        try {
+          observeBreakers(result);
+        } catch (error) {
+          report(error);
+        }
+      });
+      provider = current;
+      instruments = created;
+      return created;
+    } catch (error) {
+      broken = true; // a provider that throws here would throw on every event: stop asking
+      throw error;
+    }
+  };
+
+  const remember = (callId: number, errorType: string) => {
+    lastFailure.delete(callId);
+    lastFailure.set(callId, errorType);
+    if (lastFailure.size > options.maxOpenCalls) {
+      lastFailure.delete(lastFailure.keys().next().value as number);
+      onCapReached();
+    }
+  };
+
+  return {
+    get openCalls() {
+      return lastFailure.size;
+    },
+    record(event: ResilienceEvent) {
+      if (event.type === 'recorder_attached') {
+        if (typeof event.breakers === 'function' && !sources.includes(event.breakers)) {
+          sources.push(event.breakers);
+          if (sources.length > MAX_BREAKER_SOURCES) sources.shift();
+        }
+        getInstruments();
+        return;
+      }
+      if (event.type === 'call_finished') lastFailure.delete(event.callId); // first: never leak on a throw below
+      const m = getInstruments();
+      if (!m) return;
+      switch (event.type) {
+        case 'attempt_finished': {
+          const seconds = Math.max(0, event.durationMs) / 1000;
+          const failed = event.outcome !== 'success';
+          const type = failed ? errorTypeValue(event.classification?.type) : undefined;
+          m.operationDuration.record(
+            seconds,
+            type === undefined
+              ? operationMetricAttributes(event)
+              : { ...operationMetricAttributes(event), [ATTR_ERROR_TYPE]: type },
+          );
+          const base = callMetricAttributes(event);
+          if (event.attempt >= 2) {
+            m.retries.add(1, {
+              ...base,
+              [ATTR_OUTCOME]: failed ? 'failure' : OUTCOME_VALUE_SUCCESS,
+              [ATTR_ERROR_TYPE]: lastFailure.get(event.callId) ?? OTHER_VALUE,
+            });
+          }
+          if (failed) {
+            m.errors.add(1, { ...base, ...errorAttributes(event.classification) });
+            remember(event.callId, type ?? OTHER_VALUE);
+          }
+          return;
+        }
+        case 'call_finished': {
+          const base = callMetricAttributes(event);
+          const outcome = (CALL_OUTCOME_VALUES as readonly string[]).includes(event.outcome)
+            ? event.outcome
+            : OTHER_VALUE;
+          const success = outcome === OUTCOME_VALUE_SUCCESS;
+          m.calls.add(
+            1,
+            success
+              ? { ...base, [ATTR_OUTCOME]: outcome }
+              : { ...base, [ATTR_OUTCOME]: outcome, ...errorAttributes(event.classification) },
+          );
+          m.callDuration.record(
+            Math.max(0, event.durationMs) / 1000,
+            success
+              ? { ...base, [ATTR_OUTCOME]: outcome }
+              : {
+                  ...base,
+                  [ATTR_OUTCOME]: outcome,
+                  [ATTR_ERROR_CLASS]: errorClassValue(event.classification?.class),
+                },
+          );
+          m.wastedTime.add(Math.max(0, event.wastedTimeMs) / 1000, base);
+          if (m.wastedCost && options.costPerAttempt !== undefined) {
+            m.wastedCost.add(Math.max(0, event.wastedRetries) * options.costPerAttempt, base);
+          }
+          return;
+        }
+        case 'breaker_transition':
+          m.transitions.add(1, {
+            ...breakerMetricAttributes(event.endpoint, event.attributes),
+            [ATTR_FROM_STATE]: stateValue(event.from),
+            [ATTR_TO_STATE]: stateValue(event.to),
+          });
+          return;
+        default:
+          return;
+      }
+    },
+  };
+}

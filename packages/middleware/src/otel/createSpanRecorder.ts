@@ -1,0 +1,310 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import type { Classification } from '../classify/Classification.js';
+import type { Recorder } from '../record/Recorder.js';
+import type {
+  AttemptFinishedEvent,
+  AttemptStartedEvent,
+  BreakerTransitionEvent,
+  CallFinishedEvent,
+  CallStartedEvent,
+  FailureClassifiedEvent,
+} from '../record/ResilienceEvent.js';
+import {
+  attemptSpanName,
+  breakerMetricAttributes,
+  callSpanAttributes,
+  errorAttributes,
+  errorTypeValue,
+  stateValue,
+} from './attributes.js';
+import { injectTraceContext } from './injectTraceContext.js';
+import type { ResolvedOtelRecorderOptions } from './OtelRecorderOptions.js';
+import { redactMessage } from './redactMessage.js';
+import {
+  ATTR_ERROR_CLASS,
+  ATTR_ERROR_TYPE,
+  ATTR_FROM_STATE,
+  ATTR_MCP_RESILIENCE_ATTEMPT,
+  ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
+  ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE,
+  ATTR_MCP_RESILIENCE_DECISION,
+  ATTR_MCP_RESILIENCE_DELAY_MS,
+  ATTR_MCP_RESILIENCE_ENDPOINT,
+  ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
+  ATTR_MCP_RESILIENCE_EXECUTION,
+  ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
+  ATTR_MCP_RESILIENCE_HEALTH_NEUTRAL,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_RETRY_AFTER_MS,
+  ATTR_MCP_RESILIENCE_WASTED_RETRIES,
+  ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
+  ATTR_TO_STATE,
+  DECISION_VALUES,
+  EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
+  EVENT_MCP_RESILIENCE_CLASSIFICATION,
+  INSTRUMENTATION_SCOPE_NAME,
+  OTHER_VALUE,
+  SPAN_MCP_RESILIENCE_CALL,
+  SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
+} from './semconv.js';
+
+interface AttemptState {
+  readonly span: Span;
+  /** Set when the attempt failed: the span stays open for its classification event, then ends at this time. */
+  endTime?: number;
+}
+
+interface CallState {
+  readonly span: Span;
+  /** The caller's context with the call span set: the parent of the attempt spans. */
+  readonly context: Context;
+  readonly attributes: Attributes;
+  readonly attempts: Map<number, AttemptState>;
+  attemptsMade: number;
+}
+
+/** Turns resilience events into the call span, its attempt spans and their events (design §4). */
+export function createSpanRecorder(
+  options: ResolvedOtelRecorderOptions,
+  onCapReached: () => void,
+): Recorder & { readonly openCalls: number } {
+  const calls = new Map<number, CallState>();
+  let tracer: Tracer | undefined;
+  let broken = false;
+
+  const getTracer = (): Tracer | undefined => {
+    if (tracer || broken) return tracer;
+    try {
+      tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE_NAME);
+    } catch (error) {
+      broken = true; // a provider that throws here would throw on every event: stop asking
+      throw error;
+    }
+    return tracer;
+  };
+
+  const message = (c: Classification | undefined): string | undefined =>
+    options.captureMessages && typeof c?.message === 'string' && c.message !== ''
+      ? redactMessage(c.message, options.messageMaxLength, options.redact)
+      : undefined;
+
+  const failStatus = (span: Span, c: Classification | undefined) => {
+    span.setAttributes(errorAttributes(c));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: message(c) ?? errorTypeValue(c?.type) });
+  };
+
+  /** Ends every attempt span still open (a failed attempt whose classification never came). */
+  const endAttempts = (call: CallState, time: number) => {
+    const open = [...call.attempts.values()];
+    call.attempts.clear(); // first: a span processor that throws in `end` must not leave ended spans behind
+    let failure: unknown;
+    for (const attempt of open) {
+      try {
+        attempt.span.end(attempt.endTime ?? time);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  };
+
+  const callStarted = (t: Tracer, event: CallStartedEvent) => {
+    if (calls.has(event.callId)) return;
+    while (calls.size >= options.maxOpenCalls) {
+      const [oldestId, oldest] = calls.entries().next().value as [number, CallState];
+      calls.delete(oldestId);
+      onCapReached();
+      try {
+        endAttempts(oldest, event.time);
+      } finally {
+        oldest.span.end(event.time);
+      }
+    }
+    // `record` runs synchronously inside `execute`: the active context is the caller's.
+    const parent = context.active();
+    const attributes = callSpanAttributes(event);
+    const span = t.startSpan(
+      SPAN_MCP_RESILIENCE_CALL,
+      { kind: SpanKind.INTERNAL, startTime: event.time, attributes },
+      parent,
+    );
+    calls.set(event.callId, {
+      span,
+      context: trace.setSpan(parent, span),
+      attributes,
+      attempts: new Map(),
+      attemptsMade: 0,
+    });
+  };
+
+  const attemptStarted = (t: Tracer, event: AttemptStartedEvent) => {
+    const call = calls.get(event.callId);
+    if (!call) return;
+    endAttempts(call, event.time);
+    call.attemptsMade = Math.max(call.attemptsMade, event.attempt);
+    const span = t.startSpan(
+      attemptSpanName(event),
+      {
+        kind: SpanKind.CLIENT,
+        startTime: event.time,
+        attributes: { ...call.attributes, [ATTR_MCP_RESILIENCE_ATTEMPT]: event.attempt },
+      },
+      call.context,
+    );
+    call.attempts.set(event.attempt, { span });
+    injectTraceContext(span, event.traceContext);
+  };
+
+  const attemptFinished = (event: AttemptFinishedEvent) => {
+    const attempt = calls.get(event.callId)?.attempts.get(event.attempt);
+    if (!attempt) return;
+    if (event.outcome === 'success') {
+      calls.get(event.callId)?.attempts.delete(event.attempt);
+      attempt.span.end(event.time);
+      return;
+    }
+    failStatus(attempt.span, event.classification);
+    attempt.endTime = event.time;
+  };
+
+  const classificationAttributes = (
+    c: Classification,
+    decision: string,
+    delayMs: number,
+    giveUpReason: string | undefined,
+  ): Attributes => {
+    const attributes: Attributes = {
+      [ATTR_ERROR_CLASS]: errorAttributes(c)[ATTR_ERROR_CLASS],
+      [ATTR_ERROR_TYPE]: errorTypeValue(c.type),
+      [ATTR_MCP_RESILIENCE_DECISION]: (DECISION_VALUES as readonly string[]).includes(decision)
+        ? decision
+        : OTHER_VALUE,
+      [ATTR_MCP_RESILIENCE_DELAY_MS]: delayMs,
+      [ATTR_MCP_RESILIENCE_EXECUTION]: String(c.execution),
+      [ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE]: String(c.source),
+      [ATTR_MCP_RESILIENCE_HEALTH_NEUTRAL]: c.healthNeutral === true,
+    };
+    if (giveUpReason !== undefined) attributes[ATTR_MCP_RESILIENCE_GIVE_UP_REASON] = giveUpReason;
+    if (typeof c.retryAfterMs === 'number') attributes[ATTR_MCP_RESILIENCE_RETRY_AFTER_MS] = c.retryAfterMs;
+    const text = message(c);
+    if (text !== undefined) attributes[ATTR_MCP_RESILIENCE_ERROR_MESSAGE] = text;
+    return attributes;
+  };
+
+  const failureClassified = (event: FailureClassifiedEvent) => {
+    const call = calls.get(event.callId);
+    if (!call) return;
+    const attempt = call.attempts.get(event.attempt);
+    call.attempts.delete(event.attempt);
+    const giveUpReason = event.detail?.kind === 'give_up' ? event.detail.reason : undefined;
+    const attributes = classificationAttributes(
+      event.classification,
+      event.decision,
+      event.delayMs,
+      giveUpReason,
+    );
+    if (!attempt) {
+      call.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, event.time);
+      return;
+    }
+    try {
+      attempt.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, event.time);
+    } finally {
+      attempt.span.end(attempt.endTime ?? event.time);
+    }
+  };
+
+  const callFinished = (event: CallFinishedEvent) => {
+    const call = calls.get(event.callId);
+    if (!call) return;
+    calls.delete(event.callId);
+    try {
+      endAttempts(call, event.time);
+      const { span } = call;
+      span.setAttributes({
+        [ATTR_MCP_RESILIENCE_OUTCOME]: event.outcome,
+        [ATTR_MCP_RESILIENCE_ATTEMPTS]: event.attempts,
+        [ATTR_MCP_RESILIENCE_WASTED_RETRIES]: event.wastedRetries,
+        [ATTR_MCP_RESILIENCE_WASTED_TIME_MS]: event.wastedTimeMs,
+      });
+      if (event.outcome !== 'success') {
+        const c = event.classification;
+        // A call rejected before any attempt (open breaker, Retry-After past the deadline) has no attempt span
+        // to carry its classification: the call span carries it.
+        if (c && call.attemptsMade === 0) {
+          const decision = c.type === 'circuit_open' ? 'circuit_open' : 'give_up';
+          span.addEvent(
+            EVENT_MCP_RESILIENCE_CLASSIFICATION,
+            classificationAttributes(c, decision, 0, undefined),
+            event.time,
+          );
+        }
+        failStatus(span, c);
+      }
+    } finally {
+      call.span.end(event.time);
+    }
+  };
+
+  const breakerTransition = (t: Tracer, event: BreakerTransitionEvent) => {
+    const attributes: Attributes = {
+      ...breakerMetricAttributes(event.endpoint, event.attributes),
+      [ATTR_MCP_RESILIENCE_ENDPOINT]: event.endpoint,
+      [ATTR_FROM_STATE]: stateValue(event.from),
+      [ATTR_TO_STATE]: stateValue(event.to),
+      [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON]: String(event.reason),
+    };
+    const call = event.callId === undefined ? undefined : calls.get(event.callId);
+    if (call) {
+      call.span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, event.time);
+      return;
+    }
+    // Outside any open call (timer-driven open → half_open): a short root span of its own, so it is exported.
+    // Root: a breaker timer runs in the async context of the call that opened the breaker, long finished.
+    const span = t.startSpan(SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, {
+      kind: SpanKind.INTERNAL,
+      startTime: event.time,
+      attributes,
+      root: true,
+    });
+    span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, event.time);
+    span.end(event.time);
+  };
+
+  return {
+    get openCalls() {
+      return calls.size;
+    },
+    record(event) {
+      switch (event.type) {
+        case 'attempt_finished':
+          return attemptFinished(event);
+        case 'failure_classified':
+          return failureClassified(event);
+        case 'call_finished':
+          return callFinished(event);
+        case 'call_started':
+        case 'attempt_started':
+        case 'breaker_transition': {
+          const t = getTracer();
+          if (!t) return;
+          if (event.type === 'call_started') return callStarted(t, event);
+          if (event.type === 'attempt_started') return attemptStarted(t, event);
+          return breakerTransition(t, event);
+        }
+        default:
+          return;
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Classification } from '../classify/Classification.js';
+import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
+import type { Decision, DecisionKind } from '../decide/Decision.js';
+
+/** Identifies a logical call in every event it produces. */
+export interface CallRef {
+  /** Unique within the process. */
+  readonly callId: number;
+  readonly endpoint: string;
+  readonly operation: string;
+  /** Low-cardinality telemetry attributes given by the caller or an edge (`mcp.server`, `gen_ai.tool.name`...). */
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+export type CallOutcome = 'success' | 'failure' | 'rejected';
+
+export interface CallStartedEvent extends CallRef {
+  readonly type: 'call_started';
+  readonly time: number;
+}
+
+export interface AttemptStartedEvent extends CallRef {
+  readonly type: 'attempt_started';
+  readonly time: number;
+  /** 1-based; attempts 2..N are retries. */
+  readonly attempt: number;
+  /**
+   * A carrier the recorder may fill with trace-context entries (W3C `traceparent`, `tracestate`); the
+   * attempt's function receives it as `traceContext`, so an edge can propagate it (MCP `params._meta`).
+   */
+  readonly traceContext: Record<string, string>;
+}
+
+export interface AttemptFinishedEvent extends CallRef {
+  readonly type: 'attempt_finished';
+  readonly time: number;
+  readonly attempt: number;
+  readonly durationMs: number;
+  readonly outcome: 'success' | 'failure';
+  /** Present on failure. */
+  readonly classification?: Classification;
+}
+
+/** A failed attempt, classified, with what the loop decided to do about it. */
+export interface FailureClassifiedEvent extends CallRef {
+  readonly type: 'failure_classified';
+  readonly time: number;
+  readonly attempt: number;
+  readonly classification: Classification;
+  readonly decision: DecisionKind;
+  /** The full decision (delay, give-up reason). */
+  readonly detail: Decision;
+  /** Planned delay before the next attempt, 0 when none. */
+  readonly delayMs: number;
+}
+
+export interface RetryScheduledEvent extends CallRef {
+  readonly type: 'retry_scheduled';
+  readonly time: number;
+  /** The attempt that will run after the delay. */
+  readonly attempt: number;
+  readonly delayMs: number;
+  /** The failure that triggered the retry. */
+  readonly classification: Classification;
+}
+
+export interface BudgetRefusedEvent extends CallRef {
+  readonly type: 'budget_refused';
+  readonly time: number;
+  /** The attempt that was refused. */
+  readonly attempt: number;
+  readonly classification: Classification;
+}
+
+export interface CallFinishedEvent extends CallRef {
+  readonly type: 'call_finished';
+  readonly time: number;
+  readonly durationMs: number;
+  readonly outcome: CallOutcome;
+  readonly attempts: number;
+  /** The last failure's classification (absent on success). */
+  readonly classification?: Classification;
+  /** Retries (attempts 2..N) that failed, and the time they took including the backoff waits before them. */
+  readonly wastedRetries: number;
+  readonly wastedTimeMs: number;
+}
+
+export interface BreakerTransitionEvent {
+  readonly type: 'breaker_transition';
+  readonly time: number;
+  readonly endpoint: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  /** Why: `consecutive_failures`, `failure_rate`, `probe_failed`, `probe_succeeded`, `break_elapsed`. */
+  readonly reason: string;
+  /** The call whose outcome caused it; absent for timer-driven transitions. */
+  readonly callId?: number;
+}
+
+/**
+ * Sent once when a recorder is attached to a resilience instance, so that a recorder can read live state
+ * (the breaker gauge) without holding the instance.
+ */
+export interface RecorderAttachedEvent {
+  readonly type: 'recorder_attached';
+  readonly breakers: () => readonly BreakerSnapshot[];
+}
+
+export type ResilienceEvent =
+  | CallStartedEvent
+  | AttemptStartedEvent
+  | AttemptFinishedEvent
+  | FailureClassifiedEvent
+  | RetryScheduledEvent
+  | BudgetRefusedEvent
+  | CallFinishedEvent
+  | BreakerTransitionEvent
+  | RecorderAttachedEvent;
+
+export type ResilienceEventType = ResilienceEvent['type'];

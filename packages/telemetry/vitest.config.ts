@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const middleware = (path: string) => fileURLToPath(new URL(`../middleware/src/${path}`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Test against the middleware's sources, not a possibly stale build (tsconfig.json maps the same paths).
+    alias: [
+      { find: /^@mcp-resilience\/middleware$/, replacement: middleware('index.ts') },
+      { find: /^@mcp-resilience\/middleware\/otel$/, replacement: middleware('otel/index.ts') },
+      { find: /^@mcp-resilience\/middleware\/semconv$/, replacement: middleware('otel/semconv.ts') },
+    ],
+  },
+  test: {
+    include: ['src/**/*.test.ts'],
+    exclude: ['**/node_modules/**'],
+    environment: 'node',
+    testTimeout: 30_000,
+  },
+});
