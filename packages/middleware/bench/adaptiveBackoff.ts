@@ -27,8 +27,20 @@ const periodic =
   };
 
 export const scenarios: Scenario[] = [
-  { name: 'short blips (~100 ms)', outages: periodic((r) => 2_000 + r() * 2_000, (r) => 60 + r() * 80) },
-  { name: 'multi-second outages (2-4 s)', outages: periodic((r) => 20_000 + r() * 20_000, (r) => 2_000 + r() * 2_000) },
+  {
+    name: 'short blips (~100 ms)',
+    outages: periodic(
+      (r) => 2_000 + r() * 2_000,
+      (r) => 60 + r() * 80,
+    ),
+  },
+  {
+    name: 'multi-second outages (2-4 s)',
+    outages: periodic(
+      (r) => 20_000 + r() * 20_000,
+      (r) => 2_000 + r() * 2_000,
+    ),
+  },
   {
     name: 'mix',
     outages: periodic(
@@ -49,7 +61,11 @@ export interface Result {
  * Runs one scenario on virtual time: a call every 50 ms for 10 minutes against one endpoint that answers 503
  * during outages, each attempt taking 20 ms.
  */
-export async function simulate(scenario: Scenario, options: ResilienceOptions, seed: number): Promise<Result> {
+export async function simulate(
+  scenario: Scenario,
+  options: ResilienceOptions,
+  seed: number,
+): Promise<Result> {
   const fake = createFakeClock(0);
   const random = mulberry32(seed);
   const clock: Clock = { now: fake.now, sleep: fake.sleep, random: mulberry32(seed + 1) };

@@ -1,4 +1,4 @@
-import { circuitBreaker, ConsecutiveBreaker, ExponentialBackoff, handleAll, retry, wrap } from 'cockatiel';
+import { ConsecutiveBreaker, circuitBreaker, ExponentialBackoff, handleAll, retry, wrap } from 'cockatiel';
 import { createResilience } from '../dist/index.js';
 
 /** Nanoseconds per call of `run`, best of `rounds` rounds of `n` calls (after a warm-up). */

@@ -12,7 +12,9 @@ const refused = () =>
     cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
   });
 const reset = () =>
-  new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  new TypeError('fetch failed', {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
 
 /** A function that fails with the given errors in turn, then returns 'ok'; it records when each attempt ran. */
 function script(clock: FakeClock, ...failures: Array<unknown>) {
@@ -120,7 +122,10 @@ describe('createResilience', () => {
     expect(clock.now()).toBe(0);
 
     const pastDeadline = script(clock, httpError(429, 'slow down', { 'retry-after': '5' }));
-    const error2 = (await settle(clock, r.execute(pastDeadline, { endpoint: 'b', timeoutMs: 3_000 }))) as ResilienceError;
+    const error2 = (await settle(
+      clock,
+      r.execute(pastDeadline, { endpoint: 'b', timeoutMs: 3_000 }),
+    )) as ResilienceError;
     expect(error2.reason).toBe('deadline');
     expect(pastDeadline.calls).toHaveLength(1);
     expect(clock.now()).toBe(0);
@@ -134,7 +139,9 @@ describe('createResilience', () => {
     const second = script(clock);
     const secondDone = r.execute(second, { endpoint: 'search' });
     const third = script(clock);
-    const thirdDone = r.execute(third, { endpoint: 'search', timeoutMs: 1_000 }).catch((e: ResilienceError) => e);
+    const thirdDone = r
+      .execute(third, { endpoint: 'search', timeoutMs: 1_000 })
+      .catch((e: ResilienceError) => e);
     await clock.runAll();
     await Promise.all([firstDone, secondDone]);
     expect(second.calls).toEqual([4_000]);
@@ -227,7 +234,8 @@ describe('createResilience', () => {
 
   it('admits exactly the configured number of probes among concurrent calls while half-open', async () => {
     const r = create({ maxAttempts: 1, breakerHalfOpenProbes: 2 });
-    for (let i = 0; i < 5; i++) await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
+    for (let i = 0; i < 5; i++)
+      await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);
     let started = 0;
     const release: Array<() => void> = [];
@@ -236,19 +244,24 @@ describe('createResilience', () => {
         started++;
         release.push(() => resolve('ok'));
       });
-    const calls = Array.from({ length: 10 }, () => r.execute(probe, { endpoint: 'e' }).catch((e: ResilienceError) => e));
+    const calls = Array.from({ length: 10 }, () =>
+      r.execute(probe, { endpoint: 'e' }).catch((e: ResilienceError) => e),
+    );
     await clock.advance(0);
     expect(started).toBe(2);
     for (const go of release) go();
     const results = await Promise.all(calls);
     expect(results.filter((x) => x === 'ok')).toHaveLength(2);
-    expect(results.filter((x) => isResilienceError(x) && x.classification.type === 'circuit_open')).toHaveLength(8);
+    expect(
+      results.filter((x) => isResilienceError(x) && x.classification.type === 'circuit_open'),
+    ).toHaveLength(8);
     expect(r.breakers()[0]?.state).toBe('closed');
   });
 
   it('fails a probe that outlives its time limit and re-opens', async () => {
     const r = create({ maxAttempts: 1, breakerProbeTimeoutMs: 2_000 });
-    for (let i = 0; i < 5; i++) await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
+    for (let i = 0; i < 5; i++)
+      await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);
     const done = r.execute(() => new Promise(() => {}), { endpoint: 'e' }).catch((e: ResilienceError) => e);
     await clock.advance(2_000);
@@ -258,7 +271,8 @@ describe('createResilience', () => {
 
   it('non-retryable failures never open the breaker', async () => {
     const r = create();
-    for (let i = 0; i < 20; i++) await settle(clock, r.execute(script(clock, httpError(422)), { endpoint: 'e' }));
+    for (let i = 0; i < 20; i++)
+      await settle(clock, r.execute(script(clock, httpError(422)), { endpoint: 'e' }));
     expect(r.breakers()[0]?.state).toBe('closed');
   });
 
@@ -307,7 +321,10 @@ describe('createResilience', () => {
     const r = create();
     const inner = create();
     const fn = script(clock, httpError(503), httpError(503), httpError(503), httpError(503));
-    const error = (await settle(clock, r.execute(() => inner.execute(fn)))) as ResilienceError;
+    const error = (await settle(
+      clock,
+      r.execute(() => inner.execute(fn)),
+    )) as ResilienceError;
     expect(fn.calls).toHaveLength(3);
     expect(error).toMatchObject({ attempts: 1, reason: 'already_retried' });
     expect(error.classification).toMatchObject({ type: 'unavailable', source: 'resilience_error' });
@@ -343,7 +360,10 @@ describe('createResilience', () => {
     [{ maxAttempts: 0 }, "option 'maxAttempts' must be an integer >= 1, got 0"],
     [{ jitter: 'equal' }, "option 'jitter' must be one of 'full', 'decorrelated', 'none', got 'equal'"],
     [{ breakerFailureRate: 1.5 }, "option 'breakerFailureRate' must be a number > 0 and <= 1, got 1.5"],
-    [{ backoffBaseMs: 500, backoffMaxMs: 100 }, "option 'backoffMaxMs' must be >= backoffBaseMs (500), got 100"],
+    [
+      { backoffBaseMs: 500, backoffMaxMs: 100 },
+      "option 'backoffMaxMs' must be >= backoffBaseMs (500), got 100",
+    ],
     [{ retries: 3 }, "unknown option 'retries'"],
     [{ clock: {} }, "option 'clock' must be an object with now(), sleep(), random(), got {}"],
   ])('rejects bad options with a message naming the option: %j', (options, message) => {
@@ -355,6 +375,8 @@ describe('createResilience', () => {
     await expect(r.execute(async () => 1, { timeoutMs: -1 })).rejects.toThrow(
       "execute: option 'timeoutMs' must be a number > 0, got -1",
     );
-    await expect(r.execute(async () => 1, { endpoint: '' })).rejects.toThrow("option 'endpoint' must be a non-empty string");
+    await expect(r.execute(async () => 1, { endpoint: '' })).rejects.toThrow(
+      "option 'endpoint' must be a non-empty string",
+    );
   });
 });

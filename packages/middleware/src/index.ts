@@ -1,11 +1,16 @@
+export type { Clock } from './Clock.js';
+export { realClock } from './Clock.js';
 export type { AttemptContext, CallOptions, Recovery } from './call/CallOptions.js';
 export type { Classification, ErrorClass, ErrorType, Execution } from './classify/Classification.js';
 export { ERROR_CLASSES, ERROR_TYPES, EXECUTION_STATES } from './classify/Classification.js';
-export type { ClassificationRule, DeclarativeRule, FunctionRule, RuleVerdict } from './classify/ClassificationRule.js';
+export type {
+  ClassificationRule,
+  DeclarativeRule,
+  FunctionRule,
+  RuleVerdict,
+} from './classify/ClassificationRule.js';
 export type { ClassifyContext } from './classify/ClassifyContext.js';
 export { classifyError } from './classify/classifyError.js';
-export type { Clock } from './Clock.js';
-export { realClock } from './Clock.js';
 export type { Resilience } from './createResilience.js';
 export { createResilience } from './createResilience.js';
 export type { BreakerSnapshot, BreakerState } from './decide/BreakerState.js';

@@ -1,5 +1,5 @@
-import type { ClassificationRule } from './classify/ClassificationRule.js';
 import { type Clock, realClock } from './Clock.js';
+import type { ClassificationRule } from './classify/ClassificationRule.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 
@@ -94,7 +94,9 @@ export const defaults = {
   rules: [],
   clock: realClock,
   recorder: noopRecorder,
-} as const satisfies { readonly [K in keyof Required<ResilienceOptions>]: Required<ResilienceOptions>[K] | undefined };
+} as const satisfies {
+  readonly [K in keyof Required<ResilienceOptions>]: Required<ResilienceOptions>[K] | undefined;
+};
 
 type Check = (value: unknown) => string | undefined;
 
@@ -116,11 +118,14 @@ const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'a boolean')
 const hasMethods =
   (...names: string[]): Check =>
   (v) =>
-    typeof v === 'object' && v !== null && names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function')
+    typeof v === 'object' &&
+    v !== null &&
+    names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function')
       ? undefined
       : `an object with ${names.map((n) => `${n}()`).join(', ')}`;
 const rules: Check = (v) =>
-  Array.isArray(v) && v.every((r) => typeof r === 'function' || (typeof r === 'object' && r !== null && 'classify' in r))
+  Array.isArray(v) &&
+  v.every((r) => typeof r === 'function' || (typeof r === 'object' && r !== null && 'classify' in r))
     ? undefined
     : 'an array of rules (functions, or objects with `classify`)';
 
@@ -173,10 +178,13 @@ export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions
     if (value === undefined) continue;
     const check = checks[key as keyof ResilienceOptions];
     if (!check) {
-      throw new TypeError(`createResilience: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`);
+      throw new TypeError(
+        `createResilience: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`,
+      );
     }
     const allowed = check(value);
-    if (allowed) throw new TypeError(`createResilience: option '${key}' must be ${allowed}, got ${show(value)}`);
+    if (allowed)
+      throw new TypeError(`createResilience: option '${key}' must be ${allowed}, got ${show(value)}`);
   }
   const resolved = { ...defaults } as Record<string, unknown>;
   for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
@@ -193,4 +201,3 @@ export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions
   }
   return r;
 }
-

@@ -86,13 +86,9 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
   const endpoint =
     o.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? telemetryDefaults.endpoint;
   const target = o.diagLogger === undefined ? new DiagConsoleLogger() : o.diagLogger;
-  const health = createExportHealth(
-    endpoint,
-    (message) => (target ?? diag).warn(message),
-    (message) => (target ?? diag).info(message),
-  );
-
   const warn = (message: string) => (target ?? diag).warn(message);
+  const health = createExportHealth(endpoint, warn, (message) => (target ?? diag).info(message));
+
   const tracesProtocol = protocolFor('TRACES', o, warn);
   const metricsProtocol = protocolFor('METRICS', o, warn);
   const exportConfig = (signal: 'traces' | 'metrics') => ({

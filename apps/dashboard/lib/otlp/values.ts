@@ -55,8 +55,14 @@ export const nanosToMs = (value: unknown, what: string): number => int64(value, 
 const HEX = /^[0-9a-fA-F]*$/;
 
 /** A trace or span id: bytes (Buffer) or, in JSON, hex (case-insensitive); base64 is accepted as a fallback. */
-export function id(value: unknown, bytes: number, what: string): string {
+export function id(input: unknown, bytes: number, what: string): string {
+  let value = input;
   if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) {
+    // protobufjs's default for an absent bytes field is an empty array
+    if (value.length === 0) return '';
+    value = Uint8Array.from(value as number[]);
+  }
   if (value instanceof Uint8Array) {
     if (value.length === 0) return '';
     if (value.length !== bytes) throw new OtlpDecodeError(`${what}: expected ${bytes} bytes`);

@@ -47,9 +47,11 @@ export function planRange(from: number, to: number, now: number, tiers: readonly
   };
   while (cursor < to) {
     let placed = false;
-    for (const t of coarseFirst) {
+    for (const [i, t] of coarseFirst.entries()) {
       if (cursor % t.res !== 0 || !available(t, cursor, now)) continue;
-      const end = alignDown(to, t.res);
+      // Stop at the next boundary of the coarser tier, from where that tier takes over.
+      const coarser = coarseFirst[i - 1];
+      const end = Math.min(alignDown(to, t.res), coarser ? alignUp(cursor + 1, coarser.res) : Number.POSITIVE_INFINITY);
       if (end > cursor) {
         push({ tier: t.id, from: cursor, to: end });
         cursor = end;

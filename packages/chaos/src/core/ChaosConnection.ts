@@ -1,7 +1,5 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  type CallToolResult,
-  ErrorCode,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -11,8 +9,8 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { GroundTruthLog } from '../log/GroundTruthLog.js';
-import type { Fault } from '../plan/FaultPlan.js';
-import type { Admission } from './ChaosCore.js';
+import type { Admission } from './FaultCore.js';
+import { localOutcome, type Outcome } from './outcomes.js';
 
 export interface ChaosConnectionOptions {
   log: GroundTruthLog;
@@ -75,13 +73,12 @@ export class ChaosConnection implements Transport {
     const admission = this.options.admit(message);
     this.open.set(message.id, admission);
     const { fault } = admission;
+    const outcome = localOutcome(fault, message);
+    if (outcome) {
+      this.answer(message, outcome);
+      return;
+    }
     switch (fault?.kind) {
-      case 'invalid_params':
-        this.answer(message, invalidParams(fault, message));
-        break;
-      case 'tool_error':
-        this.answer(message, { result: toolError(fault.text ?? 'Service temporarily unavailable') });
-        break;
       case 'hang':
         // Never answered: the entry is final now. With a delay: delivered late, answered normally.
         if (fault.delay === undefined) this.forget(message.id);
@@ -127,18 +124,4 @@ export class ChaosConnection implements Transport {
     this.open.delete(requestId);
     this.options.log.settle(admission.entry);
   }
-}
-
-type Outcome = { result: CallToolResult } | { error: { code: number; message: string } };
-
-const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
-
-function invalidParams(fault: Extract<Fault, { kind: 'invalid_params' }>, request: JSONRPCRequest): Outcome {
-  const detail = fault.message ?? 'Invalid input: expected string, received number';
-  const tool = request.params?.name;
-  const message =
-    typeof tool === 'string' ? `Invalid arguments for tool ${tool}: ${detail}` : `Invalid params: ${detail}`;
-  return fault.mode === 'error'
-    ? { error: { code: ErrorCode.InvalidParams, message } }
-    : { result: toolError(`MCP error ${ErrorCode.InvalidParams}: Input validation error: ${message}`) };
 }

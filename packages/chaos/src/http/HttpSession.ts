@@ -1,28 +1,42 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { ChaosConnection } from '../core/ChaosConnection.js';
-import type { Admission, ChaosCore } from '../core/ChaosCore.js';
+import type { Admission, FaultCore } from '../core/FaultCore.js';
 
 export interface HttpSessionHooks {
   /** The client's `initialize` went through: the session id is live. */
   onInitialized(session: HttpSession): void;
-  /** The client deleted the session (HTTP DELETE). */
+  /** The session ended: the client deleted it (HTTP DELETE), or its backend went away. */
   onDeleted(session: HttpSession): void;
 }
 
-/** One Streamable HTTP session: its own transport, fault-injecting connection and MCP server. */
+/** What answers a session's requests behind its fault-injecting connection: an MCP server, or an upstream. */
+export interface SessionBackend {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** A `crash` fault hit the session: go away abruptly. Default: `close()`. */
+  crash?(): void;
+}
+
+/**
+ * Creates the backend of a new session. It talks to the client through `connection` (already wired to the
+ * session's transport) and calls `ended` if it goes away on its own.
+ */
+export type BackendFactory = (connection: ChaosConnection, ended: () => void) => SessionBackend;
+
+/** One Streamable HTTP session: its own transport, fault-injecting connection and backend. */
 export class HttpSession {
   readonly transport: StreamableHTTPServerTransport;
   readonly connection: ChaosConnection;
-  private readonly server: McpServer;
+  private readonly backend: SessionBackend;
   /** Faults the HTTP layer decided for requests on their way through the transport. */
   private readonly expected = new Map<RequestId, Admission>();
 
   constructor(
     readonly id: string,
-    core: ChaosCore,
+    core: FaultCore,
     hooks: HttpSessionHooks,
+    createBackend: BackendFactory,
   ) {
     this.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -34,11 +48,11 @@ export class HttpSession {
       admit: (request) =>
         this.take(request) ?? core.admit([request], { transport: 'http', sessionId: id })[0]!,
     });
-    this.server = core.createToolServer((requestId) => this.connection.markExecuted(requestId));
+    this.backend = createBackend(this.connection, () => hooks.onDeleted(this));
   }
 
   start(): Promise<void> {
-    return this.server.connect(this.connection);
+    return this.backend.start();
   }
 
   /** Remembers the decisions for requests that are about to be handed to the transport. */
@@ -47,7 +61,12 @@ export class HttpSession {
   }
 
   close(): Promise<void> {
-    return this.server.close();
+    return this.backend.close();
+  }
+
+  crash(): void {
+    if (this.backend.crash) this.backend.crash();
+    else void this.backend.close();
   }
 
   private take(request: JSONRPCRequest): Admission | undefined {

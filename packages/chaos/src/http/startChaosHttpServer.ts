@@ -1,26 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
 import { ChaosCore, type ChaosOptions } from '../core/ChaosCore.js';
 import type { GroundTruthEntry } from '../log/GroundTruthLog.js';
-import type { Fault, FaultPlan } from '../plan/FaultPlan.js';
-import { HttpSession } from './HttpSession.js';
-import { readBody } from './readBody.js';
-import {
-  rpcError,
-  sendForbidden,
-  sendJson,
-  sendProxyError,
-  sendRateLimited,
-  sendUnauthorized,
-  sendUnknownSession,
-} from './responses.js';
+import type { FaultPlan } from '../plan/FaultPlan.js';
+import { serveChaosHttp } from './serveChaosHttp.js';
 
 export interface ChaosHttpOptions extends ChaosOptions {
   /** Default 0: an ephemeral port. */
@@ -40,143 +21,23 @@ export interface ChaosHttpServer {
   close(): Promise<void>;
 }
 
-const MCP_PATH = '/mcp';
-
 /** Starts a fault-injecting MCP server on Streamable HTTP (stateful sessions). */
 export async function startChaosHttpServer(options: ChaosHttpOptions = {}): Promise<ChaosHttpServer> {
-  const { host = '127.0.0.1', port = 0 } = options;
   const core = new ChaosCore(options);
-  const sessions = new Map<string, HttpSession>();
-  const hooks = {
-    onInitialized: (session: HttpSession) => sessions.set(session.id, session),
-    onDeleted: (session: HttpSession) => sessions.delete(session.id),
-  };
-
-  const forget = (id: string) => {
-    const session = sessions.get(id);
-    sessions.delete(id);
-    return session?.close();
-  };
-
-  /** Faults answered before the MCP layer. Returns false for the ones the session's connection applies. */
-  const answerAtHttpLevel = (fault: Fault, req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
-    switch (fault.kind) {
-      case 'unauthorized':
-        sendUnauthorized(res);
-        return true;
-      case 'forbidden':
-        sendForbidden(res);
-        return true;
-      case 'rate_limit':
-        sendRateLimited(res, fault.retryAfter ?? 1);
-        return true;
-      case 'http_error':
-        sendProxyError(res, fault.status ?? 503, fault.retryAfter);
-        return true;
-      case 'outage':
-      case 'flapping':
-        if (fault.mode === 'reset') req.socket.destroy();
-        else sendProxyError(res, 503);
-        return true;
-      case 'reset':
-        req.socket.destroy();
-        return true;
-      case 'session_expired':
-        if (sessionId) void forget(sessionId);
-        sendUnknownSession(res, core.unknownSessionStatus);
-        return true;
-      case 'crash':
-        for (const id of [...sessions.keys()]) void forget(id);
-        req.socket.destroy();
-        return true;
-      default:
-        return false;
-    }
-  };
-
-  const post = async (req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
-    const text = await readBody(req);
-    if (text === null) return sendJson(res, 413, rpcError(-32000, 'Payload too large'));
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return sendJson(res, 400, rpcError(-32700, 'Parse error: Invalid JSON'));
-    }
-    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
-    const requests = messages.filter((message): message is JSONRPCRequest => isJSONRPCRequest(message));
-    let session = sessionId ? sessions.get(sessionId) : undefined;
-    if (sessionId && !session) {
-      core.reject(requests, { transport: 'http', sessionId });
-      return sendUnknownSession(res, core.unknownSessionStatus);
-    }
-    if (!sessionId && !messages.some((message) => isInitializeRequest(message))) {
-      core.reject(requests, { transport: 'http' });
-      return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-    }
-
-    const id = sessionId ?? randomUUID();
-    const admissions = core.admit(requests, { transport: 'http', sessionId: id });
-    const fault = admissions[0]?.fault;
-    if (fault && answerAtHttpLevel(fault, req, res, sessionId)) {
-      for (const { entry } of admissions) core.log.settle(entry);
-      return;
-    }
-    if (!session) {
-      session = new HttpSession(id, core, hooks);
-      await session.start();
-    }
-    session.expect(admissions);
-    if (fault?.kind === 'reset_after') {
-      // Bypass the transport so that no response header is sent before the socket dies.
-      for (const admission of admissions) admission.onReset = () => req.socket.destroy();
-      for (const message of messages) session.connection.receive(message);
-      return;
-    }
-    await session.transport.handleRequest(req, res, body);
-  };
-
-  const route = async (req: IncomingMessage, res: ServerResponse) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) {
-      return sendJson(res, 404, rpcError(-32000, `Not found: the MCP endpoint is ${MCP_PATH}`));
-    }
-    const sessionId = req.headers['mcp-session-id'] as string | undefined;
-    if (req.method === 'POST') return post(req, res, sessionId);
-    if (req.method !== 'GET' && req.method !== 'DELETE') {
-      return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
-    }
-    if (!sessionId) {
-      return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-    }
-    const session = sessions.get(sessionId);
-    if (!session) return sendUnknownSession(res, core.unknownSessionStatus);
-    await session.transport.handleRequest(req, res);
-  };
-
-  const http = createServer((req, res) => {
-    route(req, res).catch(() => {
-      if (res.headersSent) res.destroy();
-      else sendJson(res, 500, rpcError(-32603, 'Internal server error'));
-    });
+  const front = await serveChaosHttp({
+    core,
+    host: options.host,
+    port: options.port,
+    createBackend: (connection) => {
+      const server = core.createToolServer((requestId) => connection.markExecuted(requestId));
+      return { start: () => server.connect(connection), close: () => server.close() };
+    },
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, () => resolve());
-  });
-  const address = http.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-
   return {
-    url: `http://${urlHost}:${address.port}${MCP_PATH}`,
-    port: address.port,
+    url: front.url,
+    port: front.port,
     log: core.log.entries,
     setPlan: (plan) => core.setPlan(plan),
-    async close() {
-      await Promise.all([...sessions.keys()].map(forget));
-      core.log.flush();
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeAllConnections();
-      await closed;
-    },
+    close: () => front.close(),
   };
 }

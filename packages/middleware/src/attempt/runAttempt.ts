@@ -17,10 +17,11 @@ export async function runAttempt<T>(
 ): Promise<Outcome<T>> {
   if (callSignal?.aborted) return failed(callSignal.reason);
 
-  // Fast path: nothing can interrupt the attempt, so there is nothing to race.
+  // Fast path: nothing can interrupt the attempt, so there is nothing to race. Its signal never aborts; it is
+  // made only when read, and fresh each time (a shared one would collect the listeners callers never remove).
   if (!callSignal && timeLimitMs === undefined) {
     try {
-      return ok(await fn({ signal: neverAborted, attempt, traceContext }));
+      return ok(await fn(new QuietContext(attempt, traceContext)));
     } catch (error) {
       return failed(error);
     }
@@ -56,6 +57,18 @@ export async function runAttempt<T>(
   }
 }
 
-const neverAborted = new AbortController().signal;
+/** The context of an attempt nothing can interrupt: its signal never aborts, and is made only if read. */
+class QuietContext implements AttemptContext {
+  private quietSignal: AbortSignal | undefined;
+  constructor(
+    readonly attempt: number,
+    readonly traceContext: Readonly<Record<string, string>>,
+  ) {}
+  get signal(): AbortSignal {
+    this.quietSignal ??= new AbortController().signal;
+    return this.quietSignal;
+  }
+}
+
 const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 const failed = <T>(error: unknown): Outcome<T> => ({ ok: false, error });

@@ -3,16 +3,22 @@ import type { CallOptions } from './CallOptions.js';
 /** Throws a `TypeError` that names the bad call option, its value and what is allowed. */
 export function validateCallOptions(fn: unknown, call: CallOptions): void {
   if (typeof fn !== 'function') throw new TypeError(`execute: fn must be a function, got ${typeof fn}`);
-  if (typeof call !== 'object' || call === null) throw new TypeError(`execute: options must be an object, got ${call}`);
+  if (typeof call !== 'object' || call === null)
+    throw new TypeError(`execute: options must be an object, got ${call}`);
   const bad = (name: string, allowed: string, value: unknown) =>
-    new TypeError(`execute: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`);
-  const { endpoint, operation, idempotent, signal, timeoutMs, maxAttempts, attributes, recover, rules } = call;
+    new TypeError(
+      `execute: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
+    );
+  const { endpoint, operation, idempotent, signal, timeoutMs, maxAttempts, attributes, recover, rules } =
+    call;
   if (endpoint !== undefined && (typeof endpoint !== 'string' || endpoint === '')) {
     throw bad('endpoint', 'a non-empty string', endpoint);
   }
   if (operation !== undefined && typeof operation !== 'string') throw bad('operation', 'a string', operation);
-  if (idempotent !== undefined && typeof idempotent !== 'boolean') throw bad('idempotent', 'a boolean', idempotent);
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw bad('signal', 'an AbortSignal', typeof signal);
+  if (idempotent !== undefined && typeof idempotent !== 'boolean')
+    throw bad('idempotent', 'a boolean', idempotent);
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw bad('signal', 'an AbortSignal', typeof signal);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
     throw bad('timeoutMs', 'a number > 0', timeoutMs);
   }

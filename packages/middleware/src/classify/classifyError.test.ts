@@ -252,6 +252,11 @@ const jsonRpc: Row[] = [
     neutral,
   ),
   row(
+    "-32001 aborted by the loop's attempt time limit (no data)",
+    new McpError(-32001, 'AttemptTimeoutError: attempt timed out after 2000 ms'),
+    [R, 'timeout', 'unknown', 'jsonrpc.code'],
+  ),
+  row(
     '-32001 aborted by a timeout signal (no data)',
     new McpError(-32001, 'TimeoutError: The operation was aborted due to timeout'),
     [R, 'timeout', 'unknown', 'jsonrpc.code'],
@@ -854,6 +859,12 @@ const aborts: Row[] = [
     new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
     [R, 'timeout', 'unknown', 'signal.timeout'],
     { context: { signal: AbortSignal.abort(new DOMException('timeout', 'TimeoutError')) } },
+  ),
+  row(
+    'signal aborted with an AttemptTimeoutError reason',
+    new DOMException('This operation was aborted', 'AbortError'),
+    [R, 'timeout', 'unknown', 'signal.timeout'],
+    { context: { signal: AbortSignal.abort(new AttemptTimeoutError(2000)) } },
   ),
   row(
     'abort wrapped in a cause',

@@ -10,7 +10,7 @@ import {
 import { safeGet } from './safeGet.js';
 
 /** The longest `Classification.message`. */
-export const MAX_MESSAGE_LENGTH = 512;
+const MAX_MESSAGE_LENGTH = 512;
 
 /** A verdict read from untrusted data: `execution` and `source` may be missing. */
 export interface ReadVerdict {
@@ -32,7 +32,7 @@ export function capMessage(message: string): string {
 }
 
 /** A delay in milliseconds: finite and not negative. */
-export const isDelay = (value: unknown): value is number =>
+const isDelay = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /**

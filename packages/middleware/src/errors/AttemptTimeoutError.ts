@@ -5,6 +5,8 @@ export class AttemptTimeoutError extends Error {
     readonly timeoutMs: number,
     what: 'attempt' | 'call' = 'attempt',
   ) {
-    super(what === 'call' ? `call deadline of ${timeoutMs} ms passed` : `attempt timed out after ${timeoutMs} ms`);
+    super(
+      what === 'call' ? `call deadline of ${timeoutMs} ms passed` : `attempt timed out after ${timeoutMs} ms`,
+    );
   }
 }

@@ -81,7 +81,7 @@ export function splitMcpOptions(options: McpResilienceOptions): {
   if (breakerScope !== undefined && !['server', 'tool'].includes(breakerScope as string)) {
     fail('breakerScope', "one of 'server', 'tool'", breakerScope);
   }
-  if (fetch !== undefined && typeof (fetch as Partial<ObservedFetch>).lastFailure !== 'function') {
+  if (fetch !== undefined && typeof (fetch as Partial<ObservedFetch>).failuresSince !== 'function') {
     fail('fetch', 'the function returned by observeFetch()', typeof fetch);
   }
   if (resilience !== undefined) {

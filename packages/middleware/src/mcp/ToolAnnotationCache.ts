@@ -1,42 +1,72 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 
+/** After a listing the server refused (no `tools/list`), the tools are not listed again for this long. */
+const RETRY_REFUSED_LISTING_MS = 30_000;
+/** After a listing that failed otherwise (server down, breaker open), for this long. */
+const RETRY_FAILED_LISTING_MS = 2_000;
+
 /**
- * The annotations of a server's tools, as last seen in a `tools/list` result. Stale after
- * `notifications/tools/list_changed` until the next listing.
+ * The annotations of a server's tools, as last seen in a `tools/list` result. Stale at first, after
+ * `notifications/tools/list_changed` and after a reconnect, until the next complete listing.
  */
 export class ToolAnnotationCache {
   private readonly tools = new Map<string, ToolAnnotations>();
-  /** Set by `notifications/tools/list_changed` and by a reconnect. */
-  stale = true;
+  private isStale = true;
   private nextTry = 0;
+  private pending: Map<string, ToolAnnotations> | undefined;
 
-  /** Whether to list the tools now: they are stale and no listing was tried in the last 30 s. */
+  get stale(): boolean {
+    return this.isStale;
+  }
+
+  /** The tools changed (`notifications/tools/list_changed`, reconnect): list them again before the next call. */
+  markStale(): void {
+    this.isStale = true;
+    this.nextTry = 0;
+  }
+
+  /** Whether to list the tools now: they are stale, and no listing failed just before. */
   needsRefresh(now: number): boolean {
-    return this.stale && now >= this.nextTry;
+    return this.isStale && now >= this.nextTry;
   }
 
-  refreshing(now: number): void {
-    this.nextTry = now + 30_000;
+  /**
+   * A listing failed: the last known annotations (or the MCP defaults) apply until the next try, in 30 s when the
+   * server refused it (`refused`: a non-retryable failure), else in 2 s.
+   */
+  refreshFailed(now: number, refused: boolean): void {
+    this.nextTry = now + (refused ? RETRY_REFUSED_LISTING_MS : RETRY_FAILED_LISTING_MS);
   }
 
-  /** Records a `tools/list` page (pages after the first add to it). */
+  /**
+   * Records a `tools/list` page. The first page (no `cursor` asked) starts a new listing; the listing replaces
+   * the cache when its last page (no `nextCursor`) arrives.
+   */
   update(result: unknown, firstPage: boolean): void {
-    const tools = (result as { tools?: unknown })?.tools;
+    const tools = (result as { tools?: unknown } | undefined)?.tools;
     if (!Array.isArray(tools)) return;
-    if (firstPage) this.tools.clear();
+    if (firstPage || this.pending === undefined) this.pending = new Map();
     for (const tool of tools) {
-      if (tool && typeof tool.name === 'string') this.tools.set(tool.name, tool.annotations ?? {});
+      if (tool && typeof tool.name === 'string') this.pending.set(tool.name, tool.annotations ?? {});
     }
-    this.stale = false;
+    if ((result as { nextCursor?: unknown }).nextCursor) return;
+    this.tools.clear();
+    for (const [name, annotations] of this.pending) this.tools.set(name, annotations);
+    this.pending = undefined;
+    this.isStale = false;
   }
 
-  /** True when the tool says it is read-only or idempotent. MCP's defaults (destructive, not idempotent) otherwise. */
+  /** The tool's annotations, `undefined` for a tool not (yet) listed. */
+  get(tool: string): ToolAnnotations | undefined {
+    return this.tools.get(tool);
+  }
+
+  /**
+   * True when the annotations say the tool is read-only or idempotent. An unknown or unannotated tool gets MCP's
+   * defaults: not read-only, destructive, not idempotent.
+   */
   isSafeToRepeat(tool: string): boolean {
     const annotations = this.tools.get(tool);
     return annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
-  }
-
-  has(tool: string): boolean {
-    return this.tools.has(tool);
   }
 }

@@ -1,7 +1,12 @@
+export type { IdempotencyMode } from './idempotency.js';
 export type { McpResilienceOptions } from './McpResilienceOptions.js';
 export { mcpDefaults } from './McpResilienceOptions.js';
-export { READ_ONLY_METHODS } from './methods.js';
+export { IDEMPOTENT_METHODS, READ_ONLY_METHODS } from './methods.js';
+export type { McpRuleContext } from './mcpRules.js';
+export { mcpRules } from './mcpRules.js';
 export type { HttpFailure, ObservedFetch } from './observeFetch.js';
 export { observeFetch } from './observeFetch.js';
+export { ReconnectError } from './ReconnectError.js';
 export { ToolResultError } from './ToolResultError.js';
+export type { McpClassificationMeta } from './withResilience.js';
 export { CLASSIFICATION_META_KEY, withResilience } from './withResilience.js';

@@ -1,74 +1,188 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Classification } from '../classify/Classification.js';
+import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { FunctionRule } from '../classify/ClassificationRule.js';
 import { classifyError } from '../classify/classifyError.js';
-import type { ObservedFetch } from './observeFetch.js';
+import { capMessage } from '../classify/readClassification.js';
+import { retryAfterMsOf } from '../classify/retryAfter.js';
+import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
+import type { HttpFailure } from './observeFetch.js';
+import { ReconnectError } from './ReconnectError.js';
 import { ToolResultError } from './ToolResultError.js';
 
-/** How long a recorded HTTP failure is taken to belong to the error being classified. */
-const FAILURE_MATCH_MS = 5_000;
-
-/**
- * The MCP-aware classification rules, run after the user's rules and before the built-in ones. The JSON-RPC
- * codes of `McpError` (-32602, -32001 with or without `data`, ...) are already built-in (`jsonrpc.code`).
- */
-export function mcpRules(fetch: ObservedFetch | undefined): FunctionRule[] {
-  return [toolResult, streamableHttp(fetch), transport];
+/** What the MCP rules may know about a failed attempt besides the error itself. */
+export interface McpRuleContext {
+  /** The failed HTTP response(s) the `observeFetch()` saw during the attempt that threw `error`. */
+  readonly httpFailure?: (error: unknown, status: number) => HttpFailure | undefined;
+  /** Whether the transport had an MCP session id when the attempt that threw `error` ran. */
+  readonly hadSession?: (error: unknown) => boolean;
 }
 
-/** `isError` results, classified from their text; they never count for the breaker. */
+/**
+ * The MCP-aware classification rules. `withResilience` runs them after the user's rules and before the built-in
+ * ones (which already know `McpError` codes: -32602 non-retryable, -32001 with `data` a timeout and without a
+ * caller abort, -32042 needs a human, ...):
+ * - a failed reconnection (`ReconnectError`): by its cause, `not_sent`;
+ * - `isError` tool results (as `ToolResultError`): classified from their text, never counted by a breaker;
+ * - `StreamableHTTPError` and the SSE transport's errors: by status and body, session expiry, `Retry-After`;
+ * - `UnauthorizedError` and the SDK's OAuth errors; `Error('Not connected')`; an `McpError` -32000 that a server
+ *   sent (only the SDK's own `Connection closed` means the connection is gone).
+ */
+export function mcpRules(context: McpRuleContext = {}): FunctionRule[] {
+  return [reconnectFailure, toolResult, httpTransport(context), authorization, connection];
+}
+
+/** A failed reconnection, before the request was sent: classified by its cause, and certainly `not_sent`. */
+const reconnectFailure: FunctionRule = (error, context) => {
+  if (!(error instanceof ReconnectError)) return undefined;
+  const cause = classifyError(error.cause, context);
+  return { ...cause, execution: 'not_sent', source: `mcp.reconnect.${cause.source}` };
+};
+
+/** Tool result types that would make the loop re-initialize the MCP session: in a tool's text they are upstream's. */
+const UPSTREAM_CONNECTION: ReadonlySet<ErrorType> = new Set(['connection_closed', 'session_expired']);
+
+/**
+ * A `tools/call` result with `isError: true`: classified from its text by the built-in rules (JSON-RPC codes,
+ * validation wording, rate limits with their delay, 5xx and timeout wording); a text they do not recognise is a
+ * non-retryable `tool_error`. Such a result says nothing about the server's health: always `healthNeutral`.
+ */
 const toolResult: FunctionRule = (error, context) => {
   if (!(error instanceof ToolResultError)) return undefined;
-  const fromText = classifyError(new Error(error.message), { ...context, rules: [] });
-  const message = fromText.message ?? error.message;
-  if (fromText.source === 'default') {
-    return { class: 'non_retryable', type: 'tool_error', execution: 'executed', source: 'mcp.tool_result', message };
+  const fromText = classifyError(error.result, { ...context, rules: [] });
+  const base = { message: fromText.message ?? error.message, healthNeutral: true } as const;
+  if (fromText.source === 'tool_result' || fromText.source === 'default') {
+    return { class: 'non_retryable', type: 'tool_error', execution: 'executed', source: 'mcp.tool_result', ...base };
   }
+  // The server answered: what its tool did is at worst unknown, never "not sent" for a failure that may be retried.
+  const execution =
+    fromText.execution === 'not_sent' && fromText.class !== 'non_retryable' ? 'unknown' : fromText.execution;
+  const upstream = fromText.class === 'conditional' && UPSTREAM_CONNECTION.has(fromText.type);
   return {
     ...fromText,
-    execution: fromText.class === 'conditional' ? fromText.execution : 'executed',
+    ...base,
+    ...(upstream ? { class: 'retryable', type: 'network' } : {}),
+    execution,
     source: `mcp.tool_result.${fromText.source}`,
-    healthNeutral: true,
   };
 };
 
-/** `StreamableHTTPError` (and the SSE transport's errors): status, session expiry and the recorded Retry-After. */
-const streamableHttp =
-  (fetch: ObservedFetch | undefined): FunctionRule =>
-  (error, context) => {
-    const status = httpStatusOf(error);
-    if (status === undefined) return undefined;
-    const message = (error as Error).message.slice(0, 512);
-    if (status === -1) {
-      return { class: 'non_retryable', type: 'invalid_request', execution: 'unknown', source: 'mcp.http.content_type', message };
-    }
-    if (status === 404 || (status === 400 && /session/i.test(message))) {
-      return { class: 'conditional', type: 'session_expired', execution: 'not_sent', source: 'mcp.http.session', message };
-    }
-    const base = classifyError({ status, message }, { ...context, rules: [] });
-    const failure = fetch?.lastFailure();
-    const now = context.now ?? Date.now();
-    const seen = failure && failure.status === status && now - failure.at < FAILURE_MATCH_MS ? failure : undefined;
-    const retryAfterMs = base.retryAfterMs ?? seen?.retryAfterMs;
-    const result: Classification = { ...base, source: `mcp.${base.source}`, message };
-    return retryAfterMs === undefined ? result : { ...result, retryAfterMs };
-  };
+const STREAMABLE_PREFIX = 'Streamable HTTP error: ';
+const SSE_PREFIX = 'SSE error: ';
+/** The SSE transport's POST failure: `Error POSTing to endpoint (HTTP 429): <body>`. */
+const SSE_POST = /^Error POSTing to endpoint \(HTTP (\d{3})\)/;
+/** A 400 about the session (server-everything: `Bad Request: No valid session ID provided`). */
+const SESSION_WORD = /session/i;
 
+/** The HTTP status of an SDK transport error, or `undefined` when it is not one (`0` when it has none). */
 function httpStatusOf(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError) return error.code ?? 0;
-  if (error instanceof SseError) return error.code;
-  return undefined;
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const numeric = typeof code === 'number' ? code : undefined;
+  // Duck typing as well: the SDK ships ESM and CJS builds, and `instanceof` fails across them.
+  if (error instanceof StreamableHTTPError || error.message.startsWith(STREAMABLE_PREFIX)) {
+    if (code === undefined || numeric !== undefined) return numeric ?? 0;
+  }
+  if (error instanceof SseError || error.message.startsWith(SSE_PREFIX)) {
+    return numeric !== undefined && numeric >= 100 ? numeric : undefined;
+  }
+  const post = SSE_POST.exec(error.message);
+  return post ? Number(post[1]) : undefined;
 }
 
-/** Errors of the client and its transports that carry no status. */
-const transport: FunctionRule = (error) => {
+/**
+ * `StreamableHTTPError` (status in `code`, -1 for a wrong content type, the body in the message), `SseError` and
+ * the SSE transport's POST errors. An expired session (404 on a request that carried a session id, or a 400 about
+ * the session) is `session_expired`, which `reconnect` recovers; other statuses are classified as HTTP statuses,
+ * with the `Retry-After` that the `observeFetch()` saw.
+ */
+const httpTransport =
+  (deps: McpRuleContext): FunctionRule =>
+  (error, context) => {
+    const status = httpStatusOf(error);
+    if (status === undefined || status === 0) return undefined;
+    const message = capMessage((error as Error).message);
+    if (status === -1) {
+      return {
+        class: 'non_retryable',
+        type: 'invalid_request',
+        execution: 'unknown',
+        source: 'mcp.http.content_type',
+        message,
+      };
+    }
+    const aboutSession = SESSION_WORD.test(message);
+    if ((status === 404 && (aboutSession || deps.hadSession?.(error) === true)) || (status === 400 && aboutSession)) {
+      return { class: 'conditional', type: 'session_expired', execution: 'not_sent', source: 'mcp.http.session', message };
+    }
+    const verdict = classifyHttpStatus(status, [message]);
+    if (verdict === undefined) return undefined;
+    const seen = deps.httpFailure?.(error, status);
+    // The header is the most structured signal; a body that says "retry after 2s" is the fallback.
+    const retryAfterMs =
+      verdict.class === 'non_retryable'
+        ? undefined
+        : (seen?.retryAfterMs ?? retryAfterMsOf(message, context.now));
+    const classification: Classification = { ...verdict, source: 'mcp.http.status', message };
+    return retryAfterMs === undefined ? classification : { ...classification, retryAfterMs };
+  };
+
+/** OAuth `errorCode`s of the SDK's `OAuthError` subclasses that waiting can fix. */
+const OAUTH_TRANSIENT: Readonly<Record<string, Pick<Classification, 'class' | 'type'>>> = {
+  temporarily_unavailable: { class: 'retryable', type: 'unavailable' },
+  server_error: { class: 'retryable', type: 'server_error' },
+  too_many_requests: { class: 'conditional', type: 'rate_limited' },
+};
+const OAUTH_FORBIDDEN: ReadonlySet<string> = new Set(['access_denied', 'insufficient_scope', 'invalid_scope']);
+
+/**
+ * `UnauthorizedError` (the auth flow needs a user, e.g. a redirect): non-retryable `unauthorized`, not sent.
+ * The SDK's `OAuthError` subclasses by `errorCode`: `temporarily_unavailable` and `server_error` are retryable,
+ * `too_many_requests` is a rate limit, `access_denied` / `insufficient_scope` / `invalid_scope` are `forbidden`,
+ * the others (`invalid_grant`, `invalid_client`, `invalid_token`, ...) `unauthorized`.
+ */
+const authorization: FunctionRule = (error) => {
   if (error instanceof UnauthorizedError) {
     return { class: 'non_retryable', type: 'unauthorized', execution: 'not_sent', source: 'mcp.unauthorized' };
   }
-  if (error instanceof Error && error.message === 'Not connected') {
+  if (!(error instanceof Error) || typeof (error as { toResponseObject?: unknown }).toResponseObject !== 'function') {
+    return undefined;
+  }
+  const errorCode = (error as { errorCode?: unknown }).errorCode;
+  if (typeof errorCode !== 'string') return undefined;
+  const transient = OAUTH_TRANSIENT[errorCode];
+  const source = 'mcp.oauth';
+  if (transient) {
+    return {
+      ...transient,
+      execution: 'not_sent',
+      source,
+      ...(transient.type === 'rate_limited' ? { healthNeutral: true } : {}),
+    };
+  }
+  const type = OAUTH_FORBIDDEN.has(errorCode) ? 'forbidden' : 'unauthorized';
+  return { class: 'non_retryable', type, execution: 'not_sent', source };
+};
+
+/** The SDK's own text for -32000 (`McpError` prefixes `MCP error -32000: `). */
+const CONNECTION_CLOSED = /^MCP error -32000: Connection closed$/;
+
+/**
+ * `Error('Not connected')` (no transport: never connected, closed, or the stdio process exited): nothing was sent,
+ * `connection_closed`, recovered by `reconnect`. An `McpError` -32000 is the SDK's `Connection closed` only with
+ * that exact text; any other -32000 is an error a server sent from its handler: a retryable `server_error`.
+ */
+const connection: FunctionRule = (error) => {
+  if (!(error instanceof Error)) return undefined;
+  if (error.message === 'Not connected') {
     return { class: 'conditional', type: 'connection_closed', execution: 'not_sent', source: 'mcp.not_connected' };
+  }
+  if (error.name === 'McpError' && (error as { code?: unknown }).code === -32000) {
+    if (CONNECTION_CLOSED.test(error.message)) {
+      return { class: 'conditional', type: 'connection_closed', execution: 'unknown', source: 'mcp.connection_closed' };
+    }
+    return { class: 'retryable', type: 'server_error', execution: 'executed', source: 'mcp.server_error' };
   }
   return undefined;
 };

@@ -8,7 +8,19 @@ export const READ_ONLY_METHODS: ReadonlySet<string> = new Set([
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'tasks/get',
+  'tasks/list',
 ]);
 
-/** Methods that must never go through the retry loop (the SDK closes the connection when they fail). */
+/** MCP methods that change state, but where a repeat has no further effect: also safe to repeat. */
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/**
+ * Methods that never go through the retry loop: `initialize` belongs to `connect()` (the SDK closes the
+ * connection when it fails, and `reconnect` runs it again).
+ */
 export const UNWRAPPED_METHODS: ReadonlySet<string> = new Set(['initialize']);

@@ -1,27 +1,54 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ResilienceError } from '../errors/ResilienceError.js';
+import type { Classification, ErrorType } from '../classify/Classification.js';
 
-const advice: Partial<Record<string, string>> = {
-  invalid_params: 'Check the arguments against the tool’s input schema and call it again with corrected arguments.',
-  invalid_request: 'Change the request (arguments or tool) before calling again.',
-  method_not_found: 'This tool or method does not exist on the server: list the tools and pick an existing one.',
-  not_found: 'The thing asked for does not exist: check the identifiers in the arguments.',
+const advice: Partial<Record<ErrorType, string>> = {
+  invalid_params:
+    'Check the arguments against the tool’s input schema, then call it again with corrected arguments.',
+  invalid_request: 'Change the request (the arguments, or the tool) before calling again.',
+  parse_error: 'The request could not be read by the server: change the arguments before calling again.',
+  method_not_found: 'This tool does not exist on the server: list the tools and pick an existing one.',
+  not_found: 'What was asked for does not exist: check the identifiers in the arguments.',
   unauthorized: 'The credentials are missing or invalid: a human has to fix them; do not call again as is.',
-  forbidden: 'Access is denied for this operation: choose another action or ask the user.',
-  quota_exceeded: 'The quota is exhausted: do not call again until it is raised.',
-  payload_too_large: 'The request is too large: send less data (smaller arguments, fewer items).',
-  user_action_required: 'A human has to act (for example open a URL) before this can succeed.',
+  forbidden: 'Access is denied for this operation: choose another action, or ask the user.',
+  quota_exceeded: 'The quota is used up: do not call again until it is raised; tell the user.',
+  payload_too_large: 'The request is too large: send less data (shorter arguments, fewer items).',
+  user_action_required: 'A human has to act first (for example open a URL); ask the user, then call again.',
   tool_error: 'The tool reported an error: read it, and change the arguments or the approach before calling again.',
 };
 
-/** The `isError` result a model reads instead of an exception: what was wrong, that it was not retried, what to change. */
-export function nonRetryableResult(error: ResilienceError, tool: string | undefined): CallToolResult {
-  const c = error.classification;
-  const what = c.message ?? 'the call failed';
-  const text = [
-    `Tool call${tool ? ` '${tool}'` : ''} failed with a non-retryable error (${c.type}): ${what}`,
-    `It was not retried (${error.attempts} attempt${error.attempts === 1 ? '' : 's'}): repeating the same call cannot succeed.`,
-    advice[c.type] ?? 'Change the arguments or the approach before calling again.',
+/** What to tell a model to change after a non-retryable failure of this type. */
+export function adviceFor(type: ErrorType): string {
+  return advice[type] ?? 'Change the arguments or the approach before calling again.';
+}
+
+/** The text a model reads: what was wrong, that it was not retried, what to change. */
+export function nonRetryableText(
+  classification: Classification,
+  attempts: number,
+  tool: string | undefined,
+): string {
+  const what = classification.message ?? 'the call failed';
+  return [
+    `Tool call${tool ? ` '${tool}'` : ''} failed with a non-retryable error (${classification.type}): ${what}`,
+    `It was not retried (${attempts} attempt${attempts === 1 ? '' : 's'} made): calling it again with the same arguments cannot succeed.`,
+    adviceFor(classification.type),
   ].join('\n');
+}
+
+/**
+ * The `isError` result a model reads instead of an exception (`nonRetryableAs: 'result'`). For a result the tool
+ * returned itself, its content is kept and the explanation is appended as a last text block.
+ */
+export function nonRetryableResult(
+  classification: Classification,
+  attempts: number,
+  tool: string | undefined,
+  original?: CallToolResult,
+): CallToolResult {
+  const text = nonRetryableText(classification, attempts, tool);
+  if (original) {
+    const content = Array.isArray(original.content) ? original.content : [];
+    return { ...original, content: [...content, { type: 'text', text }], isError: true };
+  }
   return { content: [{ type: 'text', text }], isError: true };
 }

@@ -1,43 +1,65 @@
-/** What the last failed HTTP response said, for the classifier: the SDK's errors drop the headers. */
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { parseRetryAfterHeader } from '../classify/retryAfter.js';
+
+/** What a failed HTTP response said, for the classifier: the SDK's errors drop the headers. */
 export interface HttpFailure {
+  /** Increasing per `observeFetch()` instance, from 1. */
+  readonly seq: number;
   readonly status: number;
-  /** From `Retry-After` (seconds or an HTTP date), when present. */
+  /** From `Retry-After` (delay-seconds or an HTTP date), when present. */
   readonly retryAfterMs?: number;
   /** Epoch milliseconds when it was seen. */
   readonly at: number;
 }
 
-export type ObservedFetch = typeof fetch & {
+/** A `fetch` for the SDK's HTTP transports that remembers the status and `Retry-After` of failed responses. */
+export type ObservedFetch = FetchLike & {
   /** The last response with a status >= 400, if any. */
   readonly lastFailure: () => HttpFailure | undefined;
+  /** The `seq` of the last failure recorded so far (0 when none): a mark for {@link ObservedFetch.failuresSince}. */
+  readonly mark: () => number;
+  /** The failures recorded after `mark` (at most the last 32), oldest first. */
+  readonly failuresSince: (mark: number) => readonly HttpFailure[];
 };
 
+/** How many failures are kept. */
+const KEPT = 32;
+
 /**
- * Wraps `fetch` so that the status and `Retry-After` of failed responses are recorded. Pass the result both to
- * `StreamableHTTPClientTransport` (or `SSEClientTransport`) as `fetch`, and to `withResilience` as `fetch`.
+ * Wraps `fetch` so that the status and `Retry-After` of failed responses (status >= 400) are recorded. Pass the
+ * result both to `StreamableHTTPClientTransport` (or `SSEClientTransport`) as `fetch`, and to `withResilience` as
+ * `fetch`: the classifier then sees the `Retry-After` of a 429 or 503, which the SDK's errors do not carry. Give
+ * the same `observeFetch()` to the transports that `reconnect` creates.
  *
  * @example
  * const fetch = observeFetch();
  * await client.connect(new StreamableHTTPClientTransport(url, { fetch }));
  * const resilient = withResilience(client, { server: 'weather', fetch });
  */
-export function observeFetch(base: typeof fetch = globalThis.fetch, now: () => number = Date.now): ObservedFetch {
-  let last: HttpFailure | undefined;
-  const observed = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    const response = await base(input, init);
+export function observeFetch(
+  base: FetchLike = (url, init) => globalThis.fetch(url, init),
+  now: () => number = Date.now,
+): ObservedFetch {
+  const failures: HttpFailure[] = [];
+  let seq = 0;
+  const observed: FetchLike = async (url, init) => {
+    const response = await base(url, init);
     if (response.status >= 400) {
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-      last = { status: response.status, at: now(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+      const at = now();
+      const retryAfterMs = parseRetryAfterHeader(response.headers.get('retry-after'), at);
+      failures.push({
+        seq: ++seq,
+        status: response.status,
+        at,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+      if (failures.length > KEPT) failures.shift();
     }
     return response;
   };
-  return Object.assign(observed, { lastFailure: () => last }) as ObservedFetch;
-}
-
-function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Object.assign(observed, {
+    lastFailure: () => failures.at(-1),
+    mark: () => seq,
+    failuresSince: (mark: number) => failures.filter((failure) => failure.seq > mark),
+  });
 }

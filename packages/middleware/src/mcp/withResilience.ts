@@ -1,130 +1,244 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Recovery } from '../call/CallOptions.js';
-import type { ErrorType } from '../classify/Classification.js';
+import type { AttemptContext, Recovery } from '../call/CallOptions.js';
+import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
-import { isResilienceError } from '../errors/ResilienceError.js';
+import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { idempotencyPolicy } from './idempotency.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
-import { READ_ONLY_METHODS, UNWRAPPED_METHODS } from './methods.js';
+import { UNWRAPPED_METHODS } from './methods.js';
 import { mcpRules } from './mcpRules.js';
 import { nonRetryableResult } from './nonRetryableResult.js';
+import type { HttpFailure } from './observeFetch.js';
+import { ReconnectError } from './ReconnectError.js';
 import { ToolAnnotationCache } from './ToolAnnotationCache.js';
 import { ToolResultError } from './ToolResultError.js';
 
 type AnyRequest = { method: string; params?: Record<string, unknown> };
 type RequestFn = (request: AnyRequest, schema: unknown, options?: RequestOptions) => Promise<unknown>;
 
-/** Where the final classification of a `tools/call` that returned a result is put, in the result's `_meta`. */
+/**
+ * The key under which a `tools/call` result that ended as a failure (an `isError` result, or the `'result'` form of
+ * a non-retryable error) carries the final classification in its `_meta`: a {@link McpClassificationMeta}.
+ */
 export const CLASSIFICATION_META_KEY = 'io.mcp-resilience/classification';
+
+/** `result._meta[CLASSIFICATION_META_KEY]`: the last failure's classification, the attempts made and why it stopped. */
+export type McpClassificationMeta = Classification & {
+  readonly attempts: number;
+  readonly reason: ResilienceError['reason'];
+};
+
+/** What the MCP rules learn about a failed attempt, keyed by the error it threw. */
+interface AttemptFacts {
+  readonly failures: readonly HttpFailure[];
+  readonly sessionId: string | undefined;
+}
 
 /**
  * Returns the client, of the same type, with every request (`callTool`, `listTools`, `readResource`, `ping`...,
  * anything that goes through `request`) run through the resilience pipeline: classified, retried when it can
  * succeed and is safe to repeat, guarded by the server's breaker and budget, recorded. A call site written for
- * a plain `Client` works unchanged.
+ * a plain `Client` works unchanged. `connect()` and `close()` keep working on the returned client.
  */
 export function withResilience<C extends Client>(client: C, options: McpResilienceOptions = {}): C {
   const { mcp, core } = splitMcpOptions(options);
   const resilience: Resilience = mcp.resilience ?? createResilience({ ...core, rules: [] });
-  const idempotency = mcp.idempotency ?? mcpDefaults.idempotency;
+  const clock = resilience.options.clock;
   const breakerScope = mcp.breakerScope ?? mcpDefaults.breakerScope;
   const nonRetryableAs = mcp.nonRetryableAs ?? mcpDefaults.nonRetryableAs;
-  const rules = [...(core.rules ?? []), ...mcpRules(mcp.fetch)];
   const annotations = new ToolAnnotationCache();
+  const policy = idempotencyPolicy(mcp.idempotency ?? mcpDefaults.idempotency, mcp.toolIdempotency, annotations);
   const originalRequest = client.request as unknown as RequestFn;
-  const recover = reconnectRecovery(client, mcp.reconnect, annotations);
-  watchToolListChanges(client, annotations);
+  const facts = new WeakMap<object, AttemptFacts>();
+  const rules = [
+    ...(core.rules ?? []),
+    ...mcpRules({
+      httpFailure: (error, status) =>
+        facts
+          .get(error as object)
+          ?.failures.filter((f) => f.status === status)
+          .at(-1),
+      hadSession: (error) => facts.get(error as object)?.sessionId !== undefined,
+    }),
+  ];
+  let closedByCaller = false;
+  const watched = new WeakSet<Transport>();
+  const watchTools = (transport: Transport | undefined) => {
+    if (!transport || watched.has(transport)) return;
+    watched.add(transport);
+    watchToolListChanged(transport, annotations);
+  };
+  watchTools(client.transport);
+  const reconnect = mcp.reconnect
+    ? reconnector(client, mcp.reconnect, (transport) => {
+        watchTools(transport);
+        annotations.markStale();
+      })
+    : undefined;
 
   const serverName = () => mcp.server ?? client.getServerVersion()?.name ?? 'mcp';
-  const isSafe = (method: string, tool: string | undefined) => {
-    if (READ_ONLY_METHODS.has(method)) return true;
-    if (method !== 'tools/call' || tool === undefined) return false;
-    const override = mcp.toolIdempotency?.[tool];
-    if (override !== undefined) return override;
-    if (idempotency === 'annotations') return annotations.isSafeToRepeat(tool);
-    return idempotency === 'assume-idempotent';
-  };
 
-  async function request(this: C, req: AnyRequest, schema: unknown, requestOptions?: RequestOptions) {
-    const self = this ?? client;
+  async function request(this: unknown, req: AnyRequest, schema: unknown, requestOptions?: RequestOptions) {
+    const self = this ?? proxy;
     if (UNWRAPPED_METHODS.has(req.method)) return originalRequest.call(self, req, schema, requestOptions);
-    const method = req.method;
+    const { method } = req;
     const tool = method === 'tools/call' && typeof req.params?.name === 'string' ? req.params.name : undefined;
     const server = serverName();
-    const attributes: Record<string, string> = { 'mcp.server': server, 'mcp.method.name': method };
-    if (tool !== undefined) attributes['gen_ai.tool.name'] = tool;
-    if (tool !== undefined && idempotency === 'annotations' && annotations.needsRefresh(resilience.options.clock.now())) {
-      await refreshAnnotations(self);
+    if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
+      await refreshAnnotations(requestOptions?.signal);
     }
     const perTool = breakerScope === 'tool' && tool !== undefined;
-    const sessionId = client.transport?.sessionId;
-    if (sessionId) attributes['mcp.session.id'] = sessionId;
-    try {
-      const result = await resilience.execute(
-        async ({ signal, traceContext }) => {
-          const params = withTraceContext(req.params, traceContext);
-          const result = await originalRequest.call(self, params ? { ...req, params } : req, schema, {
-            ...requestOptions,
-            signal,
+    // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
+    let attemptTransport: Transport | undefined;
+    const recovery: Recovery | undefined =
+      reconnect &&
+      (async () => {
+        if (closedByCaller) throw new Error('the client was closed by its caller: not reconnecting');
+        // A failed reconnection is not final here: the next attempt connects again, and its failure (refused,
+        // 401, ...) is classified and retried with backoff like any other.
+        await reconnect(attemptTransport).catch(() => {});
+      });
+    const attempt = async ({ signal, traceContext }: AttemptContext) => {
+      if (reconnect && !closedByCaller && client.transport === undefined) {
+        try {
+          await reconnect(undefined);
+        } catch (error) {
+          throw new ReconnectError(error);
+        }
+      }
+      const transport = client.transport;
+      attemptTransport = transport;
+      const mark = mcp.fetch?.mark();
+      const params = withTraceContext(req.params, traceContext);
+      let result: unknown;
+      try {
+        result = await originalRequest.call(self, params === req.params ? req : { ...req, params }, schema, {
+          ...requestOptions,
+          signal,
+        });
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) {
+          facts.set(error, {
+            failures: mark === undefined ? [] : (mcp.fetch?.failuresSince(mark) ?? []),
+            sessionId: transport?.sessionId,
           });
-          if (method === 'tools/call' && (result as CallToolResult)?.isError === true) {
-            throw new ToolResultError(result as CallToolResult);
-          }
-          if (method === 'tools/list') annotations.update(result, req.params?.cursor === undefined);
-          return result;
-        },
-        {
-          endpoint: perTool ? `${server}/${tool}` : server,
-          endpointAttributes: perTool ? { 'mcp.server': server, 'gen_ai.tool.name': tool } : { 'mcp.server': server },
-          operation: method,
-          idempotent: isSafe(method, tool),
-          attributes,
-          rules,
-          recover,
-          ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
-        },
-      );
+        }
+        throw error;
+      }
+      if (method === 'tools/call' && (result as CallToolResult | undefined)?.isError === true) {
+        throw new ToolResultError(result as CallToolResult);
+      }
+      if (method === 'tools/list') annotations.update(result, req.params?.cursor === undefined);
       return result;
+    };
+    try {
+      return await resilience.execute(attempt, {
+        endpoint: perTool ? `${server}/${tool}` : server,
+        endpointAttributes: perTool ? { 'mcp.server': server, 'gen_ai.tool.name': tool } : { 'mcp.server': server },
+        operation: method,
+        idempotent: policy.isSafe(method, tool),
+        attributes: callAttributes(server, req, tool, client.transport),
+        rules,
+        ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
+        ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
+        ...(requestOptions?.maxTotalTimeout !== undefined ? { timeoutMs: requestOptions.maxTotalTimeout } : {}),
+      });
     } catch (error) {
       if (!isResilienceError(error)) throw error;
-      const c = error.classification;
+      const meta: McpClassificationMeta = { ...error.classification, attempts: error.attempts, reason: error.reason };
+      const asResult =
+        nonRetryableAs === 'result' &&
+        error.classification.class === 'non_retryable' &&
+        error.classification.type !== 'cancelled' &&
+        error.reason !== 'aborted';
       if (error.cause instanceof ToolResultError) {
-        const result = error.cause.result;
-        const final = nonRetryableAs === 'result' && c.class === 'non_retryable' ? nonRetryableResult(error, tool) : result;
-        return { ...final, _meta: { ...final._meta, [CLASSIFICATION_META_KEY]: { ...c, attempts: error.attempts } } };
+        const original = error.cause.result;
+        const result = asResult ? nonRetryableResult(meta, meta.attempts, tool, original) : original;
+        return { ...result, _meta: { ...result._meta, [CLASSIFICATION_META_KEY]: meta } };
       }
-      if (method === 'tools/call' && nonRetryableAs === 'result' && c.class === 'non_retryable') {
-        return nonRetryableResult(error, tool);
+      if (method === 'tools/call' && asResult) {
+        return { ...nonRetryableResult(meta, meta.attempts, tool), _meta: { [CLASSIFICATION_META_KEY]: meta } };
       }
       throw error;
     }
   }
 
-  /** Lists the tools once when the annotations are unknown or stale; on failure the MCP defaults apply. */
-  async function refreshAnnotations(self: C) {
-    const now = resilience.options.clock.now();
-    annotations.refreshing(now);
-    try {
-      let cursor: string | undefined;
-      let first = true;
-      do {
-        const page = await self.listTools(cursor === undefined ? undefined : { cursor });
-        annotations.update(page, first);
-        first = false;
-        cursor = page.nextCursor;
-      } while (cursor);
-    } catch {
-      // The MCP defaults (not idempotent) apply until the next try.
-    }
+  /** Lists the tools (all pages) when their annotations are unknown or stale, once at a time. */
+  let refreshing: Promise<void> | undefined;
+  function refreshAnnotations(signal: AbortSignal | undefined): Promise<void> {
+    refreshing ??= (async () => {
+      try {
+        let cursor: string | undefined;
+        do {
+          const page = await proxy.listTools(cursor === undefined ? undefined : { cursor }, signal ? { signal } : {});
+          cursor = page.nextCursor;
+        } while (cursor);
+      } catch (error) {
+        // The last known annotations (or MCP's defaults: not idempotent) apply until the next try.
+        const refused = isResilienceError(error) && error.classification.class === 'non_retryable';
+        annotations.refreshFailed(clock.now(), refused);
+      } finally {
+        refreshing = undefined;
+      }
+    })();
+    return refreshing;
   }
 
-  return new Proxy(client, {
+  const proxy: C = new Proxy(client, {
     get(target, property, receiver) {
-      if (property === 'request') return request;
-      return Reflect.get(target, property, receiver);
+      switch (property) {
+        case 'request':
+          return request;
+        case 'connect':
+          return (transport: Transport, connectOptions?: RequestOptions) => {
+            closedByCaller = false;
+            annotations.markStale();
+            watchTools(transport);
+            return target.connect.call(receiver, transport, connectOptions);
+          };
+        case 'close':
+          return () => {
+            closedByCaller = true;
+            return target.close.call(receiver);
+          };
+        default:
+          return Reflect.get(target, property, receiver);
+      }
     },
   });
+  return proxy;
+}
+
+/** Low-cardinality attributes for metrics (server, method, tool) plus span-only ones (session, transport). */
+function callAttributes(
+  server: string,
+  req: AnyRequest,
+  tool: string | undefined,
+  transport: Transport | undefined,
+): Record<string, string> {
+  const attributes: Record<string, string> = { 'mcp.server': server, 'mcp.method.name': req.method };
+  if (tool !== undefined) attributes['gen_ai.tool.name'] = tool;
+  if (req.method === 'prompts/get' && typeof req.params?.name === 'string') {
+    attributes['gen_ai.prompt.name'] = req.params.name;
+  }
+  if (req.method === 'resources/read' && typeof req.params?.uri === 'string') {
+    attributes['mcp.resource.uri'] = req.params.uri;
+  }
+  const network = networkTransport(transport);
+  if (network) attributes['network.transport'] = network;
+  if (transport?.sessionId) attributes['mcp.session.id'] = transport.sessionId;
+  return attributes;
+}
+
+/** `pipe` for stdio, `tcp` for the HTTP and WebSocket transports (OTel MCP semantic conventions). */
+function networkTransport(transport: Transport | undefined): string | undefined {
+  if (!transport) return undefined;
+  if ('pid' in transport) return 'pipe';
+  const name = transport.constructor?.name ?? '';
+  return /HTTP|SSE|WebSocket/i.test(name) ? 'tcp' : undefined;
 }
 
 /** Copies the attempt's trace context (`traceparent`) into `params._meta`, so the server's spans join the trace. */
@@ -134,37 +248,43 @@ function withTraceContext(params: Record<string, unknown> | undefined, traceCont
   return { ...params, _meta: { ...meta, ...traceContext } };
 }
 
-/** Re-initializes the session (close, connect a fresh transport on the same client), once at a time. */
-function reconnectRecovery(
+/**
+ * Re-initializes the connection: close, then connect a fresh transport from the factory on the same client.
+ * Concurrent recoveries share one reconnection, and a call whose attempt ran on a transport that another call
+ * already replaced just retries on the new one. `failedOn` undefined: connect only if not connected.
+ */
+function reconnector(
   client: Client,
-  reconnect: McpResilienceOptions['reconnect'],
-  annotations: ToolAnnotationCache,
-): Partial<Record<ErrorType, Recovery>> | undefined {
-  if (!reconnect) return undefined;
+  factory: NonNullable<McpResilienceOptions['reconnect']>,
+  beforeConnect: (transport: Transport) => void,
+): (failedOn: Transport | undefined) => Promise<void> {
   let inFlight: Promise<void> | undefined;
-  const recovery: Recovery = () => {
-    inFlight ??= (async () => {
+  return (failedOn) => {
+    if (inFlight) return inFlight;
+    if (client.transport !== undefined && client.transport !== failedOn) return Promise.resolve();
+    inFlight = (async () => {
       try {
-        await client.close().catch(() => {});
-        await client.connect(await reconnect());
-        annotations.stale = true;
+        if (client.transport !== undefined) await client.close().catch(() => {});
+        const transport = await factory();
+        beforeConnect(transport);
+        await client.connect(transport);
       } finally {
         inFlight = undefined;
       }
     })();
     return inFlight;
   };
-  return { session_expired: recovery, connection_closed: recovery };
 }
 
-/** Marks the annotation cache stale when the server says its tools changed, keeping any handler already set. */
-function watchToolListChanges(client: Client, annotations: ToolAnnotationCache): void {
-  const method = 'notifications/tools/list_changed';
-  const handlers = (client as unknown as { _notificationHandlers?: Map<string, (n: unknown) => unknown> })
-    ._notificationHandlers;
-  const previous = handlers?.get(method);
-  handlers?.set(method, (notification) => {
-    annotations.stale = true;
-    return previous?.(notification);
-  });
+/**
+ * Marks the annotations stale when the server says its tools changed. It wraps the transport's `onmessage`
+ * (before `connect`, the SDK chains it; after, it wraps the SDK's), so that it survives the handlers the SDK
+ * or the caller set with `setNotificationHandler`.
+ */
+function watchToolListChanged(transport: Transport, annotations: ToolAnnotationCache): void {
+  const previous = transport.onmessage;
+  transport.onmessage = ((message, extra) => {
+    if ((message as { method?: unknown }).method === 'notifications/tools/list_changed') annotations.markStale();
+    previous?.call(transport, message, extra);
+  }) as Transport['onmessage'];
 }

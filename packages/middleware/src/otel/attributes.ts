@@ -65,15 +65,13 @@ export function operationMetricAttributes(ref: { operation: string; attributes: 
 }
 
 /**
- * A breaker's metric attributes: `mcp.server`, plus `gen_ai.tool.name` when the breaker is per tool. The core
- * creates a breaker with the attributes of the first call to its endpoint, which name a tool even when the
- * breaker guards the whole server; so the tool counts only when the endpoint key is not the server itself.
+ * A breaker's metric attributes, from the endpoint's attributes (`CallOptions.endpointAttributes`): `mcp.server`
+ * (the endpoint key when none is given), plus `gen_ai.tool.name` for a per-tool breaker.
  */
 export function breakerMetricAttributes(endpoint: string, attributes: Source): Attributes {
-  const server = serverOf(endpoint, attributes);
-  const result: Attributes = { [ATTR_MCP_SERVER]: server };
+  const result: Attributes = { [ATTR_MCP_SERVER]: serverOf(endpoint, attributes) };
   const tool = nonEmpty(attributes[ATTR_GEN_AI_TOOL_NAME]);
-  if (tool !== undefined && endpoint !== server) result[ATTR_GEN_AI_TOOL_NAME] = tool;
+  if (tool !== undefined) result[ATTR_GEN_AI_TOOL_NAME] = tool;
   return result;
 }
 

@@ -83,6 +83,8 @@ const MCP_ATTRIBUTES = {
   [ATTR_MCP_SESSION_ID]: 'session-1',
   [ATTR_NETWORK_TRANSPORT]: 'tcp',
 };
+/** The attributes of the `weather` endpoint (its breaker), as the MCP edge sets them for per-server breakers. */
+const ENDPOINT_ATTRIBUTES = { [ATTR_MCP_SERVER]: 'weather' };
 /** The metric attribute set of a call to `weather`'s `get_forecast`. */
 const BASE = {
   [ATTR_MCP_SERVER]: 'weather',
@@ -403,7 +405,7 @@ describe('createOtelRecorder', () => {
           type: 'breaker_transition',
           time: 2_000,
           endpoint: 'weather',
-          attributes: MCP_ATTRIBUTES,
+          attributes: ENDPOINT_ATTRIBUTES,
           from,
           to,
           reason,
@@ -497,7 +499,7 @@ describe('createOtelRecorder', () => {
       });
       recorder.record({
         type: 'recorder_attached',
-        breakers: () => [snapshot('weather', 'closed', MCP_ATTRIBUTES)],
+        breakers: () => [snapshot('weather', 'closed', ENDPOINT_ATTRIBUTES)],
       });
       call(recorder)
         .start(0)
@@ -510,7 +512,7 @@ describe('createOtelRecorder', () => {
         type: 'breaker_transition',
         time: 300,
         endpoint: 'weather',
-        attributes: MCP_ATTRIBUTES,
+        attributes: ENDPOINT_ATTRIBUTES,
         from: 'closed',
         to: 'open',
         reason: 'consecutive_failures',
@@ -673,7 +675,7 @@ describe('createOtelRecorder', () => {
         type: 'breaker_transition',
         time: 3,
         endpoint: 'weather',
-        attributes: MCP_ATTRIBUTES,
+        attributes: ENDPOINT_ATTRIBUTES,
         from: 'closed',
         to: 'open',
         reason: 'failure_rate',
@@ -726,7 +728,7 @@ describe('createOtelRecorder', () => {
       let weather: BreakerState = 'closed';
       recorder.record({
         type: 'recorder_attached',
-        breakers: () => [snapshot('weather', weather, MCP_ATTRIBUTES)],
+        breakers: () => [snapshot('weather', weather, ENDPOINT_ATTRIBUTES)],
       });
       recorder.record({
         type: 'recorder_attached',
@@ -745,7 +747,6 @@ describe('createOtelRecorder', () => {
           p.attributes[ATTR_STATE],
           p.value,
         ]);
-      // A per-server breaker: the tool of the call that created it is not an attribute of the breaker.
       expect(await state()).toEqual([
         ['weather', undefined, 'closed', 1],
         ['weather', undefined, 'open', 0],
@@ -762,7 +763,7 @@ describe('createOtelRecorder', () => {
         type: 'breaker_transition',
         time: 0,
         endpoint: 'weather',
-        attributes: MCP_ATTRIBUTES,
+        attributes: ENDPOINT_ATTRIBUTES,
         from: 'closed',
         to: 'open',
         reason: 'consecutive_failures',
@@ -783,11 +784,11 @@ describe('createOtelRecorder', () => {
     it('keeps the worst state when two instances report the same breaker attributes', async () => {
       recorder.record({
         type: 'recorder_attached',
-        breakers: () => [snapshot('weather', 'closed', MCP_ATTRIBUTES)],
+        breakers: () => [snapshot('weather', 'closed', ENDPOINT_ATTRIBUTES)],
       });
       recorder.record({
         type: 'recorder_attached',
-        breakers: () => [snapshot('weather', 'open', MCP_ATTRIBUTES)],
+        breakers: () => [snapshot('weather', 'open', ENDPOINT_ATTRIBUTES)],
       });
       const points = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE);
       expect(points.filter((p) => p.value === 1).map((p) => p.attributes[ATTR_STATE])).toEqual(['open']);
@@ -892,7 +893,7 @@ describe('createOtelRecorder', () => {
         });
         recorder.record({
           type: 'recorder_attached',
-          breakers: () => [snapshot('weather', 'open', MCP_ATTRIBUTES)],
+          breakers: () => [snapshot('weather', 'open', ENDPOINT_ATTRIBUTES)],
         });
         const points = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE);
         expect(points.filter((p) => p.value === 1).map((p) => p.attributes[ATTR_STATE])).toEqual(['open']);

@@ -1,0 +1,61 @@
+/** Display formatting shared by server and client components. */
+
+export const TARGET_EFFICIENCY = 0.8;
+export const MIN_RETRIES_FOR_EFFICIENCY = 20;
+
+export function fmtPct(v: number | null | undefined, digits = 1): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  return `${(v * 100).toFixed(digits)}%`;
+}
+
+export function fmtNumber(v: number, digits = 0): string {
+  if (!Number.isFinite(v)) return '–';
+  return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+export function fmtSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '–';
+  return fmtMs(s * 1000);
+}
+
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
+  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)}h ${Math.round((ms % 3_600_000) / 60_000)}m`;
+  return `${Math.floor(ms / 86_400_000)}d ${Math.round((ms % 86_400_000) / 3_600_000)}h`;
+}
+
+export function fmtTime(t: number, withSeconds = true): string {
+  const d = new Date(t);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}${withSeconds ? `:${pad(d.getSeconds())}` : ''}`;
+}
+
+export function fmtDateTime(t: number): string {
+  const d = new Date(t);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${fmtTime(t)}`;
+}
+
+export function fmtAxisTime(t: number, spanMs: number): string {
+  const d = new Date(t);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (spanMs > 2 * 86_400_000) return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}h`;
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export const STATE_LABEL: Record<string, string> = { closed: 'Closed', open: 'Open', half_open: 'Half-open' };
+
+/** The efficiency headline: "insufficient data" below the minimum volume, never a scary number. */
+export function efficiencyVerdict(successful: number, total: number): {
+  ratio: number | null;
+  sufficient: boolean;
+  meetsTarget: boolean | null;
+} {
+  const ratio = total > 0 ? successful / total : null;
+  const sufficient = total >= MIN_RETRIES_FOR_EFFICIENCY;
+  return { ratio, sufficient, meetsTarget: sufficient && ratio !== null ? ratio >= TARGET_EFFICIENCY : null };
+}

@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PayloadError, parseAlertmanagerPayload } from '../alerts/alertmanager';
+import { RuleValidationError, validateRule } from '../alerts/rule';
+import { ParamError, parseSummaryParams } from '../data/query-params';
+import type { OtlpHttpRequest } from '../otlp/receiver';
+import type { Runtime } from '../runtime';
+import { type Auth, createAuth, safeEqual } from './auth';
+import { serveLive } from './sse';
+
+export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+const MAX_JSON_BODY = 1024 * 1024;
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_JSON_BODY) throw new PayloadError('body', `body larger than ${MAX_JSON_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new PayloadError('body', 'body is not valid JSON');
+  }
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+
+function otlpRequest(req: IncomingMessage): OtlpHttpRequest {
+  const length = header(req, 'content-length');
+  return {
+    method: req.method ?? 'GET',
+    contentType: header(req, 'content-type'),
+    contentEncoding: header(req, 'content-encoding'),
+    contentLength: length === undefined ? undefined : Number(length),
+    authorization: header(req, 'authorization'),
+    body: req,
+  };
+}
+
+/**
+ * The dashboard's HTTP entry point: the OTLP receiver, the SSE stream and the JSON API are served here (plain
+ * node:http, testable without Next), everything else goes to Next. Authentication is checked here once for
+ * the UI and the API.
+ */
+export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Auth = createAuth(rt.config)) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://dashboard.local');
+      const path = url.pathname;
+      if (path === '/v1/traces' || path === '/v1/metrics') {
+        const r = await rt.receive(path === '/v1/traces' ? 'traces' : 'metrics', otlpRequest(req));
+        res.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.byteLength) });
+        res.end(r.body);
+        return;
+      }
+      if (path === '/api/health') return json(res, 200, { ok: true });
+
+      const authorized = auth.check({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') });
+      if (!authorized) {
+        const token = url.searchParams.get('token') ?? undefined;
+        if (req.method === 'GET' && auth.checkToken(token)) {
+          url.searchParams.delete('token');
+          res.writeHead(303, {
+            location: `${url.pathname}${url.search}`,
+            'set-cookie': auth.sessionCookie(header(req, 'x-forwarded-proto') === 'https'),
+          });
+          res.end();
+          return;
+        }
+        const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
+        const ingestOk =
+          path === '/api/alerts/webhook' && rt.config.ingestToken !== undefined && safeEqual(bearer, rt.config.ingestToken);
+        if (!ingestOk) {
+          res.writeHead(401, {
+            'www-authenticate': 'Basic realm="mcp-resilience dashboard", charset="UTF-8"',
+            'content-type': 'text/plain; charset=utf-8',
+          });
+          res.end('Authentication required: a bearer token, basic auth, or ?token=<DASHBOARD_TOKEN> once.\n');
+          return;
+        }
+      }
+
+      if (path === '/api/v1/summary') {
+        if (req.method !== 'GET') return json(res, 405, { error: 'use GET' }, { allow: 'GET' });
+        try {
+          const q = parseSummaryParams(url.searchParams, Date.now());
+          return json(res, 200, await rt.source.summary(q));
+        } catch (error) {
+          if (error instanceof ParamError) return json(res, 400, { error: error.message, parameter: error.param });
+          throw error;
+        }
+      }
+      if (path === '/api/live') return serveLive(req, res, url, rt);
+      if (path === '/api/alerts/webhook') {
+        if (req.method !== 'POST') return json(res, 405, { error: 'use POST' }, { allow: 'POST' });
+        try {
+          const alerts = parseAlertmanagerPayload(await readJson(req));
+          return json(res, 200, { received: rt.alerts.receiveAlertmanager(alerts) });
+        } catch (error) {
+          if (error instanceof PayloadError) return json(res, 400, { error: error.message, field: error.field });
+          throw error;
+        }
+      }
+      if (path === '/api/alerts' && req.method === 'GET') {
+        return json(res, 200, {
+          rules: rt.alertStore.rules(),
+          instances: rt.alertStore.instances(),
+          history: rt.alertStore.history(100),
+        });
+      }
+      const ruleMatch = /^\/api\/alerts\/rules\/([A-Za-z0-9_-]+)$/.exec(path);
+      if (ruleMatch) {
+        const rule = rt.alertStore.rule(ruleMatch[1]!);
+        if (!rule) return json(res, 404, { error: `no rule '${ruleMatch[1]}'` });
+        if (req.method === 'GET') return json(res, 200, rule);
+        if (req.method !== 'PUT') return json(res, 405, { error: 'use GET or PUT' }, { allow: 'GET, PUT' });
+        try {
+          const edit = await readJson(req);
+          if (typeof edit !== 'object' || edit === null) throw new PayloadError('body', 'body must be a JSON object');
+          const updated = validateRule(rule, edit as Record<string, unknown>);
+          rt.alertStore.saveRule(updated);
+          void rt.alerts.evaluate();
+          return json(res, 200, updated);
+        } catch (error) {
+          if (error instanceof RuleValidationError) return json(res, 400, { error: error.message, field: error.field });
+          if (error instanceof PayloadError) return json(res, 400, { error: error.message, field: error.field });
+          throw error;
+        }
+      }
+      if (path.startsWith('/api/')) return json(res, 404, { error: `no route ${req.method} ${path}` });
+      if (next) return await next(req, res);
+      json(res, 404, { error: 'not found' });
+    } catch (error) {
+      console.error(`[dashboard] request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (!res.headersSent) json(res, 500, { error: 'internal error' });
+      else res.end();
+    }
+  };
+}

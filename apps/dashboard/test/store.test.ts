@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedSource } from '@/lib/data/embedded-source';
+import type { TimeQuery } from '@/lib/data/types';
+import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
+import { EmbeddedStore } from '@/lib/store/embedded-store';
+import { createCapture, serialize } from './support/otel';
+import { tempDir } from './support/runtime';
+import { type GroundTruth, type ScriptedCall, standardScript } from './support/workload';
+
+const open: EmbeddedStore[] = [];
+function openStore(dir = tempDir(), now?: () => number) {
+  const store = new EmbeddedStore({ dataDir: dir, retentionMs: 7 * 86_400_000, maxCalls: 1000, maxAttempts: 5000, now });
+  open.push(store);
+  return { store, source: new EmbeddedSource(store, { staleMs: 600_000 }), dir };
+}
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+
+async function ingest(store: EmbeddedStore, capture: ReturnType<typeof createCapture>) {
+  store.metrics(decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'));
+  const spans = capture.spans();
+  if (spans.length > 0) store.traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
+  capture.resetSpans();
+}
+
+const all = (): TimeQuery => ({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, filters: {} });
+
+function add(a: GroundTruth, b: GroundTruth) {
+  return {
+    total: a.calls.total + b.calls.total,
+    success: a.calls.success + b.calls.success,
+    failure: a.calls.failure + b.calls.failure,
+    rejected: a.calls.rejected + b.calls.rejected,
+    retries: a.retries.total + b.retries.total,
+    successful: a.retries.successful + b.retries.successful,
+  };
+}
+
+describe('EmbeddedStore + EmbeddedSource', () => {
+  it('adds up several instances and turns repeated cumulative exports into deltas', async () => {
+    const { store, source } = openStore();
+    const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a' });
+    const b = createCapture({ 'service.name': 'agent', 'service.instance.id': 'b' });
+    await a.run(standardScript());
+    await b.run([...standardScript(), ...standardScript('search')]);
+    await ingest(store, a);
+    await ingest(store, b);
+    await ingest(store, a); // the same cumulative values again: nothing new
+    await a.run(standardScript());
+    await ingest(store, a);
+    const s = await source.summary(all());
+    const t = add(a.truth, b.truth);
+    expect(s.calls).toEqual({ total: t.total, success: t.success, failure: t.failure, rejected: t.rejected });
+    expect(s.retries.total).toBe(t.retries);
+    expect(s.retries.successful).toBe(t.successful);
+    expect(s.retries.efficiency).toBeCloseTo(t.successful / t.retries, 12);
+    expect(s.errors.byClass.retryable).toBe(a.truth.errorsByClass.retryable + b.truth.errorsByClass.retryable);
+    expect(s.errors.byClass.non_retryable).toBe(a.truth.errorsByClass.non_retryable + b.truth.errorsByClass.non_retryable);
+    expect(s.errors.byType.unavailable).toBe((a.truth.errorsByType.unavailable ?? 0) + (b.truth.errorsByType.unavailable ?? 0));
+    expect(s.wastedRetries).toBe(a.truth.wastedRetries + b.truth.wastedRetries);
+    expect(s.wastedRetryTimeSeconds).toBeCloseTo((a.truth.wastedTimeMs + b.truth.wastedTimeMs) / 1000, 9);
+    const durations = [...a.truth.nonRetryableDurationsMs, ...b.truth.nonRetryableDurationsMs];
+    expect(s.mttfNonRetryableSeconds).toBeCloseTo(durations.reduce((x, y) => x + y, 0) / durations.length / 1000, 9);
+
+    const byServer = await source.summary({ ...all(), filters: { server: 'search' } });
+    expect(byServer.calls.total).toBe(standardScript('search').length);
+    const totals = await source.retryTotals(all());
+    expect(totals.map((x) => x.server)).toEqual(['search', 'weather']);
+    expect(totals.reduce((x, y) => x + y.total, 0)).toBe(t.retries);
+  });
+
+  it('survives a restart of the dashboard without losing or doubling counts', async () => {
+    const first = openStore();
+    const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a' });
+    await a.run(standardScript());
+    await ingest(first.store, a);
+    first.store.close();
+    const second = openStore(first.dir);
+    await ingest(second.store, a); // the agent re-exports its cumulative values after the restart
+    await a.run(standardScript());
+    await ingest(second.store, a);
+    const s = await second.source.summary(all());
+    expect(s.calls.total).toBe(a.truth.calls.total);
+    expect(s.retries.total).toBe(a.truth.retries.total);
+  });
+
+  it('counts a restarted agent (new start time, counters from zero) without negative or doubled counts', async () => {
+    const { store, source } = openStore();
+    const before = createCapture({ 'service.name': 'agent', 'service.instance.id': 'same' });
+    await before.run(standardScript());
+    await ingest(store, before);
+    await new Promise((r) => setTimeout(r, 5));
+    const after = createCapture({ 'service.name': 'agent', 'service.instance.id': 'same' });
+    await after.run(standardScript().slice(0, 12));
+    await ingest(store, after);
+    const s = await source.summary(all());
+    expect(s.calls.total).toBe(before.truth.calls.total + after.truth.calls.total);
+    expect(s.calls.success).toBe(before.truth.calls.success + after.truth.calls.success);
+  });
+
+  it('tracks breakers from the state gauge and the transition events, once each', async () => {
+    const { store, source } = openStore();
+    const c = createCapture();
+    const flaky: ScriptedCall[] = Array.from({ length: 6 }, () => ({ server: 'flaky', tool: 'ping', steps: [503] }));
+    await c.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 });
+    await ingest(store, c);
+    const breakers = await source.breakers({ filters: {} });
+    expect(breakers).toEqual([{ server: 'flaky', tool: null, state: 'open', since: expect.any(Number) }]);
+    expect(Math.abs(breakers[0]!.since - Date.now())).toBeLessThan(10_000);
+    const s = await source.summary(all());
+    expect(s.calls.rejected).toBe(c.truth.calls.rejected);
+    expect(s.calls.rejected).toBeGreaterThan(0);
+    const tiles = await source.breakerTiles(all());
+    expect(tiles[0]).toMatchObject({ server: 'flaky', state: 'open', stale: false, lastTransition: { from: 'closed', to: 'open' } });
+    expect(tiles[0]!.errorRate).toBe(1);
+    const n = store.db.prepare('SELECT COUNT(*) AS n FROM breaker_transitions').get() as { n: number };
+    expect(n.n).toBe(1);
+    const timeline = await source.breakerTimeline(all());
+    expect(timeline[0]!.segments.map((x) => x.state)).toEqual(['closed', 'open']);
+    const headline = await source.headline(all());
+    expect(headline.openBreakers).toBe(1);
+  });
+
+  it('keeps failed and retried calls with their attempts for the waterfall', async () => {
+    const { store, source } = openStore();
+    const c = createCapture();
+    await c.run(standardScript());
+    await ingest(store, c);
+    const calls = await source.recentCalls(all(), { limit: 100 });
+    // 6 retried successes + 3 exhausted + 4 non-retryable + 2 network-then-ok
+    expect(calls).toHaveLength(15);
+    const exhausted = calls.find((x) => x.outcome === 'failure' && x.attempts === 3)!;
+    expect(exhausted.attemptRows.map((a) => a.decision)).toEqual(['retry', 'retry', 'give_up']);
+    expect(exhausted.attemptRows[0]).toMatchObject({ ok: false, errorClass: 'retryable', errorType: 'unavailable' });
+    expect(exhausted.wastedRetries).toBe(2);
+    const recovered = calls.find((x) => x.outcome === 'success')!;
+    expect(recovered.attemptRows.map((a) => a.ok)).toEqual([false, true]);
+    expect(await source.recentCalls(all(), { limit: 100, only: 'failed' })).toHaveLength(7);
+    expect(await source.recentCalls(all(), { limit: 100, only: 'retried' })).toHaveLength(11);
+  });
+
+  it('answers every series and breakdown consistently with the totals', async () => {
+    const { store, source } = openStore();
+    const c = createCapture();
+    await c.run([...standardScript(), ...standardScript('search')]);
+    await ingest(store, c);
+    const q = all();
+    const s = await source.summary(q);
+    const eff = await source.efficiencySeries(q);
+    expect(eff.points.reduce((x, p) => x + p.total, 0)).toBe(s.retries.total);
+    expect(eff.points.reduce((x, p) => x + p.successful, 0)).toBe(s.retries.successful);
+    expect(eff.points.length).toBeLessThanOrEqual(201);
+    const calls = await source.callSeries(q);
+    expect(calls.points.reduce((x, p) => x + p.success + p.failure + p.rejected, 0)).toBe(s.calls.total);
+    const byClass = await source.errorSeries(q, 'class');
+    expect(byClass.points.reduce((x, p) => x + (p.values.retryable ?? 0), 0)).toBe(s.errors.byClass.retryable);
+    const byType = await source.errorSeries(q, 'type');
+    expect(byType.points.reduce((x, p) => x + (p.values.invalid_request ?? 0), 0)).toBe(s.errors.byType.invalid_request);
+    expect(await source.errorBreakdown(q, 'server')).toEqual([
+      { key: 'search', count: expect.any(Number) },
+      { key: 'weather', count: expect.any(Number) },
+    ]);
+    const tools = await source.errorBreakdown(q, 'tool');
+    expect(tools.map((r) => r.key).sort()).toEqual(['get_alerts', 'get_forecast']);
+    expect((await source.errorBreakdown(q, 'class')).map((r) => r.key).sort()).toEqual(['conditional', 'non_retryable', 'retryable']);
+    expect(await source.dimensions(q)).toEqual({ services: ['test-agent'], servers: ['search', 'weather'], tools: ['get_alerts', 'get_forecast'] });
+    const empty = await source.summary({ from: 0, to: 1000, filters: {} });
+    expect(empty.retries.efficiency).toBeNull();
+    expect(empty.mttfNonRetryableSeconds).toBeNull();
+  });
+
+  it('enforces retention and the span caps', async () => {
+    let now = Date.now();
+    const { store, source } = openStore(tempDir(), () => now);
+    const c = createCapture();
+    await c.run(standardScript());
+    await ingest(store, c);
+    expect((await source.summary(all())).calls.total).toBe(c.truth.calls.total);
+    now += 8 * 86_400_000;
+    const { deleted } = store.enforceRetention();
+    expect(deleted).toBeGreaterThan(0);
+    expect((store.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n).toBe(0);
+    expect((store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n).toBe(0);
+  });
+});

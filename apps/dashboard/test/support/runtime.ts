@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { type Config, loadConfig } from '@/lib/config';
+import { createRuntime, type Runtime, type RuntimeOptions } from '@/lib/runtime';
+import { createRequestListener } from '@/lib/server/handler';
+
+export function tempDir(prefix = 'dashboard-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ DATA_DIR: tempDir(), ...env });
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** The dashboard's request listener (OTLP, API, SSE; no Next) on 127.0.0.1:0. */
+export async function startTestServer(env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<TestServer> {
+  const runtime = createRuntime(testConfig(env), { log: () => undefined, ...options });
+  const server = http.createServer(createRequestListener(runtime));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    runtime,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
+}

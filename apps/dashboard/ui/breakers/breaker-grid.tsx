@@ -1,0 +1,93 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import type { BreakerTile } from '@/lib/data/types';
+import { fmtMs, fmtNumber, fmtPct, STATE_LABEL } from '@/lib/format';
+import { breakerKey, useLive } from '../live/live-provider';
+import Sparkline from './sparkline';
+
+const RANK = { closed: 0, half_open: 1, open: 2 } as const;
+
+/** A tile per breaker (Hystrix-style), worst first; states follow the SSE stream without a reload. */
+export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
+  const live = useLive().breakers;
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const merged = tiles.map((tile) => {
+    const l = live[breakerKey(tile.server, tile.tool)];
+    if (l === null) return { ...tile, stale: true };
+    if (l && l.since >= tile.since) return { ...tile, state: l.state, since: l.since, stale: false };
+    return tile;
+  });
+  for (const [key, l] of Object.entries(live)) {
+    if (!l || merged.some((t) => breakerKey(t.server, t.tool) === key)) continue;
+    merged.push({
+      server: l.server,
+      tool: l.tool,
+      state: l.state,
+      since: l.since,
+      instances: { closed: 0, open: 0, half_open: 0, [l.state]: 1 },
+      stale: false,
+      errorRate: null,
+      calls: 0,
+      callsPerSecond: 0,
+      sparkline: [],
+      lastTransition: null,
+    });
+  }
+  merged.sort((a, b) => Number(a.stale) - Number(b.stale) || RANK[b.state] - RANK[a.state] || (b.errorRate ?? -1) - (a.errorRate ?? -1));
+  if (merged.length === 0) {
+    return <div className="panel empty">No circuit breaker has reported yet.</div>;
+  }
+  return (
+    <div className="grid tiles">
+      {merged.map((t) => {
+        const instances = Object.entries(t.instances).filter(([, n]) => n > 0);
+        return (
+          <div
+            key={breakerKey(t.server, t.tool)}
+            className={`panel tile ${t.state}${t.stale ? ' stale' : ''}`}
+            data-testid="breaker-tile"
+            data-server={t.server}
+            data-state={t.state}
+          >
+            <div className="head">
+              <span className="name" title={t.tool ? `${t.server} / ${t.tool}` : t.server}>
+                {t.server}
+                {t.tool ? <span className="muted"> / {t.tool}</span> : null}
+              </span>
+              <span className={`badge ${t.stale ? 'stale' : t.state}`} data-testid="breaker-state">
+                {t.stale ? 'stale' : STATE_LABEL[t.state]}
+              </span>
+            </div>
+            <div className="stats">
+              <span>
+                in state <b>{fmtMs(Math.max(0, now - t.since))}</b>
+              </span>
+              <span>
+                error <b>{fmtPct(t.errorRate, 0)}</b>
+              </span>
+              <span>
+                <b>{fmtNumber(t.callsPerSecond, 2)}</b> calls/s
+              </span>
+              <span>
+                {instances.length > 1 || (instances[0]?.[1] ?? 0) > 1
+                  ? instances.map(([s, n]) => `${STATE_LABEL[s]} ${n}`).join(' / ')
+                  : '1 instance'}
+              </span>
+            </div>
+            <Sparkline points={t.sparkline} />
+            <div className="sub muted" style={{ fontSize: 12 }}>
+              {t.lastTransition
+                ? `last: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtMs(Math.max(0, now - t.lastTransition.at))} ago`
+                : 'no transition recorded'}
+            </div>
+          </div>
+        );
+      })}
+    </div>
+  );
+}

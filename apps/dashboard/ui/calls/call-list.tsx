@@ -1,0 +1,40 @@
+import type { CallRow } from '@/lib/data/types';
+import { fmtMs, fmtTime } from '@/lib/format';
+import Waterfall from './waterfall';
+
+/** Each call opens to its attempt waterfall. */
+export default function CallList({ calls }: { calls: CallRow[] }) {
+  if (calls.length === 0) return <div className="empty">No failed or retried call in this window.</div>;
+  return (
+    <div data-testid="call-list">
+      <div className="muted" style={{ display: 'grid', gridTemplateColumns: '80px 1.6fr 90px 70px 1.4fr 90px 90px', gap: 8, fontSize: 12, padding: '0 0 4px 14px' }}>
+        <span>time</span>
+        <span>server / tool</span>
+        <span>outcome</span>
+        <span>attempts</span>
+        <span>error</span>
+        <span>duration</span>
+        <span>wasted</span>
+      </div>
+      {calls.map((c) => (
+        <details key={c.spanId} className="call" data-testid="call-row">
+          <summary>
+            <span>{fmtTime(c.startMs)}</span>
+            <span>
+              {c.server}
+              {c.tool ? <span className="muted"> / {c.tool}</span> : null}
+            </span>
+            <span>
+              <span className={`badge ${c.outcome}`}>{c.outcome}</span>
+            </span>
+            <span>{c.attempts}</span>
+            <span>{c.errorType ? `${c.errorType} (${c.errorClass})` : <span className="muted">recovered</span>}</span>
+            <span>{fmtMs(c.durationMs)}</span>
+            <span>{c.wastedRetries > 0 ? `${c.wastedRetries} · ${fmtMs(c.wastedTimeMs)}` : '–'}</span>
+          </summary>
+          <Waterfall call={c} />
+        </details>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { FaultCore } from '../core/FaultCore.js';
+import type { Fault } from '../plan/FaultPlan.js';
+import { type BackendFactory, HttpSession } from './HttpSession.js';
+import { answerHttpFault } from './httpFaults.js';
+import { readBody } from './readBody.js';
+import { rpcError, sendJson, sendUnknownSession } from './responses.js';
+
+export interface ChaosHttpFrontOptions {
+  core: FaultCore;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** The backend of each new session: the chaos tools, or a spawned upstream. */
+  createBackend: BackendFactory;
+  /** What a `crash` takes down: every session, as a server restart does (default), or the request's session. */
+  crashScope?: 'server' | 'session';
+}
+
+export interface ChaosHttpFront {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Closes every session and connection, then the listener. */
+  close(): Promise<void>;
+}
+
+export const MCP_PATH = '/mcp';
+
+/** `http://host:port/mcp` for a listening server. */
+export function endpointUrl(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}${MCP_PATH}`;
+}
+
+/**
+ * A Streamable HTTP endpoint (stateful sessions, `node:http`) that applies the fault plan: the HTTP-level
+ * faults here, the JSON-RPC-level ones in each session's {@link ChaosConnection}. The chaos HTTP server and
+ * the chaos proxy for stdio upstreams differ only in their session backends.
+ */
+export async function serveChaosHttp(options: ChaosHttpFrontOptions): Promise<ChaosHttpFront> {
+  const { core, host = '127.0.0.1', port = 0, createBackend, crashScope = 'server' } = options;
+  const sessions = new Map<string, HttpSession>();
+  const hooks = {
+    onInitialized: (session: HttpSession) => sessions.set(session.id, session),
+    onDeleted: (session: HttpSession) => {
+      if (sessions.get(session.id) === session) sessions.delete(session.id);
+    },
+  };
+
+  const forget = (id: string) => {
+    const session = sessions.get(id);
+    sessions.delete(id);
+    return session?.close();
+  };
+
+  /** Faults answered before the MCP layer. Returns false for the ones the session's connection applies. */
+  const answerAtHttpLevel = (fault: Fault, req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
+    if (answerHttpFault(fault, req, res)) return true;
+    switch (fault.kind) {
+      case 'session_expired':
+        if (sessionId) void forget(sessionId);
+        sendUnknownSession(res, core.unknownSessionStatus);
+        return true;
+      case 'crash':
+        if (crashScope === 'server') {
+          for (const id of [...sessions.keys()]) void forget(id);
+        } else if (sessionId) {
+          const session = sessions.get(sessionId);
+          sessions.delete(sessionId);
+          session?.crash();
+        }
+        req.socket.destroy();
+        return true;
+      default:
+        return false;
+    }
+  };
+
+  const post = async (req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
+    const text = await readBody(req);
+    if (text === null) return sendJson(res, 413, rpcError(-32000, 'Payload too large'));
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return sendJson(res, 400, rpcError(-32700, 'Parse error: Invalid JSON'));
+    }
+    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+    const requests = messages.filter((message): message is JSONRPCRequest => isJSONRPCRequest(message));
+    let session = sessionId ? sessions.get(sessionId) : undefined;
+    if (sessionId && !session) {
+      core.reject(requests, { transport: 'http', sessionId });
+      return sendUnknownSession(res, core.unknownSessionStatus);
+    }
+    if (!sessionId && !messages.some((message) => isInitializeRequest(message))) {
+      core.reject(requests, { transport: 'http' });
+      return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    }
+
+    const id = sessionId ?? randomUUID();
+    const admissions = core.admit(requests, { transport: 'http', sessionId: id });
+    const fault = admissions[0]?.fault;
+    if (fault && answerAtHttpLevel(fault, req, res, sessionId)) {
+      for (const { entry } of admissions) core.log.settle(entry);
+      return;
+    }
+    if (!session) {
+      session = new HttpSession(id, core, hooks, createBackend);
+      try {
+        await session.start();
+      } catch (error) {
+        for (const { entry } of admissions) core.log.settle(entry);
+        return sendJson(res, 502, rpcError(-32000, `Bad Gateway: ${(error as Error).message}`));
+      }
+    }
+    session.expect(admissions);
+    if (fault?.kind === 'reset_after') {
+      // Bypass the transport so that no response header is sent before the socket dies.
+      for (const admission of admissions) admission.onReset = () => req.socket.destroy();
+      for (const message of messages) session.connection.receive(message);
+      return;
+    }
+    await session.transport.handleRequest(req, res, body);
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) {
+      return sendJson(res, 404, rpcError(-32000, `Not found: the MCP endpoint is ${MCP_PATH}`));
+    }
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    if (req.method === 'POST') return post(req, res, sessionId);
+    if (req.method !== 'GET' && req.method !== 'DELETE') {
+      return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
+    }
+    if (!sessionId) {
+      return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    }
+    const session = sessions.get(sessionId);
+    if (!session) return sendUnknownSession(res, core.unknownSessionStatus);
+    await session.transport.handleRequest(req, res);
+  };
+
+  const http = createServer((req, res) => {
+    route(req, res).catch(() => {
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, rpcError(-32603, 'Internal server error'));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+
+  return {
+    url: endpointUrl(address),
+    port: address.port,
+    async close() {
+      await Promise.all([...sessions.keys()].map(forget));
+      core.log.flush();
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      await closed;
+    },
+  };
+}

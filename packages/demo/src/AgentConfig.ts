@@ -1,0 +1,18 @@
+/** What the orchestrator tells an agent process (as JSON in `DEMO_AGENT_CONFIG`). */
+export interface AgentConfig {
+  readonly group: 'resilient' | 'naive';
+  readonly id: number;
+  readonly seed: number;
+  readonly speed: number;
+  /** Epoch milliseconds when the story started. */
+  readonly startedAt: number;
+  /** Where telemetry goes (the dashboard, or a collector). */
+  readonly otlpEndpoint: string;
+  readonly searchUrl: string;
+  readonly ticketsUrl: string;
+  /** The chaos CLI (`dist/cli.js`) and the plan file of the stdio `weather` server. */
+  readonly chaosCli: string;
+  readonly weatherPlanFile: string;
+}
+
+export const serviceName = (group: AgentConfig['group']) => `demo-agent-${group}`;

@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { FaultPlan, GroundTruthEntry } from '@mcp-resilience/chaos';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpResilienceOptions } from '../../src/mcp/index.js';
+import type { MemoryRecorder } from '../../src/record/createMemoryRecorder.js';
+import type { AttemptFinishedEvent, CallFinishedEvent } from '../../src/record/ResilienceEvent.js';
+
+const require = createRequire(import.meta.url);
+
+/** The chaos server's CLI, built (`npm run build -w packages/chaos`; turbo builds it before the tests). */
+export const CHAOS_CLI = join(dirname(require.resolve('@mcp-resilience/chaos/package.json')), 'dist', 'cli.js');
+/** server-everything's entry: `node index.js stdio|streamableHttp` (HTTP port from `PORT`). */
+export const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+/** Options every test uses: short waits, no randomness. */
+export const fast = {
+  backoffBaseMs: 20,
+  backoffMaxMs: 200,
+  jitter: 'none',
+  adaptiveBackoff: false,
+  breakerJitter: 0,
+  breakerBreakMs: 300,
+  retryAfterMarginMs: 20,
+} as const satisfies McpResilienceOptions;
+
+export const newClient = () => new Client({ name: 'mcp-resilience-test', version: '1.0.0' });
+
+/** A free TCP port on 127.0.0.1 (bound to 0, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+export const httpTransport = (url: string, fetch?: FetchLike) =>
+  new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {});
+
+/** A temporary directory, removed by the returned `cleanup`. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-resilience-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A chaos server over stdio (the built CLI), with its plan and ground-truth log in `dir`. */
+export function chaosStdio(dir: string, plan: FaultPlan, name = 'chaos') {
+  const planFile = join(dir, `${name}.plan.json`);
+  const logFile = join(dir, `${name}.log.jsonl`);
+  writeFileSync(planFile, JSON.stringify(plan));
+  const transport = () =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CHAOS_CLI, 'serve', '--transport', 'stdio', '--plan', planFile, '--log', logFile],
+      stderr: 'pipe',
+    });
+  return { transport, log: () => readLog(logFile), logFile };
+}
+
+/** The entries of a JSON Lines ground-truth log, by `seq` (entries are appended as they settle). */
+export function readLog(file: string): GroundTruthEntry[] {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as GroundTruthEntry)
+    .sort((a, b) => a.seq - b.seq);
+}
+
+/** server-everything over stdio. */
+export const everythingStdio = () =>
+  new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' });
+
+export interface EverythingHttp {
+  readonly url: string;
+  readonly port: number;
+  readonly process: ChildProcess;
+  /** Kills the process and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts server-everything's Streamable HTTP mode on `port` (default: a free one) and waits until it listens. */
+export async function startEverythingHttp(port?: number): Promise<EverythingHttp> {
+  const chosen = port ?? (await freePort());
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(chosen) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${output}`)), 10_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/listening on port/i.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited with ${code}: ${output}`));
+    });
+  });
+  child.stderr?.resume();
+  return {
+    url: `http://127.0.0.1:${chosen}/mcp`,
+    port: chosen,
+    process: child,
+    stop: () => stopProcess(child),
+  };
+}
+
+/** Kills a child process (SIGKILL: a stopped one must die too) and waits for its exit. */
+export async function stopProcess(child: ChildProcess | number | null | undefined): Promise<void> {
+  if (child === null || child === undefined) return;
+  if (typeof child === 'number') {
+    try {
+      process.kill(child, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    return;
+  }
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Closes a client without waiting for a stdio server that ignores the end of its stdin. */
+export async function closeQuietly(client: Client, transport?: StdioClientTransport): Promise<void> {
+  if (transport?.pid) await stopProcess(transport.pid);
+  await client.close().catch(() => {});
+}
+
+/** The attempts the recorder saw, in order: method, tool, outcome, classification. */
+export function attemptsSeen(recorder: MemoryRecorder) {
+  return recorder.ofType('attempt_finished').map((event: AttemptFinishedEvent) => ({
+    method: event.operation,
+    tool: event.attributes['gen_ai.tool.name'],
+    outcome: event.outcome,
+    type: event.classification?.type,
+    execution: event.classification?.execution,
+    durationMs: event.durationMs,
+  }));
+}
+
+/** The last `call_finished` event. */
+export function lastCall(recorder: MemoryRecorder): CallFinishedEvent {
+  const calls = recorder.ofType('call_finished');
+  const last = calls.at(-1);
+  if (!last) throw new Error('no call finished');
+  return last;
+}
+
+/** Waits until `predicate` holds (polling), or throws after `timeoutMs`. */
+export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
