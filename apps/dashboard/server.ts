@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,11 +21,14 @@ const dir = path.basename(here) === 'dist' ? path.dirname(here) : here;
 function warnIfExposed(host: string, protectedUi: boolean, protectedIngest: boolean) {
   if (isLoopback(host)) return;
   const lines: string[] = [];
-  if (!protectedUi) lines.push(`the UI and API are OPEN to anyone who can reach ${host}: set DASHBOARD_TOKEN`);
+  if (!protectedUi)
+    lines.push(`the UI and API are OPEN to anyone who can reach ${host}: set DASHBOARD_TOKEN`);
   if (!protectedIngest) lines.push(`OTLP ingest is OPEN to anyone who can reach ${host}: set INGEST_TOKEN`);
   if (lines.length === 0) return;
   const bar = '!'.repeat(100);
-  console.warn(`\n${bar}\n!! WARNING: listening beyond loopback (HOST=${host}) without authentication:\n${lines.map((l) => `!!   - ${l}`).join('\n')}\n${bar}\n`);
+  console.warn(
+    `\n${bar}\n!! WARNING: listening beyond loopback (HOST=${host}) without authentication:\n${lines.map((l) => `!!   - ${l}`).join('\n')}\n${bar}\n`,
+  );
 }
 
 async function main() {
@@ -42,6 +46,15 @@ async function main() {
   setRuntime(runtime);
   runtime.start();
 
+  if (!dev) {
+    // As Next's own standalone server.js does: use the configuration serialised at build time, so that
+    // next.config.ts is not needed at run time (standalone output, containers).
+    const required = path.join(dir, '.next', 'required-server-files.json');
+    if (fs.existsSync(required) && !process.env.__NEXT_PRIVATE_STANDALONE_CONFIG) {
+      const { config: nextConfig } = JSON.parse(fs.readFileSync(required, 'utf8')) as { config: unknown };
+      process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(nextConfig);
+    }
+  }
   const app = next({ dev, dir, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -52,9 +65,15 @@ async function main() {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    console.log(`[dashboard] listening on http://${host}:${port} (data: ${path.resolve(config.dataDir)}, ${dev ? 'dev' : 'production'})`);
+    console.log(
+      `[dashboard] listening on http://${host}:${port} (data: ${path.resolve(config.dataDir)}, ${dev ? 'dev' : 'production'})`,
+    );
     console.log(`[dashboard] OTLP/HTTP: OTEL_EXPORTER_OTLP_ENDPOINT=http://${host}:${port}`);
-    warnIfExposed(config.host, runtime.config.dashboardToken !== undefined || config.dashboardUser !== undefined, config.ingestToken !== undefined);
+    warnIfExposed(
+      config.host,
+      runtime.config.dashboardToken !== undefined || config.dashboardUser !== undefined,
+      config.ingestToken !== undefined,
+    );
   });
 
   let stopping = false;

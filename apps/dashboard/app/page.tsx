@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { parsePageQuery, type PageSearchParams } from '@/lib/data/query-params';
+import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import HeadlinePanel from '@/ui/overview/headline-panel';
 import OverviewCharts from '@/ui/overview/overview-charts';
 import { CardsSkeleton, ChartsSkeleton } from '@/ui/skeletons';

@@ -11,7 +11,8 @@ export interface ActionState {
   readonly field?: string;
 }
 
-const minutes = (v: FormDataEntryValue | null) => (v === null || v === '' ? undefined : Math.round(Number(v) * 60_000));
+const minutes = (v: FormDataEntryValue | null) =>
+  v === null || v === '' ? undefined : Math.round(Number(v) * 60_000);
 
 /** Saves the edited alert rule (thresholds, windows, minimum volume, for). */
 export async function saveRule(_prev: ActionState, form: FormData): Promise<ActionState> {
@@ -35,7 +36,8 @@ export async function saveRule(_prev: ActionState, form: FormData): Promise<Acti
     revalidatePath('/alerts');
     return { ok: true, message: 'Rule saved.' };
   } catch (error) {
-    if (error instanceof RuleValidationError) return { ok: false, message: error.message, field: error.field };
+    if (error instanceof RuleValidationError)
+      return { ok: false, message: error.message, field: error.field };
     throw error;
   }
 }
@@ -45,7 +47,8 @@ export async function addTarget(_prev: ActionState, form: FormData): Promise<Act
   const name = String(form.get('name') ?? '').trim();
   const url = String(form.get('url') ?? '').trim();
   const kind = form.get('kind') === 'slack' ? 'slack' : 'json';
-  if (name === '' || name.length > 64) return { ok: false, message: 'Name: 1 to 64 characters.', field: 'name' };
+  if (name === '' || name.length > 64)
+    return { ok: false, message: 'Name: 1 to 64 characters.', field: 'name' };
   try {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');

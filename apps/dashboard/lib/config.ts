@@ -53,7 +53,10 @@ export function loadConfig(env: Env = process.env): Config {
   const user = optional(env, 'DASHBOARD_USER');
   const password = optional(env, 'DASHBOARD_PASSWORD');
   if ((user === undefined) !== (password === undefined)) {
-    throw new ConfigError(user === undefined ? 'DASHBOARD_USER' : 'DASHBOARD_PASSWORD', 'set both DASHBOARD_USER and DASHBOARD_PASSWORD, or neither');
+    throw new ConfigError(
+      user === undefined ? 'DASHBOARD_USER' : 'DASHBOARD_PASSWORD',
+      'set both DASHBOARD_USER and DASHBOARD_PASSWORD, or neither',
+    );
   }
   return {
     port: int(env, 'PORT', 3000, 0, 65535),

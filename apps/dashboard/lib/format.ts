@@ -20,12 +20,19 @@ export function fmtSeconds(s: number | null | undefined): string {
 
 export function fmtMs(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 1) return '<1 ms';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
   if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)}h ${Math.round((ms % 3_600_000) / 60_000)}m`;
   return `${Math.floor(ms / 86_400_000)}d ${Math.round((ms % 86_400_000) / 3_600_000)}h`;
+}
+
+/** A duration at seconds resolution (time in state, "ago"). */
+export function fmtElapsed(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 1000) return '<1 s';
+  if (ms < 60_000) return `${Math.floor(ms / 1000)} s`;
+  return fmtMs(Math.floor(ms / 1000) * 1000);
 }
 
 export function fmtTime(t: number, withSeconds = true): string {
@@ -50,7 +57,10 @@ export function fmtAxisTime(t: number, spanMs: number): string {
 export const STATE_LABEL: Record<string, string> = { closed: 'Closed', open: 'Open', half_open: 'Half-open' };
 
 /** The efficiency headline: "insufficient data" below the minimum volume, never a scary number. */
-export function efficiencyVerdict(successful: number, total: number): {
+export function efficiencyVerdict(
+  successful: number,
+  total: number,
+): {
   ratio: number | null;
   sufficient: boolean;
   meetsTarget: boolean | null;

@@ -63,7 +63,9 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
         hub.publish({
           type: 'breaker',
           breakers: all.filter((b) => changed.some((c) => match(b, c))),
-          removed: changed.filter((c) => !all.some((b) => match(b, c))).map((c) => ({ server: c.server, tool: c.tool || null })),
+          removed: changed
+            .filter((c) => !all.some((b) => match(b, c)))
+            .map((c) => ({ server: c.server, tool: c.tool || null })),
         });
       });
     },

@@ -1,4 +1,5 @@
-// Bundles server.ts (and the lib/ modules it imports) into dist/server.mjs; packages stay external.
+// Bundles server.ts with lib/ and its pure-JS dependencies into dist/server.mjs. Only Next, React and the
+// native better-sqlite3 stay external: they are in node_modules, and in Next's standalone output.
 import { build } from 'esbuild';
 
 await build({
@@ -8,9 +9,11 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  external: ['next', 'next/*', 'react', 'react-dom', 'react/*', 'react-dom/*', 'better-sqlite3'],
   sourcemap: true,
   logLevel: 'warning',
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
 });
 console.log('built dist/server.mjs');

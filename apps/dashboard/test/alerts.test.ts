@@ -21,7 +21,10 @@ describe('alert state machine', () => {
     s = step(s.next, true, 200_000, rule);
     expect(s.next.state).toBe('pending');
     s = step(s.next, true, 300_000, rule);
-    expect(s).toMatchObject({ next: { state: 'firing', activeAt: 0, firedAt: 300_000 }, transitions: ['firing'] });
+    expect(s).toMatchObject({
+      next: { state: 'firing', activeAt: 0, firedAt: 300_000 },
+      transitions: ['firing'],
+    });
     s = step(s.next, false, 315_000, rule);
     expect(s).toMatchObject({ next: { state: 'inactive' }, transitions: ['resolved'] });
   });
@@ -44,7 +47,10 @@ describe('alert state machine', () => {
 
 describe('validateRule', () => {
   it('merges valid edits and names the bad field', () => {
-    expect(validateRule(BUILT_IN_RULE, { threshold: '0.9', forMs: 0 })).toMatchObject({ threshold: 0.9, forMs: 0 });
+    expect(validateRule(BUILT_IN_RULE, { threshold: '0.9', forMs: 0 })).toMatchObject({
+      threshold: 0.9,
+      forMs: 0,
+    });
     expect(() => validateRule(BUILT_IN_RULE, { threshold: 2 })).toThrow(/threshold/);
     expect(() => validateRule(BUILT_IN_RULE, { minRetries: 1.5 })).toThrow(/minRetries must be an integer/);
     expect(() => validateRule(BUILT_IN_RULE, { shortWindowMs: 7_200_000 })).toThrow(/shortWindowMs/);
@@ -119,7 +125,10 @@ describe('AlertService', () => {
     expect(store.firing()[0]!.summary).toMatch(/33\.3%/);
     await service.idle();
     expect(hook.received).toHaveLength(2); // 503 then retried
-    expect(hook.received[0]!.body).toMatchObject({ status: 'firing', alert: { labels: { mcp_server: 'weather' } } });
+    expect(hook.received[0]!.body).toMatchObject({
+      status: 'firing',
+      alert: { labels: { mcp_server: 'weather' } },
+    });
     expect(store.deliveries()[0]).toMatchObject({ ok: true, attempts: 2 });
     expect(store.deliveries()[0]!.target).not.toContain('SECRET');
     data.long[0] = { server: 'weather', successful: 29, total: 30 };
@@ -136,8 +145,21 @@ describe('AlertService', () => {
   it('does not retry a webhook that answers 400, and records the failure', async () => {
     const hook = await webhookServer([400]);
     const notify = createNotifier();
-    const entry = { id: 1, at: 0, key: 'k', source: 'rule' as const, name: 'A', labels: {}, state: 'firing', value: 0.5, summary: 's' };
-    const r = await notify({ id: 1, name: 'x', url: hook.url, kind: 'slack', enabled: true }, { status: 'firing', entry, startsAt: 0 });
+    const entry = {
+      id: 1,
+      at: 0,
+      key: 'k',
+      source: 'rule' as const,
+      name: 'A',
+      labels: {},
+      state: 'firing',
+      value: 0.5,
+      summary: 's',
+    };
+    const r = await notify(
+      { id: 1, name: 'x', url: hook.url, kind: 'slack', enabled: true },
+      { status: 'firing', entry, startsAt: 0 },
+    );
     expect(r).toMatchObject({ ok: false, attempts: 1 });
     expect(r.detail).toMatch(/non_retryable/);
     expect(hook.received[0]!.body).toEqual({ text: expect.stringContaining('[FIRING] A') });
@@ -146,7 +168,12 @@ describe('AlertService', () => {
   it('shows Alertmanager alerts in the same list', () => {
     let now = 5_000;
     const store = new AlertStore(openDatabase(':memory:').db, () => now);
-    const service = new AlertService({ store, source: fakeSource({ long: [], short: [] }), notify: createNotifier(), now: () => now });
+    const service = new AlertService({
+      store,
+      source: fakeSource({ long: [], short: [] }),
+      notify: createNotifier(),
+      now: () => now,
+    });
     const payload = {
       version: '4',
       status: 'firing',
@@ -163,7 +190,9 @@ describe('AlertService', () => {
     };
     service.receiveAlertmanager(parseAlertmanagerPayload(payload));
     service.receiveAlertmanager(parseAlertmanagerPayload(payload)); // repeat: no new history
-    expect(store.firing()).toMatchObject([{ key: 'alertmanager:abc', source: 'alertmanager', name: 'RetryEfficiencyBelowTarget' }]);
+    expect(store.firing()).toMatchObject([
+      { key: 'alertmanager:abc', source: 'alertmanager', name: 'RetryEfficiencyBelowTarget' },
+    ]);
     now = 9_000;
     payload.alerts[0]!.status = 'resolved';
     service.receiveAlertmanager(parseAlertmanagerPayload(payload));
@@ -175,7 +204,20 @@ describe('AlertService', () => {
 
   it('masks webhook URLs and builds both payload kinds', () => {
     expect(maskUrl('https://hooks.slack.com/services/T000/B000/XXXX')).toBe('https://hooks.slack.com/…');
-    const entry = { id: 1, at: 0, key: 'k', source: 'rule' as const, name: 'A', labels: { mcp_server: 'w' }, state: 'resolved', value: 0.9, summary: 'ok' };
-    expect(notificationBody('json', { status: 'resolved', entry, startsAt: 0 })).toMatchObject({ status: 'resolved', alert: { endsAt: expect.any(String) } });
+    const entry = {
+      id: 1,
+      at: 0,
+      key: 'k',
+      source: 'rule' as const,
+      name: 'A',
+      labels: { mcp_server: 'w' },
+      state: 'resolved',
+      value: 0.9,
+      summary: 'ok',
+    };
+    expect(notificationBody('json', { status: 'resolved', entry, startsAt: 0 })).toMatchObject({
+      status: 'resolved',
+      alert: { endsAt: expect.any(String) },
+    });
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cumulativeToDelta, type SeriesState } from '@/lib/ingest/delta';
 
-const p = (startMs: number, timeMs: number, value: number, extra: { sum?: number; buckets?: number[] } = {}) => ({
+const p = (
+  startMs: number,
+  timeMs: number,
+  value: number,
+  extra: { sum?: number; buckets?: number[] } = {},
+) => ({
   startMs,
   timeMs,
   value,
@@ -33,7 +38,9 @@ describe('cumulativeToDelta', () => {
   });
 
   it('detects a restarted agent by its new start time: no negative, no doubled counts', () => {
-    expect(run([p(100, 200, 40), p(100, 300, 50), p(1000, 1100, 3), p(1000, 1200, 8)])).toEqual([40, 10, 3, 5]);
+    expect(run([p(100, 200, 40), p(100, 300, 50), p(1000, 1100, 3), p(1000, 1200, 8)])).toEqual([
+      40, 10, 3, 5,
+    ]);
   });
 
   it('detects a counter reset without a new start time', () => {

@@ -9,7 +9,13 @@ import { type GroundTruth, type ScriptedCall, standardScript } from './support/w
 
 const open: EmbeddedStore[] = [];
 function openStore(dir = tempDir(), now?: () => number) {
-  const store = new EmbeddedStore({ dataDir: dir, retentionMs: 7 * 86_400_000, maxCalls: 1000, maxAttempts: 5000, now });
+  const store = new EmbeddedStore({
+    dataDir: dir,
+    retentionMs: 7 * 86_400_000,
+    maxCalls: 1000,
+    maxAttempts: 5000,
+    now,
+  });
   open.push(store);
   return { store, source: new EmbeddedSource(store, { staleMs: 600_000 }), dir };
 }
@@ -55,13 +61,22 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     expect(s.retries.total).toBe(t.retries);
     expect(s.retries.successful).toBe(t.successful);
     expect(s.retries.efficiency).toBeCloseTo(t.successful / t.retries, 12);
-    expect(s.errors.byClass.retryable).toBe(a.truth.errorsByClass.retryable + b.truth.errorsByClass.retryable);
-    expect(s.errors.byClass.non_retryable).toBe(a.truth.errorsByClass.non_retryable + b.truth.errorsByClass.non_retryable);
-    expect(s.errors.byType.unavailable).toBe((a.truth.errorsByType.unavailable ?? 0) + (b.truth.errorsByType.unavailable ?? 0));
+    expect(s.errors.byClass.retryable).toBe(
+      a.truth.errorsByClass.retryable + b.truth.errorsByClass.retryable,
+    );
+    expect(s.errors.byClass.non_retryable).toBe(
+      a.truth.errorsByClass.non_retryable + b.truth.errorsByClass.non_retryable,
+    );
+    expect(s.errors.byType.unavailable).toBe(
+      (a.truth.errorsByType.unavailable ?? 0) + (b.truth.errorsByType.unavailable ?? 0),
+    );
     expect(s.wastedRetries).toBe(a.truth.wastedRetries + b.truth.wastedRetries);
     expect(s.wastedRetryTimeSeconds).toBeCloseTo((a.truth.wastedTimeMs + b.truth.wastedTimeMs) / 1000, 9);
     const durations = [...a.truth.nonRetryableDurationsMs, ...b.truth.nonRetryableDurationsMs];
-    expect(s.mttfNonRetryableSeconds).toBeCloseTo(durations.reduce((x, y) => x + y, 0) / durations.length / 1000, 9);
+    expect(s.mttfNonRetryableSeconds).toBeCloseTo(
+      durations.reduce((x, y) => x + y, 0) / durations.length / 1000,
+      9,
+    );
 
     const byServer = await source.summary({ ...all(), filters: { server: 'search' } });
     expect(byServer.calls.total).toBe(standardScript('search').length);
@@ -102,7 +117,11 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   it('tracks breakers from the state gauge and the transition events, once each', async () => {
     const { store, source } = openStore();
     const c = createCapture();
-    const flaky: ScriptedCall[] = Array.from({ length: 6 }, () => ({ server: 'flaky', tool: 'ping', steps: [503] }));
+    const flaky: ScriptedCall[] = Array.from({ length: 6 }, () => ({
+      server: 'flaky',
+      tool: 'ping',
+      steps: [503],
+    }));
     await c.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 });
     await ingest(store, c);
     const breakers = await source.breakers({ filters: {} });
@@ -112,7 +131,12 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     expect(s.calls.rejected).toBe(c.truth.calls.rejected);
     expect(s.calls.rejected).toBeGreaterThan(0);
     const tiles = await source.breakerTiles(all());
-    expect(tiles[0]).toMatchObject({ server: 'flaky', state: 'open', stale: false, lastTransition: { from: 'closed', to: 'open' } });
+    expect(tiles[0]).toMatchObject({
+      server: 'flaky',
+      state: 'open',
+      stale: false,
+      lastTransition: { from: 'closed', to: 'open' },
+    });
     expect(tiles[0]!.errorRate).toBe(1);
     const n = store.db.prepare('SELECT COUNT(*) AS n FROM breaker_transitions').get() as { n: number };
     expect(n.n).toBe(1);
@@ -132,7 +156,11 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     expect(calls).toHaveLength(15);
     const exhausted = calls.find((x) => x.outcome === 'failure' && x.attempts === 3)!;
     expect(exhausted.attemptRows.map((a) => a.decision)).toEqual(['retry', 'retry', 'give_up']);
-    expect(exhausted.attemptRows[0]).toMatchObject({ ok: false, errorClass: 'retryable', errorType: 'unavailable' });
+    expect(exhausted.attemptRows[0]).toMatchObject({
+      ok: false,
+      errorClass: 'retryable',
+      errorType: 'unavailable',
+    });
     expect(exhausted.wastedRetries).toBe(2);
     const recovered = calls.find((x) => x.outcome === 'success')!;
     expect(recovered.attemptRows.map((a) => a.ok)).toEqual([false, true]);
@@ -154,17 +182,29 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const calls = await source.callSeries(q);
     expect(calls.points.reduce((x, p) => x + p.success + p.failure + p.rejected, 0)).toBe(s.calls.total);
     const byClass = await source.errorSeries(q, 'class');
-    expect(byClass.points.reduce((x, p) => x + (p.values.retryable ?? 0), 0)).toBe(s.errors.byClass.retryable);
+    expect(byClass.points.reduce((x, p) => x + (p.values.retryable ?? 0), 0)).toBe(
+      s.errors.byClass.retryable,
+    );
     const byType = await source.errorSeries(q, 'type');
-    expect(byType.points.reduce((x, p) => x + (p.values.invalid_request ?? 0), 0)).toBe(s.errors.byType.invalid_request);
+    expect(byType.points.reduce((x, p) => x + (p.values.invalid_request ?? 0), 0)).toBe(
+      s.errors.byType.invalid_request,
+    );
     expect(await source.errorBreakdown(q, 'server')).toEqual([
       { key: 'search', count: expect.any(Number) },
       { key: 'weather', count: expect.any(Number) },
     ]);
     const tools = await source.errorBreakdown(q, 'tool');
     expect(tools.map((r) => r.key).sort()).toEqual(['get_alerts', 'get_forecast']);
-    expect((await source.errorBreakdown(q, 'class')).map((r) => r.key).sort()).toEqual(['conditional', 'non_retryable', 'retryable']);
-    expect(await source.dimensions(q)).toEqual({ services: ['test-agent'], servers: ['search', 'weather'], tools: ['get_alerts', 'get_forecast'] });
+    expect((await source.errorBreakdown(q, 'class')).map((r) => r.key).sort()).toEqual([
+      'conditional',
+      'non_retryable',
+      'retryable',
+    ]);
+    expect(await source.dimensions(q)).toEqual({
+      services: ['test-agent'],
+      servers: ['search', 'weather'],
+      tools: ['get_alerts', 'get_forecast'],
+    });
     const empty = await source.summary({ from: 0, to: 1000, filters: {} });
     expect(empty.retries.efficiency).toBeNull();
     expect(empty.mttfNonRetryableSeconds).toBeNull();

@@ -50,13 +50,18 @@ export default function FilterBar(props: { services: string[]; servers: string[]
         {select('service', props.services)}
         {select('server', props.servers)}
         {select('tool', props.tools)}
-        <div className="ranges" role="group" aria-label="time range">
+        <fieldset className="ranges" aria-label="time range">
           {RANGES.map((r) => (
-            <button key={r} type="button" className={r === range ? 'active' : ''} onClick={() => set('range', r)}>
+            <button
+              key={r}
+              type="button"
+              className={r === range ? 'active' : ''}
+              onClick={() => set('range', r)}
+            >
               {r}
             </button>
           ))}
-        </div>
+        </fieldset>
       </div>
     </div>
   );

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 
 const cli = join(import.meta.dirname, 'cli.ts');
+const everything = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
 
 const start = (args: string[]) =>
   spawn(process.execPath, ['--import', 'tsx', cli, ...args], { cwd: import.meta.dirname, stdio: 'pipe' });
@@ -41,6 +46,11 @@ describe('mcp-chaos', () => {
     [
       ['serve', '--plan', '/nonexistent.yaml'],
       'mcp-chaos: /nonexistent.yaml: plan: cannot read the file (ENOENT)',
+    ],
+    [['proxy'], 'mcp-chaos: proxy needs --upstream <http URL | "command args">'],
+    [
+      ['proxy', '--upstream', 'http://127.0.0.1:1/mcp', '--listen', 'localhost'],
+      'mcp-chaos: --listen must be',
     ],
   ])('%j exits 2 with a one-line error', async (args, message) => {
     const { code, stderr } = await finish(start(args));
@@ -95,5 +105,58 @@ describe('mcp-chaos', () => {
       params: { name: 'create_ticket', arguments: { title: 't' } },
     });
     expect((await exited).code).toBe(3);
+  });
+
+  it('proxy: a busy --listen port exits 2 with a one-line error', async () => {
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const args = ['proxy', '--upstream', 'http://127.0.0.1:1/mcp', '--listen', `127.0.0.1:${port}`];
+      const { code, stderr } = await finish(start(args));
+      expect(code).toBe(2);
+      expect(stderr).toBe(`mcp-chaos: --listen: 127.0.0.1:${port} is already in use\n`);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('proxy: serves a stdio upstream with the plan, logs to --log, exits 0 on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-cli-'));
+    const plan = writePlan({ faults: [{ kind: 'invalid_params', tool: 'echo', times: 1 }] });
+    const log = join(dir, 'log.jsonl');
+    const upstream = `"${process.execPath}" "${everything}" stdio`;
+    const child = start([
+      'proxy',
+      '--upstream',
+      upstream,
+      '--plan',
+      plan,
+      '--listen',
+      '127.0.0.1:0',
+      '--log',
+      log,
+    ]);
+    const exited = finish(child);
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const url = line.match(/^mcp-chaos proxy listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/)?.[1];
+    expect(url).toBeDefined();
+    const client = new Client({ name: 'chaos-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url ?? '')));
+    const echo = { name: 'echo', arguments: { message: 'hi' } };
+    expect(await client.callTool(echo)).toMatchObject({ isError: true });
+    expect(await client.callTool(echo)).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
+    await client.close();
+    child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
+    const entries = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((entry) => JSON.parse(entry));
+    expect(entries.map(({ method, tool, fault, executed }) => [method, tool, fault, executed])).toEqual([
+      ['initialize', undefined, null, true],
+      ['tools/call', 'echo', 'invalid_params', false],
+      ['tools/call', 'echo', null, true],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 export type { ChaosOptions } from './core/ChaosCore.js';
+export type { FaultOptions } from './core/FaultCore.js';
 export type { TransportKind } from './faults/FaultPicker.js';
 export {
   type ChaosHttpOptions,
@@ -10,4 +11,11 @@ export type { Fault, FaultConditions, FaultEffect, FaultKind, FaultPlan } from '
 export { loadPlan } from './plan/loadPlan.js';
 export { PlanError } from './plan/PlanError.js';
 export { parsePlan } from './plan/parsePlan.js';
+export {
+  type ChaosProxy,
+  type ChaosProxyOptions,
+  type HttpUpstream,
+  type StdioUpstream,
+  startChaosProxy,
+} from './proxy/startChaosProxy.js';
 export { type ChaosServer, type ChaosServerOptions, createChaosServer } from './stdio/createChaosServer.js';

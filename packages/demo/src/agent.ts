@@ -19,7 +19,6 @@ async function main(config: AgentConfig) {
   const telemetry = setupTelemetry({
     serviceName: serviceName(config.group),
     endpoint: config.otlpEndpoint,
-    metricExportIntervalMs: 2_000,
     resourceAttributes: { 'service.instance.id': `${config.group}-${config.id}` },
   });
   const policy = config.group === 'resilient' ? resilientOptions(config.speed) : naiveOptions(config.speed);

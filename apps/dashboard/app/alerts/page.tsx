@@ -17,9 +17,10 @@ export default async function AlertsPage() {
         {rules.map((r) => (
           <div key={r.id}>
             <p style={{ fontSize: 13, marginTop: 0 }}>
-              <b>{r.name}</b>: retry efficiency below <b>{r.threshold}</b> over both {r.shortWindowMs / 60_000} min and{' '}
-              {r.longWindowMs / 60_000} min, with at least {r.minRetries} retries in the long window, for{' '}
-              {r.forMs / 60_000} min (per <code>mcp.server</code>). {r.enabled ? '' : <b className="warn">Disabled.</b>}
+              <b>{r.name}</b>: retry efficiency below <b>{r.threshold}</b> over both{' '}
+              {r.shortWindowMs / 60_000} min and {r.longWindowMs / 60_000} min, with at least {r.minRetries}{' '}
+              retries in the long window, for {r.forMs / 60_000} min (per <code>mcp.server</code>).{' '}
+              {r.enabled ? '' : <b className="warn">Disabled.</b>}
             </p>
             <RuleForm rule={r} />
           </div>
@@ -56,7 +57,15 @@ export default async function AlertsPage() {
                   </td>
                   <td>{i.summary}</td>
                   <td>{i.source}</td>
-                  <td>{fmtDateTime((i.state === 'resolved' ? i.resolvedAt : i.state === 'firing' ? i.firedAt : i.activeAt) ?? i.updated)}</td>
+                  <td>
+                    {fmtDateTime(
+                      (i.state === 'resolved'
+                        ? i.resolvedAt
+                        : i.state === 'firing'
+                          ? i.firedAt
+                          : i.activeAt) ?? i.updated,
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -128,7 +137,9 @@ export default async function AlertsPage() {
                     <td>{fmtDateTime(d.at)}</td>
                     <td>{d.target}</td>
                     <td>
-                      <span className={`badge ${d.ok ? 'success' : 'failure'}`}>{d.ok ? 'delivered' : 'failed'}</span>
+                      <span className={`badge ${d.ok ? 'success' : 'failure'}`}>
+                        {d.ok ? 'delivered' : 'failed'}
+                      </span>
                     </td>
                     <td className="num">{d.attempts} attempt(s)</td>
                     <td className="muted">{d.detail}</td>
@@ -143,8 +154,8 @@ export default async function AlertsPage() {
         <h2>Alertmanager</h2>
         <p style={{ fontSize: 13, margin: 0 }}>
           With the Prometheus setup, point an Alertmanager <code>webhook_configs</code> receiver at{' '}
-          <code>/api/alerts/webhook</code> (with <code>send_resolved: true</code>); its alerts appear in the list above and
-          in the banner.
+          <code>/api/alerts/webhook</code> (with <code>send_resolved: true</code>); its alerts appear in the
+          list above and in the banner.
         </p>
       </section>
     </main>

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { fetchBreakerTiles, fetchBreakerTimeline } from '@/lib/data/fetchers';
-import { parsePageQuery, type PageSearchParams } from '@/lib/data/query-params';
+import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import BreakerGrid from '@/ui/breakers/breaker-grid';
 import BreakerTimeline from '@/ui/breakers/breaker-timeline';
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchRecentCalls, sourceCapabilities } from '@/lib/data/fetchers';
-import { parsePageQuery, type PageSearchParams } from '@/lib/data/query-params';
+import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import CallList from '@/ui/calls/call-list';
 
 export const metadata: Metadata = { title: 'Calls' };
@@ -12,14 +12,17 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
   if (!sourceCapabilities().traces) {
     return (
       <main className="panel">
-        Spans are not stored by this data source: look the traces up in your tracing backend (Jaeger, Tempo...).
+        Spans are not stored by this data source: look the traces up in your tracing backend (Jaeger,
+        Tempo...).
       </main>
     );
   }
   const only = sp.only === 'failed' || sp.only === 'retried' ? sp.only : undefined;
   const calls = await fetchRecentCalls(query, only);
   const link = (value: string | undefined, label: string) => {
-    const p = new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const p = new URLSearchParams(
+      Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
     if (value) p.set('only', value);
     else p.delete('only');
     return (

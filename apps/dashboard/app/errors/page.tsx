@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchErrorBreakdown, fetchErrorSeries } from '@/lib/data/fetchers';
-import { parsePageQuery, type PageSearchParams } from '@/lib/data/query-params';
+import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import type { BreakdownRow } from '@/lib/data/types';
 import { fmtNumber, fmtPct } from '@/lib/format';
 import ErrorClassChart from '@/ui/errors/error-class-chart';
@@ -43,13 +43,16 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
     fetchErrorBreakdown(query, 'server'),
     fetchErrorBreakdown(query, 'tool'),
   ]);
-  const other = new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const other = new URLSearchParams(
+    Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
   other.set('by', by === 'class' ? 'type' : 'class');
   return (
     <main>
       <section className="panel" style={{ marginBottom: 14 }}>
         <h2>
-          Failed attempts over time, by {by} · <Link href={`/errors?${other}`}>by {by === 'class' ? 'type' : 'class'}</Link>
+          Failed attempts over time, by {by} ·{' '}
+          <Link href={`/errors?${other}`}>by {by === 'class' ? 'type' : 'class'}</Link>
         </h2>
         <ErrorClassChart series={series} spanMs={query.to - query.from} />
       </section>

@@ -56,7 +56,10 @@ export class AlertService {
     for (const rule of this.o.store.rules()) {
       const results = rule.enabled ? await this.conditions(rule, now) : new Map<string, Condition>();
       const existing = this.o.store.instances().filter((i) => i.source === 'rule' && i.ruleId === rule.id);
-      const keys = new Set([...results.keys(), ...existing.filter((i) => i.state !== 'resolved').map((i) => i.key)]);
+      const keys = new Set([
+        ...results.keys(),
+        ...existing.filter((i) => i.state !== 'resolved').map((i) => i.key),
+      ]);
       for (const key of keys) {
         const cond = results.get(key);
         const prev = this.o.store.instance(key);
@@ -75,7 +78,14 @@ export class AlertService {
         const value = cond?.value ?? prev?.value ?? null;
         if (next.state === 'inactive') {
           if (transitions.includes('resolved') && prev) {
-            this.o.store.upsertInstance({ ...prev, state: 'resolved', resolvedAt: now, updated: now, summary, value });
+            this.o.store.upsertInstance({
+              ...prev,
+              state: 'resolved',
+              resolvedAt: now,
+              updated: now,
+              summary,
+              value,
+            });
           } else if (prev && prev.state !== 'resolved') this.o.store.removeInstance(key);
         } else {
           this.o.store.upsertInstance({
@@ -97,7 +107,16 @@ export class AlertService {
         for (const t of transitions) {
           changes.push({ key, state: t });
           if (t === 'cleared') continue;
-          const entry = { at: now, key, source: 'rule' as const, name: rule.name, labels, state: t, value, summary };
+          const entry = {
+            at: now,
+            key,
+            source: 'rule' as const,
+            name: rule.name,
+            labels,
+            state: t,
+            value,
+            summary,
+          };
           const id = this.o.store.addHistory(entry);
           if (t === 'firing' || t === 'resolved') {
             this.dispatch(t, { ...entry, id }, next.activeAt ?? prev?.activeAt ?? null);
@@ -110,7 +129,11 @@ export class AlertService {
 
   private async conditions(rule: AlertRule, now: number): Promise<Map<string, Condition>> {
     const long = await this.o.source.retryTotals({ from: now - rule.longWindowMs, to: now + 1, filters: {} });
-    const short = await this.o.source.retryTotals({ from: now - rule.shortWindowMs, to: now + 1, filters: {} });
+    const short = await this.o.source.retryTotals({
+      from: now - rule.shortWindowMs,
+      to: now + 1,
+      filters: {},
+    });
     const result = new Map<string, Condition>();
     for (const l of long) {
       const s = short.find((x) => x.server === l.server);
@@ -132,7 +155,11 @@ export class AlertService {
     return result;
   }
 
-  private dispatch(status: 'firing' | 'resolved', entry: Parameters<AlertStore['addHistory']>[0] & { id: number }, startsAt: number | null) {
+  private dispatch(
+    status: 'firing' | 'resolved',
+    entry: Parameters<AlertStore['addHistory']>[0] & { id: number },
+    startsAt: number | null,
+  ) {
     for (const target of this.o.store.targets()) {
       if (!target.enabled) continue;
       const p = this.o
@@ -181,7 +208,16 @@ export class AlertService {
       };
       this.o.store.upsertInstance(instance);
       if (prev?.state !== state) {
-        this.o.store.addHistory({ at: now, key, source: 'alertmanager', name, labels: a.labels, state, value: null, summary });
+        this.o.store.addHistory({
+          at: now,
+          key,
+          source: 'alertmanager',
+          name,
+          labels: a.labels,
+          state,
+          value: null,
+          summary,
+        });
         changes.push({ key, state });
       }
     }

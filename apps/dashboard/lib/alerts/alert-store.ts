@@ -79,7 +79,9 @@ export class AlertStore {
 
   rules(): AlertRule[] {
     const rows = this.db.prepare('SELECT json FROM alert_rules ORDER BY id').all() as Array<{ json: string }>;
-    const rules = rows.map((r) => ({ ...BUILT_IN_RULE, ...(JSON.parse(r.json) as Partial<AlertRule>) }) as AlertRule);
+    const rules = rows.map(
+      (r) => ({ ...BUILT_IN_RULE, ...(JSON.parse(r.json) as Partial<AlertRule>) }) as AlertRule,
+    );
     if (!rules.some((r) => r.id === BUILT_IN_RULE.id)) rules.unshift(BUILT_IN_RULE);
     return rules;
   }
@@ -134,9 +136,9 @@ export class AlertStore {
   }
 
   firing(): AlertInstance[] {
-    return (this.db.prepare("SELECT * FROM alert_instances WHERE state = 'firing' ORDER BY fired_at").all() as R[]).map(
-      toInstance,
-    );
+    return (
+      this.db.prepare("SELECT * FROM alert_instances WHERE state = 'firing' ORDER BY fired_at").all() as R[]
+    ).map(toInstance);
   }
 
   upsertInstance(i: AlertInstance): void {
@@ -162,42 +164,47 @@ export class AlertStore {
         .prepare(
           'INSERT INTO alert_history (at, key, source, name, labels, state, value, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(e.at, e.key, e.source, e.name, JSON.stringify(e.labels), e.state, e.value, e.summary).lastInsertRowid,
+        .run(e.at, e.key, e.source, e.name, JSON.stringify(e.labels), e.state, e.value, e.summary)
+        .lastInsertRowid,
     );
   }
 
   history(limit = 100): AlertHistoryEntry[] {
-    return (this.db.prepare('SELECT * FROM alert_history ORDER BY at DESC, id DESC LIMIT ?').all(limit) as R[]).map(
-      (r) => ({
-        id: r.id as number,
-        at: r.at as number,
-        key: r.key as string,
-        source: r.source as AlertSource,
-        name: r.name as string,
-        labels: JSON.parse(r.labels as string) as Record<string, string>,
-        state: r.state as string,
-        value: (r.value as number | null) ?? null,
-        summary: r.summary as string,
-      }),
-    );
+    return (
+      this.db.prepare('SELECT * FROM alert_history ORDER BY at DESC, id DESC LIMIT ?').all(limit) as R[]
+    ).map((r) => ({
+      id: r.id as number,
+      at: r.at as number,
+      key: r.key as string,
+      source: r.source as AlertSource,
+      name: r.name as string,
+      labels: JSON.parse(r.labels as string) as Record<string, string>,
+      state: r.state as string,
+      value: (r.value as number | null) ?? null,
+      summary: r.summary as string,
+    }));
   }
 
   addDelivery(d: Omit<Delivery, 'id'>): void {
     this.db
-      .prepare('INSERT INTO alert_deliveries (at, history_id, target, ok, attempts, detail) VALUES (?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO alert_deliveries (at, history_id, target, ok, attempts, detail) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(d.at, d.historyId, d.target, d.ok ? 1 : 0, d.attempts, d.detail);
   }
 
   deliveries(limit = 50): Delivery[] {
-    return (this.db.prepare('SELECT * FROM alert_deliveries ORDER BY id DESC LIMIT ?').all(limit) as R[]).map((r) => ({
-      id: r.id as number,
-      at: r.at as number,
-      historyId: r.history_id as number,
-      target: r.target as string,
-      ok: r.ok === 1,
-      attempts: r.attempts as number,
-      detail: r.detail as string,
-    }));
+    return (this.db.prepare('SELECT * FROM alert_deliveries ORDER BY id DESC LIMIT ?').all(limit) as R[]).map(
+      (r) => ({
+        id: r.id as number,
+        at: r.at as number,
+        historyId: r.history_id as number,
+        target: r.target as string,
+        ok: r.ok === 1,
+        attempts: r.attempts as number,
+        detail: r.detail as string,
+      }),
+    );
   }
 }
 

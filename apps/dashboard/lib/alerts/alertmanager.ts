@@ -16,7 +16,8 @@ export class PayloadError extends Error {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function strings(v: unknown, field: string): Record<string, string> {
   if (v === undefined || v === null) return {};
@@ -57,7 +58,8 @@ export function parseAlertmanagerPayload(body: unknown): AlertmanagerAlert[] {
       annotations: strings(a.annotations, `alerts[${i}].annotations`),
       startsAt: time(a.startsAt),
       endsAt: time(a.endsAt),
-      fingerprint: typeof a.fingerprint === 'string' && a.fingerprint !== '' ? a.fingerprint : fingerprintOf(labels),
+      fingerprint:
+        typeof a.fingerprint === 'string' && a.fingerprint !== '' ? a.fingerprint : fingerprintOf(labels),
     };
   });
 }

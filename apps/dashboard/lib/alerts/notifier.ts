@@ -71,7 +71,13 @@ export function createNotifier(options: NotifierOptions = {}) {
   const doFetch = options.fetch ?? globalThis.fetch;
   const resilience =
     options.resilience ??
-    createResilience({ maxAttempts: 4, backoffBaseMs: 200, backoffMaxMs: 5_000, timeoutMs: 30_000, retryAfterMaxMs: 10_000 });
+    createResilience({
+      maxAttempts: 4,
+      backoffBaseMs: 200,
+      backoffMaxMs: 5_000,
+      timeoutMs: 30_000,
+      retryAfterMaxMs: 10_000,
+    });
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
 
   return async function send(target: NotificationTarget, n: Notification): Promise<DeliveryResult> {

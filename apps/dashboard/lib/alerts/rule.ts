@@ -50,8 +50,17 @@ export function validateRule(base: AlertRule, edit: Record<string, unknown>): Al
   const numberField = (key: keyof RetryEfficiencyRule, min: number, max: number, integer = false) => {
     if (!(key in edit) || edit[key] === undefined) return;
     const v = typeof edit[key] === 'string' && edit[key] !== '' ? Number(edit[key]) : edit[key];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-      throw new RuleValidationError(key, `${key} must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
+    if (
+      typeof v !== 'number' ||
+      !Number.isFinite(v) ||
+      v < min ||
+      v > max ||
+      (integer && !Number.isInteger(v))
+    ) {
+      throw new RuleValidationError(
+        key,
+        `${key} must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`,
+      );
     }
     out[key] = v;
   };
@@ -76,7 +85,10 @@ export function validateRule(base: AlertRule, edit: Record<string, unknown>): Al
   }
   if ('name' in edit && edit.name !== undefined) {
     if (typeof edit.name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(edit.name)) {
-      throw new RuleValidationError('name', 'name must be an identifier (letters, digits, _), at most 64 characters');
+      throw new RuleValidationError(
+        'name',
+        'name must be an identifier (letters, digits, _), at most 64 characters',
+      );
     }
     out.name = edit.name;
   }

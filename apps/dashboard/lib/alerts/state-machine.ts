@@ -31,14 +31,20 @@ export function step(
     case 'inactive':
       if (!holds) return { next: prev, transitions: [] };
       if (rule.forMs <= 0) {
-        return { next: { state: 'firing', activeAt: now, firedAt: now, lastTrueAt: now }, transitions: ['pending', 'firing'] };
+        return {
+          next: { state: 'firing', activeAt: now, firedAt: now, lastTrueAt: now },
+          transitions: ['pending', 'firing'],
+        };
       }
       return { next: { state: 'pending', activeAt: now, lastTrueAt: now }, transitions: ['pending'] };
     case 'pending': {
       if (!holds) return { next: { state: 'inactive' }, transitions: ['cleared'] };
       const activeAt = prev.activeAt ?? now;
       if (now - activeAt >= rule.forMs) {
-        return { next: { state: 'firing', activeAt, firedAt: now, lastTrueAt: now }, transitions: ['firing'] };
+        return {
+          next: { state: 'firing', activeAt, firedAt: now, lastTrueAt: now },
+          transitions: ['firing'],
+        };
       }
       return { next: { ...prev, lastTrueAt: now }, transitions: [] };
     }

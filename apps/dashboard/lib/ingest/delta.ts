@@ -67,7 +67,9 @@ export function cumulativeToDelta(
   };
   if (!prev) {
     const fresh = point.startMs > 0 && point.startMs >= baselineBefore;
-    return fresh ? { delta: whole, next: state, reason: 'first' } : { delta: undefined, next: state, reason: 'baseline' };
+    return fresh
+      ? { delta: whole, next: state, reason: 'first' }
+      : { delta: undefined, next: state, reason: 'baseline' };
   }
   if (point.startMs !== prev.start) {
     if (point.startMs < prev.start) return { delta: undefined, next: undefined, reason: 'stale' };

@@ -1,7 +1,11 @@
 import type { BreakerSummary } from '../data/types';
 
 export type LiveEvent =
-  | { readonly type: 'breaker'; readonly breakers: BreakerSummary[]; readonly removed: Array<{ server: string; tool: string | null }> }
+  | {
+      readonly type: 'breaker';
+      readonly breakers: BreakerSummary[];
+      readonly removed: Array<{ server: string; tool: string | null }>;
+    }
   | { readonly type: 'alert'; readonly changes: Array<{ key: string; state: string }> }
   | { readonly type: 'ingest'; readonly signal: 'metrics' | 'traces' };
 

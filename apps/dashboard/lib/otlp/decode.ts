@@ -97,7 +97,9 @@ function histogramPoints(raw: unknown[], what: string, rejections: Rejections): 
     const count = int64(p.count, `${what}.count`);
     const sum = has(p, 'sum') ? double(p.sum, `${what}.sum`) : 0;
     const buckets = list(p.bucketCounts, `${what}.bucketCounts`).map((v) => int64(v, `${what}.bucketCounts`));
-    const bounds = list(p.explicitBounds, `${what}.explicitBounds`).map((v) => double(v, `${what}.explicitBounds`));
+    const bounds = list(p.explicitBounds, `${what}.explicitBounds`).map((v) =>
+      double(v, `${what}.explicitBounds`),
+    );
     if (!Number.isFinite(sum) || count < 0) {
       rejections.add(1, `${what}: invalid count or sum`);
       continue;

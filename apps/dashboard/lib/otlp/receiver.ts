@@ -58,7 +58,10 @@ const MEDIA: Record<string, Encoding> = {
   'application/x-protobuf': 'protobuf',
   'application/protobuf': 'protobuf',
 };
-const CONTENT_TYPE: Record<Encoding, string> = { json: 'application/json', protobuf: 'application/x-protobuf' };
+const CONTENT_TYPE: Record<Encoding, string> = {
+  json: 'application/json',
+  protobuf: 'application/x-protobuf',
+};
 
 class TooLarge extends Error {}
 
@@ -76,10 +79,12 @@ async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise
 async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
   if (encoding === '' || encoding === 'identity') return body;
   try {
-    if (encoding === 'gzip' || encoding === 'x-gzip') return await gunzipAsync(body, { maxOutputLength: max });
+    if (encoding === 'gzip' || encoding === 'x-gzip')
+      return await gunzipAsync(body, { maxOutputLength: max });
     return await inflateAsync(body, { maxOutputLength: max });
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new TooLarge();
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
+      throw new TooLarge();
     throw new OtlpDecodeError(`invalid ${encoding} body`);
   }
 }
@@ -93,15 +98,21 @@ function successBody(encoding: Encoding, signal: Signal, rejected: number, messa
   if (rejected === 0 && message === '') return encoding === 'json' ? Buffer.from('{}') : new Uint8Array(0);
   if (encoding === 'json') {
     const key = signal === 'traces' ? 'rejectedSpans' : 'rejectedDataPoints';
-    return Buffer.from(JSON.stringify({ partialSuccess: { [key]: String(rejected), errorMessage: message } }));
+    return Buffer.from(
+      JSON.stringify({ partialSuccess: { [key]: String(rejected), errorMessage: message } }),
+    );
   }
   if (signal === 'traces') {
     return ExportTraceServiceResponse.encode(
-      ExportTraceServiceResponse.create({ partialSuccess: { rejectedSpans: rejected, errorMessage: message } }),
+      ExportTraceServiceResponse.create({
+        partialSuccess: { rejectedSpans: rejected, errorMessage: message },
+      }),
     ).finish();
   }
   return ExportMetricsServiceResponse.encode(
-    ExportMetricsServiceResponse.create({ partialSuccess: { rejectedDataPoints: rejected, errorMessage: message } }),
+    ExportMetricsServiceResponse.create({
+      partialSuccess: { rejectedDataPoints: rejected, errorMessage: message },
+    }),
   ).finish();
 }
 
@@ -124,7 +135,11 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
   return async function receive(signal: Signal, req: OtlpHttpRequest): Promise<OtlpHttpResponse> {
     const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const encoding: Encoding = MEDIA[mediaType] ?? 'json';
-    const reply = (status: number, body: Uint8Array, extra: Record<string, string> = {}): OtlpHttpResponse => ({
+    const reply = (
+      status: number,
+      body: Uint8Array,
+      extra: Record<string, string> = {},
+    ): OtlpHttpResponse => ({
       status,
       headers: { 'content-type': CONTENT_TYPE[encoding], ...extra },
       body,
@@ -136,7 +151,8 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
     if (options.token !== undefined && options.token !== '') {
       const given = /^Bearer\s+(.+)$/i.exec(req.authorization ?? '')?.[1]?.trim();
       const ok = options.checkToken ? options.checkToken(given) : given === options.token;
-      if (!ok) return fail(401, UNAUTHENTICATED, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
+      if (!ok)
+        return fail(401, UNAUTHENTICATED, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
     if (!MEDIA[mediaType]) {
       return fail(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
@@ -149,16 +165,26 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       return fail(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
     }
     if (inFlight >= options.maxConcurrent) {
-      return fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', { 'retry-after': retryAfter });
+      return fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', {
+        'retry-after': retryAfter,
+      });
     }
     inFlight++;
     try {
       let body: Buffer;
       try {
-        body = await decompress(await readCapped(req.body, options.maxBodyBytes), contentEncoding, options.maxBodyBytes);
+        body = await decompress(
+          await readCapped(req.body, options.maxBodyBytes),
+          contentEncoding,
+          options.maxBodyBytes,
+        );
       } catch (error) {
         if (error instanceof TooLarge) {
-          return fail(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes (after decompression)`);
+          return fail(
+            413,
+            INVALID_ARGUMENT,
+            `body larger than ${options.maxBodyBytes} bytes (after decompression)`,
+          );
         }
         throw error;
       }

@@ -138,7 +138,10 @@ const descriptor = {
           },
         },
         Histogram: {
-          fields: { dataPoints: repeated('HistogramDataPoint', 1), aggregationTemporality: field('int32', 2) },
+          fields: {
+            dataPoints: repeated('HistogramDataPoint', 1),
+            aggregationTemporality: field('int32', 2),
+          },
         },
         ExponentialHistogram: {
           fields: { dataPoints: repeated('OpaquePoint', 1), aggregationTemporality: field('int32', 2) },

@@ -1,4 +1,4 @@
-import { type AttrValue, type Attrs, OtlpDecodeError } from './model';
+import { type Attrs, type AttrValue, OtlpDecodeError } from './model';
 
 /*
  * Readers for the values of a decoded OTLP message, tolerant of both encodings: protobufjs gives Long objects
@@ -12,7 +12,8 @@ const TWO_32 = 4294967296;
 
 export const isObject = (value: unknown): value is Obj => typeof value === 'object' && value !== null;
 
-const has = (o: Obj, key: string): boolean => Object.hasOwn(o, key) && o[key] !== undefined && o[key] !== null;
+const has = (o: Obj, key: string): boolean =>
+  Object.hasOwn(o, key) && o[key] !== undefined && o[key] !== null;
 
 export { has };
 
@@ -85,7 +86,11 @@ const SPAN_KINDS: Record<string, number> = {
   SPAN_KIND_PRODUCER: 4,
   SPAN_KIND_CONSUMER: 5,
 };
-const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+const STATUS_CODES: Record<string, number> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+};
 const TEMPORALITIES: Record<string, number> = {
   AGGREGATION_TEMPORALITY_UNSPECIFIED: 0,
   AGGREGATION_TEMPORALITY_DELTA: 1,

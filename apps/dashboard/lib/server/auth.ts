@@ -19,7 +19,9 @@ export interface Auth {
 }
 
 /** DASHBOARD_TOKEN (bearer, `?token=` once then a cookie, or as the basic-auth password) and/or DASHBOARD_USER/PASSWORD. */
-export function createAuth(config: Pick<Config, 'dashboardToken' | 'dashboardUser' | 'dashboardPassword'>): Auth {
+export function createAuth(
+  config: Pick<Config, 'dashboardToken' | 'dashboardUser' | 'dashboardPassword'>,
+): Auth {
   const token = config.dashboardToken;
   const user = config.dashboardUser;
   const password = config.dashboardPassword;

@@ -72,7 +72,10 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
       }
       if (path === '/api/health') return json(res, 200, { ok: true });
 
-      const authorized = auth.check({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') });
+      const authorized = auth.check({
+        authorization: header(req, 'authorization'),
+        cookie: header(req, 'cookie'),
+      });
       if (!authorized) {
         const token = url.searchParams.get('token') ?? undefined;
         if (req.method === 'GET' && auth.checkToken(token)) {
@@ -86,7 +89,9 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         }
         const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
         const ingestOk =
-          path === '/api/alerts/webhook' && rt.config.ingestToken !== undefined && safeEqual(bearer, rt.config.ingestToken);
+          path === '/api/alerts/webhook' &&
+          rt.config.ingestToken !== undefined &&
+          safeEqual(bearer, rt.config.ingestToken);
         if (!ingestOk) {
           res.writeHead(401, {
             'www-authenticate': 'Basic realm="mcp-resilience dashboard", charset="UTF-8"',
@@ -103,7 +108,8 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
           const q = parseSummaryParams(url.searchParams, Date.now());
           return json(res, 200, await rt.source.summary(q));
         } catch (error) {
-          if (error instanceof ParamError) return json(res, 400, { error: error.message, parameter: error.param });
+          if (error instanceof ParamError)
+            return json(res, 400, { error: error.message, parameter: error.param });
           throw error;
         }
       }
@@ -114,7 +120,8 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
           const alerts = parseAlertmanagerPayload(await readJson(req));
           return json(res, 200, { received: rt.alerts.receiveAlertmanager(alerts) });
         } catch (error) {
-          if (error instanceof PayloadError) return json(res, 400, { error: error.message, field: error.field });
+          if (error instanceof PayloadError)
+            return json(res, 400, { error: error.message, field: error.field });
           throw error;
         }
       }
@@ -133,14 +140,17 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         if (req.method !== 'PUT') return json(res, 405, { error: 'use GET or PUT' }, { allow: 'GET, PUT' });
         try {
           const edit = await readJson(req);
-          if (typeof edit !== 'object' || edit === null) throw new PayloadError('body', 'body must be a JSON object');
+          if (typeof edit !== 'object' || edit === null)
+            throw new PayloadError('body', 'body must be a JSON object');
           const updated = validateRule(rule, edit as Record<string, unknown>);
           rt.alertStore.saveRule(updated);
           void rt.alerts.evaluate();
           return json(res, 200, updated);
         } catch (error) {
-          if (error instanceof RuleValidationError) return json(res, 400, { error: error.message, field: error.field });
-          if (error instanceof PayloadError) return json(res, 400, { error: error.message, field: error.field });
+          if (error instanceof RuleValidationError)
+            return json(res, 400, { error: error.message, field: error.field });
+          if (error instanceof PayloadError)
+            return json(res, 400, { error: error.message, field: error.field });
           throw error;
         }
       }

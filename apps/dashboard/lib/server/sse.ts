@@ -44,7 +44,8 @@ export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, r
     scheduled = setTimeout(headline, wait);
   };
   const relevant = (b: { server: string; tool: string | null }) =>
-    (server === undefined || b.server === server) && (tool === undefined || b.tool === null || b.tool === tool);
+    (server === undefined || b.server === server) &&
+    (tool === undefined || b.tool === null || b.tool === tool);
 
   const unsubscribe = rt.hub.subscribe((e: LiveEvent) => {
     if (e.type === 'breaker') {

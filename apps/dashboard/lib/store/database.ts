@@ -28,7 +28,9 @@ export function openDatabase(dataDir: string, now = Date.now()): OpenedDatabase 
   db.pragma('cache_size = -65536');
   db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const get = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-  const set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  const set = db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+  );
   const version = Number(get.get('schema_version')?.value ?? 0);
   for (let i = version; i < MIGRATIONS.length; i++) {
     db.transaction(() => {

@@ -59,10 +59,12 @@ export interface StoreEvents {
 }
 
 const MAX_STATE_CACHE = 200_000;
+const MAX_DIM_CACHE = 100_000;
 const SEEN_REFRESH_MS = 3_600_000;
 const TRANSITION_MATCH_MS = 120_000;
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) || 0 : 0);
 
 function stableKey(attrs: Attrs): string {
@@ -111,9 +113,10 @@ export class EmbeddedStore implements OtlpSink {
         `INSERT INTO facts (tier, metric, bucket, dim, value, count) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (tier, metric, bucket, dim) DO UPDATE SET value = value + excluded.value, count = count + excluded.count`,
       ),
-      stateGet: db.prepare<[string], { start: number; time: number; value: number; sum: number; buckets: string | null; seen: number }>(
-        'SELECT start, time, value, sum, buckets, seen FROM cumulative_state WHERE key = ?',
-      ),
+      stateGet: db.prepare<
+        [string],
+        { start: number; time: number; value: number; sum: number; buckets: string | null; seen: number }
+      >('SELECT start, time, value, sum, buckets, seen FROM cumulative_state WHERE key = ?'),
       stateSet: db.prepare(
         `INSERT INTO cumulative_state (key, start, time, value, sum, buckets, seen) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET start = excluded.start, time = excluded.time, value = excluded.value,
@@ -141,7 +144,9 @@ export class EmbeddedStore implements OtlpSink {
         `SELECT id FROM breaker_transitions WHERE server = ? AND tool = ? AND ts BETWEEN ? AND ? AND instance = ?
          AND service = ? AND to_state = ? AND reason = 'observed' ORDER BY ts LIMIT 1`,
       ),
-      transitionReplace: db.prepare('UPDATE breaker_transitions SET ts = ?, from_state = ?, reason = ? WHERE id = ?'),
+      transitionReplace: db.prepare(
+        'UPDATE breaker_transitions SET ts = ?, from_state = ?, reason = ? WHERE id = ?',
+      ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,
            duration_ms, outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
@@ -199,6 +204,7 @@ export class EmbeddedStore implements OtlpSink {
     const args = [service, server, method, tool, outcome, errorClass, errorType, extra];
     this.stmt.dimInsert.run(...args);
     const id = this.stmt.dimSelect.get(...args)!.id;
+    if (this.dims.size >= MAX_DIM_CACHE) this.dims.clear();
     this.dims.set(key, id);
     return id;
   }
@@ -232,7 +238,10 @@ export class EmbeddedStore implements OtlpSink {
     const states = new Map<string, CachedState>();
     let count = 0;
     this.run(() => {
-      const acc = new Map<string, { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }>();
+      const acc = new Map<
+        string,
+        { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
+      >();
       const add = (metric: number, timeMs: number, dim: number, value: number, n: number) => {
         for (const tier of this.tiers) {
           const bucket = alignDown(timeMs, tier.res);
@@ -256,7 +265,10 @@ export class EmbeddedStore implements OtlpSink {
               for (const p of metric.points) {
                 count++;
                 if (p.value !== 1) continue;
-                const key = { server: text(p.attributes[ATTR_MCP_SERVER]), tool: text(p.attributes[ATTR_GEN_AI_TOOL_NAME]) };
+                const key = {
+                  server: text(p.attributes[ATTR_MCP_SERVER]),
+                  tool: text(p.attributes[ATTR_GEN_AI_TOOL_NAME]),
+                };
                 const state = text(p.attributes[ATTR_STATE]);
                 if (this.applyBreaker(service, instance, key, state, p.timeMs, now, undefined)) {
                   changed.set(`${key.server}\u0001${key.tool}`, key);
@@ -277,9 +289,17 @@ export class EmbeddedStore implements OtlpSink {
               if (cumulative) {
                 const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(a)}`;
                 const prev = states.get(key) ?? this.state(key);
-                const r = cumulativeToDelta(prev, { startMs: p.startMs, timeMs: p.timeMs, value, sum }, this.createdAt);
+                const r = cumulativeToDelta(
+                  prev,
+                  { startMs: p.startMs, timeMs: p.timeMs, value, sum },
+                  this.createdAt,
+                );
                 if (r.next) {
-                  const unchanged = prev && prev.start === r.next.start && prev.value === r.next.value && prev.sum === r.next.sum;
+                  const unchanged =
+                    prev &&
+                    prev.start === r.next.start &&
+                    prev.value === r.next.value &&
+                    prev.sum === r.next.sum;
                   const seen = unchanged && now - prev.seen < SEEN_REFRESH_MS ? prev.seen : -1;
                   const next: CachedState = { ...r.next, seen: seen === -1 ? now : seen };
                   if (seen === -1) states.set(key, next);
@@ -309,7 +329,15 @@ export class EmbeddedStore implements OtlpSink {
         }
       }
       for (const [key, s] of states) {
-        this.stmt.stateSet.run(key, s.start, s.time, s.value, s.sum, s.buckets ? JSON.stringify(s.buckets) : null, s.seen);
+        this.stmt.stateSet.run(
+          key,
+          s.start,
+          s.time,
+          s.value,
+          s.sum,
+          s.buckets ? JSON.stringify(s.buckets) : null,
+          s.seen,
+        );
       }
       for (const f of acc.values()) this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
     });
@@ -346,9 +374,19 @@ export class EmbeddedStore implements OtlpSink {
           service,
           state,
         );
-        if (observed) this.stmt.transitionReplace.run(Math.round(at), transition.from, transition.reason, observed.id);
+        if (observed)
+          this.stmt.transitionReplace.run(Math.round(at), transition.from, transition.reason, observed.id);
         else {
-          this.stmt.transitionInsert.run(Math.round(at), service, instance, server, tool, transition.from, state, transition.reason);
+          this.stmt.transitionInsert.run(
+            Math.round(at),
+            service,
+            instance,
+            server,
+            tool,
+            transition.from,
+            state,
+            transition.reason,
+          );
         }
       }
     }
@@ -365,7 +403,16 @@ export class EmbeddedStore implements OtlpSink {
     if (state !== row.state) {
       this.stmt.breakerUpsert.run(service, instance, server, tool, state, Math.round(at), at, now);
       if (!transition) {
-        this.stmt.transitionInsert.run(Math.round(at), service, instance, server, tool, row.state, state, 'observed');
+        this.stmt.transitionInsert.run(
+          Math.round(at),
+          service,
+          instance,
+          server,
+          tool,
+          row.state,
+          state,
+          'observed',
+        );
       }
       return true;
     }
@@ -411,7 +458,9 @@ export class EmbeddedStore implements OtlpSink {
     const outcome = text(a[ATTR_MCP_RESILIENCE_OUTCOME]);
     const attempts = num(a[ATTR_MCP_RESILIENCE_ATTEMPTS]);
     if (outcome === 'success' && attempts <= 1) return;
-    const classification = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION)?.attributes;
+    const classification = span.events.find(
+      (e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION,
+    )?.attributes;
     this.stmt.callInsert.run(
       span.traceId,
       span.spanId,
@@ -484,11 +533,14 @@ export class EmbeddedStore implements OtlpSink {
     const delFacts = db.prepare('DELETE FROM facts WHERE tier = ? AND metric = ? AND bucket < ?');
     this.run(() => {
       for (const tier of this.tiers) {
-        for (const metric of ALL_METRIC_IDS) deleted += delFacts.run(tier.id, metric, now - tier.keepMs - tier.res).changes;
+        for (const metric of ALL_METRIC_IDS)
+          deleted += delFacts.run(tier.id, metric, now - tier.keepMs - tier.res).changes;
       }
       deleted += db.prepare('DELETE FROM breaker_transitions WHERE ts < ?').run(cutoff).changes;
       deleted += db.prepare('DELETE FROM breakers WHERE updated < ?').run(cutoff).changes;
-      deleted += db.prepare('DELETE FROM cumulative_state WHERE seen < ?').run(cutoff - SEEN_REFRESH_MS).changes;
+      deleted += db
+        .prepare('DELETE FROM cumulative_state WHERE seen < ?')
+        .run(cutoff - SEEN_REFRESH_MS).changes;
       deleted += db.prepare('DELETE FROM alert_history WHERE at < ?').run(cutoff).changes;
       deleted += db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(cutoff).changes;
       deleted += db

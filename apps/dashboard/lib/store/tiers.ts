@@ -8,12 +8,13 @@ export interface Tier {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Tiers from fine to coarse: 10 s kept 6 h, 1 min kept 8 days, 1 h kept the whole retention. */
+/** Tiers from fine to coarse: 10 s kept 6 h, 1 min kept 2 days, 10 min kept 8 days, 1 h kept the retention. */
 export function makeTiers(retentionMs: number): Tier[] {
   return [
     { id: 0, res: 10_000, keepMs: Math.min(retentionMs, 6 * HOUR) },
-    { id: 1, res: 60_000, keepMs: Math.min(retentionMs, 8 * DAY) },
-    { id: 2, res: HOUR, keepMs: retentionMs },
+    { id: 1, res: 60_000, keepMs: Math.min(retentionMs, 2 * DAY) },
+    { id: 2, res: 600_000, keepMs: Math.min(retentionMs, 8 * DAY) },
+    { id: 3, res: HOUR, keepMs: retentionMs },
   ];
 }
 
@@ -51,7 +52,10 @@ export function planRange(from: number, to: number, now: number, tiers: readonly
       if (cursor % t.res !== 0 || !available(t, cursor, now)) continue;
       // Stop at the next boundary of the coarser tier, from where that tier takes over.
       const coarser = coarseFirst[i - 1];
-      const end = Math.min(alignDown(to, t.res), coarser ? alignUp(cursor + 1, coarser.res) : Number.POSITIVE_INFINITY);
+      const end = Math.min(
+        alignDown(to, t.res),
+        coarser ? alignUp(cursor + 1, coarser.res) : Number.POSITIVE_INFINITY,
+      );
       if (end > cursor) {
         push({ tier: t.id, from: cursor, to: end });
         cursor = end;

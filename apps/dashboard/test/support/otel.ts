@@ -1,8 +1,18 @@
 import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
-import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  JsonMetricsSerializer,
+  JsonTraceSerializer,
+  ProtobufMetricsSerializer,
+  ProtobufTraceSerializer,
+} from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { countingRecorder, emptyTruth, type GroundTruth, runScript, type ScriptedCall } from './workload';
 
 class ManualReader extends MetricReader {
@@ -15,10 +25,15 @@ class ManualReader extends MetricReader {
 }
 
 /** In-memory SDK providers with the middleware's recorder: collect real ResourceMetrics and spans. */
-export function createCapture(resource: Record<string, string> = { 'service.name': 'test-agent', 'service.instance.id': 'i-1' }) {
+export function createCapture(
+  resource: Record<string, string> = { 'service.name': 'test-agent', 'service.instance.id': 'i-1' },
+) {
   const spans = new InMemorySpanExporter();
   const res = resourceFromAttributes(resource);
-  const tracerProvider = new BasicTracerProvider({ resource: res, spanProcessors: [new SimpleSpanProcessor(spans)] });
+  const tracerProvider = new BasicTracerProvider({
+    resource: res,
+    spanProcessors: [new SimpleSpanProcessor(spans)],
+  });
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ resource: res, readers: [reader] });
   const truth: GroundTruth = emptyTruth();
@@ -26,7 +41,8 @@ export function createCapture(resource: Record<string, string> = { 'service.name
   return {
     truth,
     recorder,
-    run: (calls: readonly ScriptedCall[], options?: Record<string, unknown>) => runScript(recorder, calls, options),
+    run: (calls: readonly ScriptedCall[], options?: Record<string, unknown>) =>
+      runScript(recorder, calls, options),
     async metrics(): Promise<ResourceMetrics> {
       const { resourceMetrics } = await reader.collect();
       return resourceMetrics;

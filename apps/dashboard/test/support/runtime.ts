@@ -22,7 +22,10 @@ export interface TestServer {
 }
 
 /** The dashboard's request listener (OTLP, API, SSE; no Next) on 127.0.0.1:0. */
-export async function startTestServer(env: Record<string, string> = {}, options: RuntimeOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): Promise<TestServer> {
   const runtime = createRuntime(testConfig(env), { log: () => undefined, ...options });
   const server = http.createServer(createRequestListener(runtime));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

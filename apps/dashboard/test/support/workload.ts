@@ -1,4 +1,9 @@
-import { createMemoryRecorder, createResilience, type Recorder, type ResilienceEvent } from '@mcp-resilience/middleware';
+import {
+  createMemoryRecorder,
+  createResilience,
+  type Recorder,
+  type ResilienceEvent,
+} from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
@@ -67,7 +72,8 @@ const httpError = (status: number) => Object.assign(new Error(`HTTP ${status}`),
 export type Step = 'ok' | 503 | 400 | 429 | 'ECONNREFUSED';
 
 function fail(step: Exclude<Step, 'ok'>): never {
-  if (step === 'ECONNREFUSED') throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+  if (step === 'ECONNREFUSED')
+    throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
   throw httpError(step);
 }
 
@@ -79,7 +85,11 @@ export interface ScriptedCall {
 }
 
 /** Runs scripted calls through `createResilience` with the given recorder (fast backoff, real clock). */
-export async function runScript(recorder: Recorder, calls: readonly ScriptedCall[], options: Record<string, unknown> = {}) {
+export async function runScript(
+  recorder: Recorder,
+  calls: readonly ScriptedCall[],
+  options: Record<string, unknown> = {},
+) {
   const resilience = createResilience({
     recorder,
     maxAttempts: 3,
@@ -106,7 +116,11 @@ export async function runScript(recorder: Recorder, calls: readonly ScriptedCall
         {
           endpoint: call.server,
           operation: 'tools/call',
-          attributes: { [ATTR_MCP_SERVER]: call.server, [ATTR_MCP_METHOD_NAME]: 'tools/call', [ATTR_GEN_AI_TOOL_NAME]: call.tool },
+          attributes: {
+            [ATTR_MCP_SERVER]: call.server,
+            [ATTR_MCP_METHOD_NAME]: 'tools/call',
+            [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+          },
         },
       )
       .catch(() => undefined);

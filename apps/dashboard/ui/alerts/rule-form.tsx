@@ -18,11 +18,23 @@ export default function RuleForm({ rule }: { rule: AlertRule }) {
       </label>
       <label>
         Short window (min)
-        <input name="shortWindowMin" type="number" step="any" min="0.2" defaultValue={min(rule.shortWindowMs)} />
+        <input
+          name="shortWindowMin"
+          type="number"
+          step="any"
+          min="0.2"
+          defaultValue={min(rule.shortWindowMs)}
+        />
       </label>
       <label>
         Long window (min)
-        <input name="longWindowMin" type="number" step="any" min="0.2" defaultValue={min(rule.longWindowMs)} />
+        <input
+          name="longWindowMin"
+          type="number"
+          step="any"
+          min="0.2"
+          defaultValue={min(rule.longWindowMs)}
+        />
       </label>
       <label>
         Minimum retries (long window)
@@ -34,7 +46,13 @@ export default function RuleForm({ rule }: { rule: AlertRule }) {
       </label>
       <label>
         Keep firing for (min)
-        <input name="keepFiringForMin" type="number" step="any" min="0" defaultValue={min(rule.keepFiringForMs)} />
+        <input
+          name="keepFiringForMin"
+          type="number"
+          step="any"
+          min="0"
+          defaultValue={min(rule.keepFiringForMs)}
+        />
       </label>
       <label>
         Severity

@@ -15,7 +15,13 @@ export default function TargetForm() {
       </label>
       <label>
         Webhook URL
-        <input name="url" type="url" required placeholder="https://hooks.example.com/…" style={{ minWidth: 280 }} />
+        <input
+          name="url"
+          type="url"
+          required
+          placeholder="https://hooks.example.com/…"
+          style={{ minWidth: 280 }}
+        />
       </label>
       <label>
         Format

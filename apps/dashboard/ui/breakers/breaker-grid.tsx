@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import type { BreakerTile } from '@/lib/data/types';
-import { fmtMs, fmtNumber, fmtPct, STATE_LABEL } from '@/lib/format';
+import { fmtElapsed, fmtNumber, fmtPct, STATE_LABEL } from '@/lib/format';
 import { breakerKey, useLive } from '../live/live-provider';
 import Sparkline from './sparkline';
 
@@ -38,7 +38,12 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
       lastTransition: null,
     });
   }
-  merged.sort((a, b) => Number(a.stale) - Number(b.stale) || RANK[b.state] - RANK[a.state] || (b.errorRate ?? -1) - (a.errorRate ?? -1));
+  merged.sort(
+    (a, b) =>
+      Number(a.stale) - Number(b.stale) ||
+      RANK[b.state] - RANK[a.state] ||
+      (b.errorRate ?? -1) - (a.errorRate ?? -1),
+  );
   if (merged.length === 0) {
     return <div className="panel empty">No circuit breaker has reported yet.</div>;
   }
@@ -65,7 +70,7 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
             </div>
             <div className="stats">
               <span>
-                in state <b>{fmtMs(Math.max(0, now - t.since))}</b>
+                in state <b>{fmtElapsed(now - t.since)}</b>
               </span>
               <span>
                 error <b>{fmtPct(t.errorRate, 0)}</b>
@@ -82,7 +87,7 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
             <Sparkline points={t.sparkline} />
             <div className="sub muted" style={{ fontSize: 12 }}>
               {t.lastTransition
-                ? `last: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtMs(Math.max(0, now - t.lastTransition.at))} ago`
+                ? `last: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtElapsed(now - t.lastTransition.at)} ago`
                 : 'no transition recorded'}
             </div>
           </div>

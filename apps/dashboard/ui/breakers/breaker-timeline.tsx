@@ -4,7 +4,15 @@ import { fmtAxisTime, fmtMs, STATE_LABEL } from '@/lib/format';
 const COLORS: Record<string, string> = { closed: '#1a9e55', half_open: '#f08c00', open: '#d93636' };
 
 /** Grafana-style state timeline: one band per breaker, coloured by state (server-rendered SVG). */
-export default function BreakerTimeline({ rows, from, to }: { rows: BreakerTimelineRow[]; from: number; to: number }) {
+export default function BreakerTimeline({
+  rows,
+  from,
+  to,
+}: {
+  rows: BreakerTimelineRow[];
+  from: number;
+  to: number;
+}) {
   if (rows.length === 0) return <div className="empty">No breaker in this window.</div>;
   const span = Math.max(1, to - from);
   const pct = (t: number) => ((Math.min(to, Math.max(from, t)) - from) / span) * 100;
@@ -16,9 +24,23 @@ export default function BreakerTimeline({ rows, from, to }: { rows: BreakerTimel
             {r.server}
             {r.tool ? <span className="muted"> / {r.tool}</span> : null}
           </span>
-          <svg width="100%" height="18" viewBox="0 0 100 18" preserveAspectRatio="none" role="img" aria-label={`${r.server} state timeline`}>
+          <svg
+            width="100%"
+            height="18"
+            viewBox="0 0 100 18"
+            preserveAspectRatio="none"
+            role="img"
+            aria-label={`${r.server} state timeline`}
+          >
             {r.segments.map((s) => (
-              <rect key={s.from} x={pct(s.from)} width={Math.max(0.2, pct(s.to) - pct(s.from))} y={2} height={14} fill={COLORS[s.state]}>
+              <rect
+                key={s.from}
+                x={pct(s.from)}
+                width={Math.max(0.2, pct(s.to) - pct(s.from))}
+                y={2}
+                height={14}
+                fill={COLORS[s.state]}
+              >
                 <title>{`${STATE_LABEL[s.state]} for ${fmtMs(s.to - s.from)}`}</title>
               </rect>
             ))}

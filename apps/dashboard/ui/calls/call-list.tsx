@@ -7,7 +7,16 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
   if (calls.length === 0) return <div className="empty">No failed or retried call in this window.</div>;
   return (
     <div data-testid="call-list">
-      <div className="muted" style={{ display: 'grid', gridTemplateColumns: '80px 1.6fr 90px 70px 1.4fr 90px 90px', gap: 8, fontSize: 12, padding: '0 0 4px 14px' }}>
+      <div
+        className="muted"
+        style={{
+          display: 'grid',
+          gridTemplateColumns: '80px 1.6fr 90px 70px 1.4fr 90px 90px',
+          gap: 8,
+          fontSize: 12,
+          padding: '0 0 4px 14px',
+        }}
+      >
         <span>time</span>
         <span>server / tool</span>
         <span>outcome</span>
@@ -28,7 +37,9 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
               <span className={`badge ${c.outcome}`}>{c.outcome}</span>
             </span>
             <span>{c.attempts}</span>
-            <span>{c.errorType ? `${c.errorType} (${c.errorClass})` : <span className="muted">recovered</span>}</span>
+            <span>
+              {c.errorType ? `${c.errorType} (${c.errorClass})` : <span className="muted">recovered</span>}
+            </span>
             <span>{fmtMs(c.durationMs)}</span>
             <span>{c.wastedRetries > 0 ? `${c.wastedRetries} · ${fmtMs(c.wastedTimeMs)}` : '–'}</span>
           </summary>

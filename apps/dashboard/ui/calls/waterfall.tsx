@@ -8,10 +8,15 @@ export default function Waterfall({ call }: { call: CallRow }) {
   const width = (d: number) => `${Math.max(0.5, Math.min(100, (d / span) * 100))}%`;
   return (
     <div className="waterfall">
-      {call.message ? <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>{call.message}</div> : null}
+      {call.message ? (
+        <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>
+          {call.message}
+        </div>
+      ) : null}
       {call.attemptRows.length === 0 ? (
         <div className="muted" style={{ fontSize: 12 }}>
-          No attempt spans stored for this call{call.outcome === 'rejected' ? ' (rejected before any attempt)' : ''}.
+          No attempt spans stored for this call
+          {call.outcome === 'rejected' ? ' (rejected before any attempt)' : ''}.
         </div>
       ) : (
         call.attemptRows.map((a, i) => {
@@ -22,9 +27,15 @@ export default function Waterfall({ call }: { call: CallRow }) {
               <span>#{a.attempt}</span>
               <div className="wf-track">
                 {waitStart !== undefined && a.startMs > waitStart ? (
-                  <div className="wf-wait" style={{ left: left(waitStart), width: width(a.startMs - waitStart) }} />
+                  <div
+                    className="wf-wait"
+                    style={{ left: left(waitStart), width: width(a.startMs - waitStart) }}
+                  />
                 ) : null}
-                <div className={`wf-bar${a.ok ? '' : ' fail'}`} style={{ left: left(a.startMs), width: width(a.durationMs) }} />
+                <div
+                  className={`wf-bar${a.ok ? '' : ' fail'}`}
+                  style={{ left: left(a.startMs), width: width(a.durationMs) }}
+                />
               </div>
               <span>
                 {fmtMs(a.durationMs)} ·{' '}

@@ -17,12 +17,43 @@ export default function CallsChart({ series, spanMs }: { series: Series<CallsPoi
     <ResponsiveContainer width="100%" height={240} initialDimension={{ width: 520, height: 240 }}>
       <AreaChart data={data} margin={{ top: 10, right: 16, bottom: 0, left: -10 }}>
         <CartesianGrid stroke="#eef0f3" vertical={false} />
-        <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={(t) => fmtAxisTime(t, spanMs)} fontSize={11} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          domain={['dataMin', 'dataMax']}
+          scale="time"
+          tickFormatter={(t) => fmtAxisTime(t, spanMs)}
+          fontSize={11}
+        />
         <YAxis fontSize={11} />
         <Tooltip labelFormatter={(t) => fmtTime(Number(t))} formatter={(v) => fmtNumber(Number(v), 2)} />
-        <Area type="monotone" dataKey="success" stackId="1" stroke="#1a9e55" fill="#1a9e55" fillOpacity={0.35} isAnimationActive={false} />
-        <Area type="monotone" dataKey="failure" stackId="1" stroke="#d93636" fill="#d93636" fillOpacity={0.45} isAnimationActive={false} />
-        <Area type="monotone" dataKey="rejected" stackId="1" stroke="#e3a008" fill="#e3a008" fillOpacity={0.45} isAnimationActive={false} />
+        <Area
+          type="monotone"
+          dataKey="success"
+          stackId="1"
+          stroke="#1a9e55"
+          fill="#1a9e55"
+          fillOpacity={0.35}
+          isAnimationActive={false}
+        />
+        <Area
+          type="monotone"
+          dataKey="failure"
+          stackId="1"
+          stroke="#d93636"
+          fill="#d93636"
+          fillOpacity={0.45}
+          isAnimationActive={false}
+        />
+        <Area
+          type="monotone"
+          dataKey="rejected"
+          stackId="1"
+          stroke="#e3a008"
+          fill="#e3a008"
+          fillOpacity={0.45}
+          isAnimationActive={false}
+        />
       </AreaChart>
     </ResponsiveContainer>
   );

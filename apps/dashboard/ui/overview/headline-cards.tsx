@@ -38,7 +38,8 @@ export default function HeadlineCards({ initial }: { initial: Headline }) {
           {fmtNumber(h.callsPerMinute, h.callsPerMinute < 10 ? 2 : 0)}
         </div>
         <div className="sub" data-testid="calls-total">
-          {fmtNumber(h.calls.total)} calls · {fmtNumber(h.calls.failure)} failed · {fmtNumber(h.calls.rejected)} rejected
+          {fmtNumber(h.calls.total)} calls · {fmtNumber(h.calls.failure)} failed ·{' '}
+          {fmtNumber(h.calls.rejected)} rejected
         </div>
       </div>
       <div className="panel card" data-testid="card-breakers">

@@ -6,9 +6,9 @@ import {
 } from '@/lib/data/fetchers';
 import type { TimeQuery } from '@/lib/data/types';
 import { fmtNumber, fmtPct } from '@/lib/format';
+import ErrorClassChart from '../errors/error-class-chart';
 import CallsChart from './calls-chart';
 import EfficiencyChart from './efficiency-chart';
-import ErrorClassChart from '../errors/error-class-chart';
 
 /** The overview's charts and the error-type table (server-side down-sampled series, client-side Recharts). */
 export default async function OverviewCharts({ query }: { query: TimeQuery }) {

@@ -4,7 +4,10 @@ import type { Fault } from '../plan/FaultPlan.js';
 /** How a JSON-RPC-level fault answers a request: a result or an error, without `jsonrpc` and `id`. */
 export type Outcome = { result: CallToolResult } | { error: { code: number; message: string } };
 
-const toolErrorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+const toolErrorResult = (text: string): CallToolResult => ({
+  content: [{ type: 'text', text }],
+  isError: true,
+});
 
 /** `tool_error`: an `isError` result with the fault's text. */
 export const toolError = (fault: Extract<Fault, { kind: 'tool_error' }>): Outcome => ({
@@ -12,7 +15,10 @@ export const toolError = (fault: Extract<Fault, { kind: 'tool_error' }>): Outcom
 });
 
 /** `invalid_params`: the TypeScript SDK's `isError` validation result, or a JSON-RPC -32602 error. */
-export function invalidParams(fault: Extract<Fault, { kind: 'invalid_params' }>, request: JSONRPCRequest): Outcome {
+export function invalidParams(
+  fault: Extract<Fault, { kind: 'invalid_params' }>,
+  request: JSONRPCRequest,
+): Outcome {
   const detail = fault.message ?? 'Invalid input: expected string, received number';
   const tool = request.params?.name;
   const message =

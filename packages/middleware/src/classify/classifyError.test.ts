@@ -234,6 +234,12 @@ const jsonRpc: Row[] = [
     'unknown',
     'jsonrpc.code',
   ]),
+  row('-32000 sent by a server as its own error', new McpError(-32000, 'Upstream database unavailable'), [
+    R,
+    'server_error',
+    'executed',
+    'jsonrpc.code',
+  ]),
   row('-32001 request timeout (with data)', new McpError(-32001, 'Request timed out', { timeout: 60000 }), [
     R,
     'timeout',
@@ -939,8 +945,7 @@ const toolResults: Row[] = [
   row(
     'isError result with an unrecognised text',
     toolError('The weather station did not answer the question'),
-    [C, 'tool_error', 'executed', 'tool_result'],
-    neutral,
+    [NR, 'tool_error', 'executed', 'tool_result'],
   ),
   row(
     'isError result saying unavailable: retryable but neutral',

@@ -3,27 +3,38 @@ import type { Resilience } from '../createResilience.js';
 import type { ResilienceOptions } from '../options.js';
 import type { ObservedFetch } from './observeFetch.js';
 
-/** Options of `withResilience`: every core option, plus the MCP ones below. All optional. */
+/** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
 export interface McpResilienceOptions extends ResilienceOptions {
-  /** The logical server name: breaker and budget key, and `mcp.server` in telemetry. Default: the server's own name. */
+  /**
+   * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
+   * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.
+   */
   readonly server?: string;
   /**
-   * Which tools are safe to repeat after an ambiguous failure (timeout, reset, 5xx):
-   * `'annotations'`: those whose `tools/list` annotations say `readOnlyHint` or `idempotentHint`;
-   * `'assume-idempotent'`: all; `'never'`: none. Read-only MCP methods (`tools/list`, `resources/read`, ...) always are.
+   * Which tools are safe to repeat after a failure that may have executed (timeout, reset after send, 5xx):
+   * `'annotations'` (default): those whose `tools/list` annotations say `readOnlyHint` or `idempotentHint` (the
+   * tools are listed once before the first `tools/call`, and again after `notifications/tools/list_changed` or a
+   * reconnection); `'assume-idempotent'`: every tool; `'never'`: none. Read-only MCP methods (`tools/list`,
+   * `resources/read`, `prompts/get`, `ping`, ...) always are. Failures that were certainly not sent (connection
+   * refused, 429, expired session) are retried for any tool.
    */
   readonly idempotency?: 'annotations' | 'assume-idempotent' | 'never';
-  /** Per-tool overrides of `idempotency`, because annotations from an untrusted server are only hints. */
+  /** Per-tool overrides of `idempotency` (`true`: safe to repeat), because annotations from a server are hints. */
   readonly toolIdempotency?: Readonly<Record<string, boolean>>;
-  /** A transport factory: with it, an expired session or a closed connection reconnects, then retries when safe. */
+  /**
+   * A transport factory. With it, an expired session (HTTP 404, or 400 about the session) and a closed connection
+   * (-32000, `Not connected`, an exited stdio server) close the client and connect a fresh transport on it, then
+   * retry when safe; a call made while disconnected connects first. Without it, these failures are classified and
+   * surfaced, never retried. Give HTTP transports the same `observeFetch()` as `fetch` below.
+   */
   readonly reconnect?: () => Transport | Promise<Transport>;
   /**
-   * `'throw'`: a non-retryable failure rejects (isError results are returned as they came).
-   * `'result'`: for `tools/call`, it resolves to an `isError` result that tells the model what was wrong, that it
-   * was not retried, and what to change.
+   * `'throw'` (default): a non-retryable failure rejects with a `ResilienceError`; an `isError` result is returned
+   * as it came, with its classification in `_meta`. `'result'`: for `tools/call`, a non-retryable failure resolves
+   * to an `isError` result that tells the model what was wrong, that it was not retried, and what to change.
    */
   readonly nonRetryableAs?: 'throw' | 'result';
-  /** One breaker per server (default) or per tool. */
+  /** One breaker (and budget) per server (default), or per tool for `tools/call`. */
   readonly breakerScope?: 'server' | 'tool';
   /** The `observeFetch()` given to the HTTP transport, so that `Retry-After` reaches the classifier. */
   readonly fetch?: ObservedFetch;
@@ -59,11 +70,18 @@ export function splitMcpOptions(options: McpResilienceOptions): {
     ((MCP_KEYS as readonly string[]).includes(key) ? mcp : core)[key] = value;
   }
   const fail = (name: string, allowed: string, value: unknown) => {
-    throw new TypeError(`withResilience: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`);
+    throw new TypeError(
+      `withResilience: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
+    );
   };
-  const { server, idempotency, toolIdempotency, reconnect, nonRetryableAs, breakerScope, fetch, resilience } = mcp;
-  if (server !== undefined && (typeof server !== 'string' || server === '')) fail('server', 'a non-empty string', server);
-  if (idempotency !== undefined && !['annotations', 'assume-idempotent', 'never'].includes(idempotency as string)) {
+  const { server, idempotency, toolIdempotency, reconnect, nonRetryableAs, breakerScope, fetch, resilience } =
+    mcp;
+  if (server !== undefined && (typeof server !== 'string' || server === ''))
+    fail('server', 'a non-empty string', server);
+  if (
+    idempotency !== undefined &&
+    !['annotations', 'assume-idempotent', 'never'].includes(idempotency as string)
+  ) {
     fail('idempotency', "one of 'annotations', 'assume-idempotent', 'never'", idempotency);
   }
   if (
@@ -74,7 +92,8 @@ export function splitMcpOptions(options: McpResilienceOptions): {
   ) {
     fail('toolIdempotency', 'an object of booleans by tool name', toolIdempotency);
   }
-  if (reconnect !== undefined && typeof reconnect !== 'function') fail('reconnect', 'a function returning a transport', reconnect);
+  if (reconnect !== undefined && typeof reconnect !== 'function')
+    fail('reconnect', 'a function returning a transport', reconnect);
   if (nonRetryableAs !== undefined && !['throw', 'result'].includes(nonRetryableAs as string)) {
     fail('nonRetryableAs', "one of 'throw', 'result'", nonRetryableAs);
   }

@@ -36,7 +36,12 @@ export function idempotencyPolicy(
       return mode === 'assume-idempotent';
     },
     needsAnnotations(method, tool) {
-      return mode === 'annotations' && method === 'tools/call' && tool !== undefined && override(tool) === undefined;
+      return (
+        mode === 'annotations' &&
+        method === 'tools/call' &&
+        tool !== undefined &&
+        override(tool) === undefined
+      );
     },
   };
 }

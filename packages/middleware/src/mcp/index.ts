@@ -1,9 +1,9 @@
 export type { IdempotencyMode } from './idempotency.js';
 export type { McpResilienceOptions } from './McpResilienceOptions.js';
 export { mcpDefaults } from './McpResilienceOptions.js';
-export { IDEMPOTENT_METHODS, READ_ONLY_METHODS } from './methods.js';
 export type { McpRuleContext } from './mcpRules.js';
 export { mcpRules } from './mcpRules.js';
+export { IDEMPOTENT_METHODS, READ_ONLY_METHODS } from './methods.js';
 export type { HttpFailure, ObservedFetch } from './observeFetch.js';
 export { observeFetch } from './observeFetch.js';
 export { ReconnectError } from './ReconnectError.js';

@@ -53,7 +53,13 @@ const toolResult: FunctionRule = (error, context) => {
   const fromText = classifyError(error.result, { ...context, rules: [] });
   const base = { message: fromText.message ?? error.message, healthNeutral: true } as const;
   if (fromText.source === 'tool_result' || fromText.source === 'default') {
-    return { class: 'non_retryable', type: 'tool_error', execution: 'executed', source: 'mcp.tool_result', ...base };
+    return {
+      class: 'non_retryable',
+      type: 'tool_error',
+      execution: 'executed',
+      source: 'mcp.tool_result',
+      ...base,
+    };
   }
   // The server answered: what its tool did is at worst unknown, never "not sent" for a failure that may be retried.
   const execution =
@@ -113,8 +119,17 @@ const httpTransport =
       };
     }
     const aboutSession = SESSION_WORD.test(message);
-    if ((status === 404 && (aboutSession || deps.hadSession?.(error) === true)) || (status === 400 && aboutSession)) {
-      return { class: 'conditional', type: 'session_expired', execution: 'not_sent', source: 'mcp.http.session', message };
+    if (
+      (status === 404 && (aboutSession || deps.hadSession?.(error) === true)) ||
+      (status === 400 && aboutSession)
+    ) {
+      return {
+        class: 'conditional',
+        type: 'session_expired',
+        execution: 'not_sent',
+        source: 'mcp.http.session',
+        message,
+      };
     }
     const verdict = classifyHttpStatus(status, [message]);
     if (verdict === undefined) return undefined;
@@ -134,7 +149,11 @@ const OAUTH_TRANSIENT: Readonly<Record<string, Pick<Classification, 'class' | 't
   server_error: { class: 'retryable', type: 'server_error' },
   too_many_requests: { class: 'conditional', type: 'rate_limited' },
 };
-const OAUTH_FORBIDDEN: ReadonlySet<string> = new Set(['access_denied', 'insufficient_scope', 'invalid_scope']);
+const OAUTH_FORBIDDEN: ReadonlySet<string> = new Set([
+  'access_denied',
+  'insufficient_scope',
+  'invalid_scope',
+]);
 
 /**
  * `UnauthorizedError` (the auth flow needs a user, e.g. a redirect): non-retryable `unauthorized`, not sent.
@@ -144,9 +163,17 @@ const OAUTH_FORBIDDEN: ReadonlySet<string> = new Set(['access_denied', 'insuffic
  */
 const authorization: FunctionRule = (error) => {
   if (error instanceof UnauthorizedError) {
-    return { class: 'non_retryable', type: 'unauthorized', execution: 'not_sent', source: 'mcp.unauthorized' };
+    return {
+      class: 'non_retryable',
+      type: 'unauthorized',
+      execution: 'not_sent',
+      source: 'mcp.unauthorized',
+    };
   }
-  if (!(error instanceof Error) || typeof (error as { toResponseObject?: unknown }).toResponseObject !== 'function') {
+  if (
+    !(error instanceof Error) ||
+    typeof (error as { toResponseObject?: unknown }).toResponseObject !== 'function'
+  ) {
     return undefined;
   }
   const errorCode = (error as { errorCode?: unknown }).errorCode;
@@ -176,11 +203,21 @@ const CONNECTION_CLOSED = /^MCP error -32000: Connection closed$/;
 const connection: FunctionRule = (error) => {
   if (!(error instanceof Error)) return undefined;
   if (error.message === 'Not connected') {
-    return { class: 'conditional', type: 'connection_closed', execution: 'not_sent', source: 'mcp.not_connected' };
+    return {
+      class: 'conditional',
+      type: 'connection_closed',
+      execution: 'not_sent',
+      source: 'mcp.not_connected',
+    };
   }
   if (error.name === 'McpError' && (error as { code?: unknown }).code === -32000) {
     if (CONNECTION_CLOSED.test(error.message)) {
-      return { class: 'conditional', type: 'connection_closed', execution: 'unknown', source: 'mcp.connection_closed' };
+      return {
+        class: 'conditional',
+        type: 'connection_closed',
+        execution: 'unknown',
+        source: 'mcp.connection_closed',
+      };
     }
     return { class: 'retryable', type: 'server_error', execution: 'executed', source: 'mcp.server_error' };
   }

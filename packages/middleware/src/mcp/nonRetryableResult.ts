@@ -13,7 +13,8 @@ const advice: Partial<Record<ErrorType, string>> = {
   quota_exceeded: 'The quota is used up: do not call again until it is raised; tell the user.',
   payload_too_large: 'The request is too large: send less data (shorter arguments, fewer items).',
   user_action_required: 'A human has to act first (for example open a URL); ask the user, then call again.',
-  tool_error: 'The tool reported an error: read it, and change the arguments or the approach before calling again.',
+  tool_error:
+    'The tool reported an error: read it, and change the arguments or the approach before calling again.',
 };
 
 /** What to tell a model to change after a non-retryable failure of this type. */

@@ -8,8 +8,8 @@ import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { idempotencyPolicy } from './idempotency.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
-import { UNWRAPPED_METHODS } from './methods.js';
 import { mcpRules } from './mcpRules.js';
+import { UNWRAPPED_METHODS } from './methods.js';
 import { nonRetryableResult } from './nonRetryableResult.js';
 import type { HttpFailure } from './observeFetch.js';
 import { ReconnectError } from './ReconnectError.js';
@@ -50,7 +50,11 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
   const breakerScope = mcp.breakerScope ?? mcpDefaults.breakerScope;
   const nonRetryableAs = mcp.nonRetryableAs ?? mcpDefaults.nonRetryableAs;
   const annotations = new ToolAnnotationCache();
-  const policy = idempotencyPolicy(mcp.idempotency ?? mcpDefaults.idempotency, mcp.toolIdempotency, annotations);
+  const policy = idempotencyPolicy(
+    mcp.idempotency ?? mcpDefaults.idempotency,
+    mcp.toolIdempotency,
+    annotations,
+  );
   const originalRequest = client.request as unknown as RequestFn;
   const facts = new WeakMap<object, AttemptFacts>();
   const rules = [
@@ -85,7 +89,8 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     const self = this ?? proxy;
     if (UNWRAPPED_METHODS.has(req.method)) return originalRequest.call(self, req, schema, requestOptions);
     const { method } = req;
-    const tool = method === 'tools/call' && typeof req.params?.name === 'string' ? req.params.name : undefined;
+    const tool =
+      method === 'tools/call' && typeof req.params?.name === 'string' ? req.params.name : undefined;
     const server = serverName();
     if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
       await refreshAnnotations(requestOptions?.signal);
@@ -94,13 +99,15 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
     let attemptTransport: Transport | undefined;
     const recovery: Recovery | undefined =
-      reconnect &&
-      (async () => {
-        if (closedByCaller) throw new Error('the client was closed by its caller: not reconnecting');
-        // A failed reconnection is not final here: the next attempt connects again, and its failure (refused,
-        // 401, ...) is classified and retried with backoff like any other.
-        await reconnect(attemptTransport).catch(() => {});
-      });
+      reconnect && !closedByCaller
+        ? async () => {
+            // Closed by its caller meanwhile: not reconnected behind its back; the call ends as `Not connected`.
+            if (closedByCaller) throw new Error('Not connected');
+            // A failed reconnection is not final here: the next attempt connects again, and its failure (refused,
+            // 401, ...) is classified and retried with backoff like any other.
+            await reconnect(attemptTransport).catch(() => {});
+          }
+        : undefined;
     const attempt = async ({ signal, traceContext }: AttemptContext) => {
       if (reconnect && !closedByCaller && client.transport === undefined) {
         try {
@@ -117,6 +124,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       try {
         result = await originalRequest.call(self, params === req.params ? req : { ...req, params }, schema, {
           ...requestOptions,
+          // Fresh for each attempt (the SDK never removes the abort listener it adds).
           signal,
         });
       } catch (error) {
@@ -137,18 +145,26 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     try {
       return await resilience.execute(attempt, {
         endpoint: perTool ? `${server}/${tool}` : server,
-        endpointAttributes: perTool ? { 'mcp.server': server, 'gen_ai.tool.name': tool } : { 'mcp.server': server },
+        endpointAttributes: perTool
+          ? { 'mcp.server': server, 'gen_ai.tool.name': tool }
+          : { 'mcp.server': server },
         operation: method,
         idempotent: policy.isSafe(method, tool),
         attributes: callAttributes(server, req, tool, client.transport),
         rules,
         ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
         ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
-        ...(requestOptions?.maxTotalTimeout !== undefined ? { timeoutMs: requestOptions.maxTotalTimeout } : {}),
+        ...(requestOptions?.maxTotalTimeout !== undefined
+          ? { timeoutMs: requestOptions.maxTotalTimeout }
+          : {}),
       });
     } catch (error) {
       if (!isResilienceError(error)) throw error;
-      const meta: McpClassificationMeta = { ...error.classification, attempts: error.attempts, reason: error.reason };
+      const meta: McpClassificationMeta = {
+        ...error.classification,
+        attempts: error.attempts,
+        reason: error.reason,
+      };
       const asResult =
         nonRetryableAs === 'result' &&
         error.classification.class === 'non_retryable' &&
@@ -160,7 +176,10 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
         return { ...result, _meta: { ...result._meta, [CLASSIFICATION_META_KEY]: meta } };
       }
       if (method === 'tools/call' && asResult) {
-        return { ...nonRetryableResult(meta, meta.attempts, tool), _meta: { [CLASSIFICATION_META_KEY]: meta } };
+        return {
+          ...nonRetryableResult(meta, meta.attempts, tool),
+          _meta: { [CLASSIFICATION_META_KEY]: meta },
+        };
       }
       throw error;
     }
@@ -173,7 +192,10 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       try {
         let cursor: string | undefined;
         do {
-          const page = await proxy.listTools(cursor === undefined ? undefined : { cursor }, signal ? { signal } : {});
+          const page = await proxy.listTools(
+            cursor === undefined ? undefined : { cursor },
+            signal ? { signal } : {},
+          );
           cursor = page.nextCursor;
         } while (cursor);
       } catch (error) {
@@ -212,7 +234,10 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
   return proxy;
 }
 
-/** Low-cardinality attributes for metrics (server, method, tool) plus span-only ones (session, transport). */
+/**
+ * The call's telemetry attributes: server, method, tool or prompt (low-cardinality: metrics use them), plus
+ * `network.transport` and `mcp.session.id`, which the OTel recorder puts on spans only.
+ */
 function callAttributes(
   server: string,
   req: AnyRequest,
@@ -223,9 +248,6 @@ function callAttributes(
   if (tool !== undefined) attributes['gen_ai.tool.name'] = tool;
   if (req.method === 'prompts/get' && typeof req.params?.name === 'string') {
     attributes['gen_ai.prompt.name'] = req.params.name;
-  }
-  if (req.method === 'resources/read' && typeof req.params?.uri === 'string') {
-    attributes['mcp.resource.uri'] = req.params.uri;
   }
   const network = networkTransport(transport);
   if (network) attributes['network.transport'] = network;
@@ -242,7 +264,10 @@ function networkTransport(transport: Transport | undefined): string | undefined 
 }
 
 /** Copies the attempt's trace context (`traceparent`) into `params._meta`, so the server's spans join the trace. */
-function withTraceContext(params: Record<string, unknown> | undefined, traceContext: Readonly<Record<string, string>>) {
+function withTraceContext(
+  params: Record<string, unknown> | undefined,
+  traceContext: Readonly<Record<string, string>>,
+) {
   if (Object.keys(traceContext).length === 0) return params;
   const meta = (params?._meta ?? {}) as Record<string, unknown>;
   return { ...params, _meta: { ...meta, ...traceContext } };
@@ -284,7 +309,8 @@ function reconnector(
 function watchToolListChanged(transport: Transport, annotations: ToolAnnotationCache): void {
   const previous = transport.onmessage;
   transport.onmessage = ((message, extra) => {
-    if ((message as { method?: unknown }).method === 'notifications/tools/list_changed') annotations.markStale();
+    if ((message as { method?: unknown }).method === 'notifications/tools/list_changed')
+      annotations.markStale();
     previous?.call(transport, message, extra);
   }) as Transport['onmessage'];
 }

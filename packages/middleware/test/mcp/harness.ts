@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as httpCreateServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FaultPlan, GroundTruthEntry } from '@mcp-resilience/chaos';
@@ -16,7 +17,11 @@ import type { AttemptFinishedEvent, CallFinishedEvent } from '../../src/record/R
 const require = createRequire(import.meta.url);
 
 /** The chaos server's CLI, built (`npm run build -w packages/chaos`; turbo builds it before the tests). */
-export const CHAOS_CLI = join(dirname(require.resolve('@mcp-resilience/chaos/package.json')), 'dist', 'cli.js');
+export const CHAOS_CLI = join(
+  dirname(require.resolve('@mcp-resilience/chaos/package.json')),
+  'dist',
+  'cli.js',
+);
 /** server-everything's entry: `node index.js stdio|streamableHttp` (HTTP port from `PORT`). */
 export const EVERYTHING = join(
   dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
@@ -181,3 +186,78 @@ export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A canned HTTP answer of the fault proxy. */
+export interface ProxyAnswer {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body: string;
+}
+
+export interface FaultProxy {
+  readonly url: string;
+  /** Decides per POSTed JSON-RPC message: a canned answer, or `undefined` to forward it. */
+  decide: (message: { method?: string; params?: { name?: string } }) => ProxyAnswer | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A reverse proxy on 127.0.0.1 in front of `target` (an MCP endpoint URL) that can answer a POST itself (a 429
+ * with `Retry-After`, as a gateway does) and forwards everything else, streaming (SSE) responses included.
+ */
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const upstream = new URL(target);
+  const sockets = new Set<Socket>();
+  const server = httpCreateServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST') {
+        let message: unknown;
+        try {
+          message = JSON.parse(body.toString('utf8'));
+        } catch {
+          message = undefined;
+        }
+        const answer = message && !Array.isArray(message) ? proxy.decide(message as never) : undefined;
+        if (answer) {
+          res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+          res.end(answer.body);
+          return;
+        }
+      }
+      const forward = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
+        (response) => {
+          res.writeHead(response.statusCode ?? 502, response.headers);
+          response.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      res.on('close', () => forward.destroy());
+      forward.end(body);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  const proxy: FaultProxy = {
+    url: `http://127.0.0.1:${address.port}${upstream.pathname}`,
+    decide: () => undefined,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return proxy;
+}

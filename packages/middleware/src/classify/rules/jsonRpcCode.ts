@@ -37,6 +37,8 @@ const CANCELLED: Verdict = {
   healthNeutral: true,
 };
 
+const CONNECTION_CLOSED = /connection closed/i;
+
 /**
  * What a JSON-RPC error code in -32768..-32000 means. Errors raised before the handler ran (parse, request,
  * method, params) are `not_sent`; errors from the handler are `executed`. `hasData` tells the MCP SDK's timeout
@@ -58,8 +60,11 @@ export function classifyJsonRpcCode(code: number, hasData: boolean, message: str
     }
     case -32603:
       return SERVER_ERROR;
+    // The SDK's own "Connection closed"; a server that sends -32000 means a server-defined error.
     case -32000:
-      return { class: 'conditional', type: 'connection_closed', execution: 'unknown' };
+      return CONNECTION_CLOSED.test(message)
+        ? { class: 'conditional', type: 'connection_closed', execution: 'unknown' }
+        : SERVER_ERROR;
     case -32001:
       return hasData || TIMEOUT_REASON.test(message) ? TIMEOUT : CANCELLED;
     case -32002:

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoMetrics, demoTraces } from './demo-data';
+import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+
+/* Documentation screenshots from a synthetic hour of telemetry (artifacts/docs-*.png). */
+
+let dashboard: Dashboard;
+let browser: Browser;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  dashboard = await startDashboard();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+});
+
+const send = async (signal: 'traces' | 'metrics', body: unknown) => {
+  const r = await fetch(`${dashboard.url}/v1/${signal}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
+  expect(r.status).toBe(200);
+  expect(await r.text()).toBe('{}');
+};
+
+describe('documentation screenshots', () => {
+  it('renders every page from an hour of synthetic telemetry', async () => {
+    const now = Date.now();
+    await send('traces', demoTraces(now));
+    for (const request of demoMetrics(now)) await send('metrics', request);
+    const summary = await (await fetch(`${dashboard.url}/api/v1/summary`)).json();
+    expect(summary.calls.total).toBeGreaterThan(1000);
+    expect(summary.breakers.map((b: { state: string }) => b.state).sort()).toEqual([
+      'closed',
+      'half_open',
+      'open',
+    ]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    for (const [route, name] of [
+      ['/?range=1h', 'docs-overview.png'],
+      ['/breakers?range=1h', 'docs-breakers.png'],
+      ['/errors?range=1h', 'docs-errors.png'],
+      ['/calls?range=1h', 'docs-calls.png'],
+    ] as const) {
+      await page.goto(`${dashboard.url}${route}`);
+      await page.waitForSelector('[data-testid="live-status"].on');
+      if (route.startsWith('/calls')) await page.locator('[data-testid="call-row"] summary').first().click();
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+    }
+    await page.close();
+  });
+});

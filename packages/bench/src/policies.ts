@@ -1,0 +1,246 @@
+import { createResilience, defaults, type ResilienceOptions, realClock } from '@mcp-resilience/middleware';
+import { ConsecutiveBreaker, circuitBreaker, ExponentialBackoff, handleAll, retry, wrap } from 'cockatiel';
+import CircuitBreaker from 'opossum';
+import pRetry from 'p-retry';
+import { httpStatusOf, isAbortError, isNetworkError } from './faults.js';
+import { oracle } from './oracle.js';
+import type { Policy, Send } from './simulate.js';
+
+/** A plain timer wait (the global, faked `setTimeout`), not abortable. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An abortable wait that rejects with the signal's reason. */
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** What most agents do: `for attempt in 0..5: try call() except: sleep(2 ** attempt)`. */
+export const naive: Policy = {
+  key: 'naive',
+  name: 'naive loop',
+  description:
+    'retries every error 5 times, backoff 1 s × 2^n (1, 2, 4, 8, 16 s), no jitter, no breaker; passes the signal to the request and stops once it has aborted',
+  create: () => ({
+    async execute(send, { signal }) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await send(signal);
+        } catch (error) {
+          if (attempt === 5 || signal.aborted) throw error;
+          await sleep(1000 * 2 ** attempt);
+          if (signal.aborted) throw error;
+        }
+      }
+    },
+  }),
+};
+
+/** p-retry with its defaults: 10 retries, 1 s × 2^n, no jitter; it retries everything but non-network TypeErrors. */
+export const pRetryDefaults: Policy = {
+  key: 'p-retry',
+  name: 'p-retry (defaults)',
+  description: 'p-retry 7.1.1 defaults (retries 10, minTimeout 1 s, factor 2, no randomize), with the call signal',
+  create: () => ({
+    execute: (send, { signal }) => pRetry(() => send(signal), { signal }),
+  }),
+};
+
+/** cockatiel's README combination: retry(handleAll, exponential) around circuitBreaker(handleAll, consecutive 5). */
+export const cockatielPolicy: Policy = {
+  key: 'cockatiel',
+  name: 'cockatiel retry + breaker',
+  description:
+    'cockatiel 3.2.1: wrap(retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }), circuitBreaker(handleAll, { halfOpenAfter: 10 s, breaker: new ConsecutiveBreaker(5) })), the README example values',
+  create() {
+    const policy = wrap(
+      retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }),
+      circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) }),
+    );
+    return { execute: (send, { signal }) => policy.execute(({ signal: s }) => send(s), signal) };
+  },
+};
+
+/** opossum (defaults) around p-retry (defaults): one breaker for the endpoint. */
+export const opossumPRetry: Policy = {
+  key: 'opossum',
+  name: 'opossum + p-retry',
+  description:
+    'opossum 9.0.0 breaker with its defaults (timeout 10 s, errorThresholdPercentage 50, resetTimeout 30 s, volumeThreshold 0) around p-retry defaults; opossum\'s timeout rejects the call but leaves p-retry running until the caller\'s signal aborts',
+  backgroundWork: true,
+  create() {
+    const breaker = new CircuitBreaker(
+      (send: Send, signal: AbortSignal) => pRetry(() => send(signal), { signal }),
+      {},
+    );
+    return {
+      execute: (send, { signal }) => breaker.fire(send, signal),
+      dispose: () => breaker.shutdown(),
+    };
+  },
+};
+
+/**
+ * LangGraph's default retry predicate (Python `default_retry_on`, per the research note): connection errors and
+ * 5xx are retried, HTTP 4xx (429 and 408 included) are not, TypeError (non-network) is not, anything else is.
+ */
+export function langGraphRetryOn(error: unknown): boolean {
+  if (isAbortError(error)) return false;
+  if (isNetworkError(error)) return true;
+  const status = httpStatusOf(error);
+  if (status !== undefined) return status >= 500;
+  if (error instanceof TypeError) return false;
+  return true;
+}
+
+/** LangGraph's RetryPolicy defaults: 3 attempts, 0.5 s initial, factor 2, max 128 s, jitter adds U(0, 1) s. */
+export const langGraph: Policy = {
+  key: 'langgraph',
+  name: 'LangGraph-style',
+  description:
+    'RetryPolicy defaults: max_attempts 3, initial_interval 0.5 s, backoff_factor 2, max_interval 128 s, jitter +U(0,1) s, default_retry_on (connection errors and 5xx; not 4xx); the signal is checked before each attempt, the sleep is not abortable',
+  create: () => ({
+    async execute(send, { signal }) {
+      let interval = 500;
+      for (let attempt = 1; ; attempt++) {
+        signal.throwIfAborted();
+        try {
+          return await send(signal);
+        } catch (error) {
+          if (attempt >= 3 || !langGraphRetryOn(error)) throw error;
+          await sleep(Math.min(128_000, interval) + Math.random() * 1000);
+          interval *= 2;
+        }
+      }
+    },
+  }),
+};
+
+/** The AI SDK's `APICallError.isRetryable`: 408, 409, 429, 5xx, and "Cannot connect to API" (fetch failed). */
+export function aiSdkRetryable(error: unknown): boolean {
+  if (isNetworkError(error)) return true;
+  const status = httpStatusOf(error);
+  return status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
+}
+
+/** The AI SDK's `getRetryDelayInMs`: `retry-after-ms` / `retry-after` when 0 ≤ it < 60 s (or below the backoff). */
+export function aiSdkDelay(error: unknown, exponentialBackoffDelay: number): number {
+  const headers = (error as { headers?: Record<string, string> }).headers;
+  if (!headers) return exponentialBackoffDelay;
+  let ms: number | undefined;
+  const retryAfterMs = headers['retry-after-ms'];
+  if (retryAfterMs && !Number.isNaN(Number.parseFloat(retryAfterMs))) ms = Number.parseFloat(retryAfterMs);
+  const retryAfter = headers['retry-after'];
+  if (retryAfter && ms === undefined) {
+    const seconds = Number.parseFloat(retryAfter);
+    ms = Number.isNaN(seconds) ? Date.parse(retryAfter) - Date.now() : seconds * 1000;
+  }
+  if (ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < 60_000 || ms < exponentialBackoffDelay)) return ms;
+  return exponentialBackoffDelay;
+}
+
+/** The AI SDK's retryWithExponentialBackoffRespectingRetryHeaders: maxRetries 2, 2 s initial, factor 2. */
+export const aiSdk: Policy = {
+  key: 'ai-sdk',
+  name: 'AI SDK-style',
+  description:
+    'maxRetries 2, initialDelayInMs 2000, backoffFactor 2, retries 408/409/429/5xx and network errors, honours retry-after(-ms) under 60 s, abortable delay',
+  create: () => ({
+    async execute(send, { signal }) {
+      let delay = 2000;
+      for (let tryNumber = 1; ; tryNumber++) {
+        try {
+          return await send(signal);
+        } catch (error) {
+          if (isAbortError(error) || tryNumber > 2 || !aiSdkRetryable(error)) throw error;
+          await abortableSleep(aiSdkDelay(error, delay), signal);
+          delay *= 2;
+        }
+      }
+    },
+  }),
+};
+
+/** mcp-resilience with `options` over its defaults, on the simulation's virtual clock. */
+export function mcpResilienceWith(options: ResilienceOptions, key: string, name: string, description: string): Policy {
+  return {
+    key,
+    name,
+    description,
+    create() {
+      const resilience = createResilience({
+        ...options,
+        // The virtual clock: time and timers are the faked globals, randomness the seeded Math.random.
+        clock: { now: () => Date.now(), sleep: realClock.sleep, random: () => Math.random() },
+      });
+      return {
+        execute: (send, { signal, deadline }) =>
+          resilience.execute(({ signal: s }) => send(s), {
+            endpoint: 'weather',
+            operation: 'tools/call',
+            signal,
+            timeoutMs: deadline - Date.now(),
+          }),
+      };
+    },
+  };
+}
+
+/** mcp-resilience with its defaults; the call's deadline as `timeoutMs` and as the signal. */
+export const mcpResilience: Policy = mcpResilienceWith(
+  {},
+  'mcp-resilience',
+  'mcp-resilience (defaults)',
+  `createResilience() defaults (${describeDefaults()}); per call: endpoint, signal, timeoutMs = the deadline`,
+);
+
+/** The library's defaults that matter here, read from the library itself. */
+export function describeDefaults(): string {
+  const d = defaults;
+  return (
+    `${d.maxAttempts} attempts, backoff ${d.backoffBaseMs} ms × ${d.backoffFactor} with ${d.jitter} jitter, ` +
+    `adaptive backoff ${d.adaptiveBackoff ? 'on' : 'off'}, retry budget ${100 * d.budgetRatio}% of calls + ${d.budgetMinRetriesPerSecond}/s, ` +
+    `breaker opens on ${d.breakerConsecutiveFailures} failed calls in a row or ${100 * d.breakerFailureRate}% of ≥ ${d.breakerMinimumCalls} calls in ${d.breakerWindowMs / 1000} s, ` +
+    `break ${d.breakerBreakMs / 1000} s doubling up to ${d.breakerMaxBreakMs / 1000} s, ${d.breakerHalfOpenProbes} half-open probe(s)`
+  );
+}
+
+export const POLICIES: readonly Policy[] = [
+  naive,
+  pRetryDefaults,
+  cockatielPolicy,
+  opossumPRetry,
+  langGraph,
+  aiSdk,
+  mcpResilience,
+  oracle,
+];
+
+/**
+ * Non-default settings, run only as evidence for a review of the defaults (never in the headline): the breaker
+ * without its consecutive-failures trip, so that it opens on the failure rate alone.
+ */
+export const WHAT_IF: readonly Policy[] = [
+  mcpResilienceWith(
+    { breakerConsecutiveFailures: 1_000_000 },
+    'mcp-resilience:rate-trip-only',
+    'mcp-resilience, breaker on failure rate only',
+    `defaults, except breakerConsecutiveFailures: 1e6 (the breaker opens only on ${100 * defaults.breakerFailureRate}% failures of ≥ ${defaults.breakerMinimumCalls} calls in ${defaults.breakerWindowMs / 1000} s)`,
+  ),
+];
+
+/** Every policy by key (for worker processes). */
+export function policyByKey(key: string): Policy {
+  const policy = [...POLICIES, ...WHAT_IF].find((p) => p.key === key);
+  if (!policy) throw new Error(`unknown policy '${key}'`);
+  return policy;
+}

@@ -1,0 +1,162 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { FAULTS } from './faults.js';
+import { computeMetrics, type Diagnosis, diagnose, type Metrics, outcomeBreakdown } from './metrics.js';
+import { evaluate, recordSequence, type ScenarioSpec, type Sequence } from './scenarios.js';
+import { type CallTrace, type Policy, simulate } from './simulate.js';
+
+export interface QualityCell {
+  readonly scenario: string;
+  readonly policy: string;
+  /** Over the calls of every seed, pooled. */
+  readonly metrics: Metrics;
+  readonly diagnosis: Diagnosis;
+  readonly outcomes: Record<string, number>;
+  /** Success rate of each seed's run, in seed order. */
+  readonly successBySeed: number[];
+  readonly wallMs: number;
+}
+
+export interface ScenarioSummary {
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  readonly calls: number;
+  readonly durationMs: number;
+  readonly deadlineMs: number;
+  /** Time the endpoint spends down / rate limited, per seed on average. */
+  readonly downMs: number;
+  readonly rateLimitedMs: number;
+  /** First-attempt failures (each call's first request sent at its arrival), by group, over all seeds. */
+  readonly firstAttemptFailures: Record<string, number>;
+  readonly firstAttemptFailureRate: number;
+  /** Share of those failures that are non-retryable (ground truth). */
+  readonly nonRetryableShare: number;
+}
+
+/** Policy-independent facts about a scenario's recorded sequences. */
+export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequence[]): ScenarioSummary {
+  const groups: Record<string, number> = {};
+  let calls = 0;
+  let failures = 0;
+  let permanent = 0;
+  let downMs = 0;
+  let rateLimitedMs = 0;
+  for (const sequence of sequences) {
+    for (const s of sequence.segments) {
+      if (s.state.kind === 'down') downMs += s.to - s.from;
+      else rateLimitedMs += s.to - s.from;
+    }
+    for (const call of sequence.calls) {
+      calls++;
+      const r = evaluate(sequence, call, 1, call.at);
+      if (r.ok) continue;
+      failures++;
+      if (!r.transient) permanent++;
+      const group = FAULTS[r.fault].group;
+      groups[group] = (groups[group] ?? 0) + 1;
+    }
+  }
+  return {
+    key: spec.key,
+    name: spec.name,
+    description: spec.description,
+    calls: calls / sequences.length,
+    durationMs: spec.durationMs,
+    deadlineMs: spec.deadlineMs,
+    downMs: downMs / sequences.length,
+    rateLimitedMs: rateLimitedMs / sequences.length,
+    firstAttemptFailures: Object.fromEntries(Object.entries(groups).sort((a, b) => b[1] - a[1])),
+    firstAttemptFailureRate: calls ? failures / calls : 0,
+    nonRetryableShare: failures ? permanent / failures : 0,
+  };
+}
+
+/** Runs every policy on every scenario's recorded sequences (one per seed), and pools the seeds. */
+export async function runQuality(
+  seeds: readonly number[],
+  scenarios: readonly ScenarioSpec[],
+  policies: readonly Policy[],
+  log: (line: string) => void = () => {},
+): Promise<{ cells: QualityCell[]; scenarios: ScenarioSummary[] }> {
+  const cells: QualityCell[] = [];
+  const summaries: ScenarioSummary[] = [];
+  for (const spec of scenarios) {
+    const sequences = seeds.map((seed) => recordSequence(spec, seed));
+    summaries.push(summarizeScenario(spec, sequences));
+    for (const policy of policies) {
+      const pooled: CallTrace[] = [];
+      const successBySeed: number[] = [];
+      let wallMs = 0;
+      for (const sequence of sequences) {
+        const run = await simulate(sequence, policy);
+        wallMs += run.wallMs;
+        successBySeed.push(run.calls.filter((c) => c.ok).length / run.calls.length);
+        for (const call of run.calls) pooled.push(call);
+      }
+      const metrics = computeMetrics(pooled);
+      cells.push({
+        scenario: spec.key,
+        policy: policy.key,
+        metrics,
+        diagnosis: diagnose(pooled),
+        outcomes: outcomeBreakdown(pooled),
+        successBySeed,
+        wallMs,
+      });
+      log(
+        `  ${spec.key.padEnd(11)} ${policy.key.padEnd(22)} success ${(100 * metrics.successRate).toFixed(2)}% ` +
+          `retries ${metrics.retries} (wasted ${metrics.wastedRetries}) down ${metrics.requestsWhileDown} ` +
+          `[${(wallMs / 1000).toFixed(1)} s]`,
+      );
+    }
+  }
+  return { cells, scenarios: summaries };
+}
+
+/**
+ * The same as runQuality, with the scenarios spread over `workers` child processes (each scenario stays whole;
+ * the cells come back in scenario, then policy order). Results do not depend on the number of workers.
+ */
+export async function runQualityParallel(
+  seeds: readonly number[],
+  scenarios: readonly ScenarioSpec[],
+  policies: readonly Policy[],
+  workers: number,
+): Promise<{ cells: QualityCell[]; scenarios: ScenarioSummary[] }> {
+  const loads = Array.from({ length: Math.max(1, workers) }, () => ({ cost: 0, keys: [] as string[] }));
+  for (const spec of [...scenarios].sort((a, b) => b.durationMs / b.callEveryMs - a.durationMs / a.callEveryMs)) {
+    const least = loads.reduce((min, l) => (l.cost < min.cost ? l : min));
+    least.cost += spec.durationMs / spec.callEveryMs;
+    least.keys.push(spec.key);
+  }
+  const file = fileURLToPath(new URL('./qualityWorker.ts', import.meta.url));
+  const parts = await Promise.all(
+    loads
+      .filter((l) => l.keys.length > 0)
+      .map(
+        (l) =>
+          new Promise<{ cells: QualityCell[]; scenarios: ScenarioSummary[] }>((resolve, reject) => {
+            const job = JSON.stringify({ seeds, scenarios: l.keys, policies: policies.map((p) => p.key) });
+            const child = fork(file, [job], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+            let result: { cells: QualityCell[]; scenarios: ScenarioSummary[] } | undefined;
+            child.on('message', (m) => {
+              result = m as typeof result;
+            });
+            child.on('error', reject);
+            child.on('exit', (code) =>
+              result ? resolve(result) : reject(new Error(`quality worker exited with code ${code}`)),
+            );
+          }),
+      ),
+  );
+  const order = scenarios.map((s) => s.key);
+  const byScenario = (a: { scenario?: string; key?: string }) => order.indexOf(a.scenario ?? a.key ?? '');
+  const policyOrder = policies.map((p) => p.key);
+  return {
+    cells: parts
+      .flatMap((p) => p.cells)
+      .sort((a, b) => byScenario(a) - byScenario(b) || policyOrder.indexOf(a.policy) - policyOrder.indexOf(b.policy)),
+    scenarios: parts.flatMap((p) => p.scenarios).sort((a, b) => byScenario(a) - byScenario(b)),
+  };
+}

@@ -1,0 +1,527 @@
+import { classifyError } from '@mcp-resilience/middleware';
+import { barChart, COLORS, groupedBarChart } from './charts.js';
+import { FAULTS, type FaultKind, makeError } from './faults.js';
+import type { MemoryResult, OverheadResult } from './overhead.js';
+import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
+import type { QualityCell, ScenarioSummary } from './quality.js';
+import { MIN_RETRIES_FOR_EFFICIENCY, type TargetCheck } from './targets.js';
+
+export interface PolicyInfo {
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+}
+
+export interface DashboardResults {
+  readonly path: string;
+  readonly found: boolean;
+  readonly modified?: string;
+  readonly data?: unknown;
+  readonly error?: string;
+}
+
+export interface Results {
+  readonly generatedAt: string;
+  readonly runtimeSeconds: number;
+  readonly seeds: readonly number[];
+  readonly machine: OverheadResult['machine'] & { readonly loadAverage: readonly number[] };
+  readonly middleware: { readonly version: string; readonly distBuiltAt?: string; readonly defaults: string };
+  readonly quality: {
+    readonly scenarios: readonly ScenarioSummary[];
+    readonly policies: readonly PolicyInfo[];
+    readonly cells: readonly QualityCell[];
+    readonly whatIf: { readonly policies: readonly PolicyInfo[]; readonly cells: readonly QualityCell[] };
+  };
+  readonly targets: readonly TargetCheck[];
+  readonly overhead: OverheadResult;
+  readonly memory: MemoryResult;
+  readonly dashboard: DashboardResults;
+}
+
+export interface Rendered {
+  readonly markdown: string;
+  readonly headline: string;
+  /** File name (under docs/benchmarks/) → SVG. */
+  readonly charts: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------- formatting
+
+const pct = (x: number, digits = 1) => (Number.isFinite(x) ? `${(100 * x).toFixed(digits)}%` : '—');
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const dur = (ms: number | null) => {
+  if (ms === null || !Number.isFinite(ms)) return '—';
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.round(ms)} ms`;
+};
+const us = (ns: number) => `${(ns / 1000).toFixed(2)} µs`;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const eff = (c: QualityCell) =>
+  c.metrics.retryEfficiency === null
+    ? '— (no retry)'
+    : c.metrics.retries < MIN_RETRIES_FOR_EFFICIENCY
+      ? `${c.metrics.retryEfficiency.toFixed(2)} (n=${c.metrics.retries}, insufficient)`
+      : c.metrics.retryEfficiency.toFixed(3);
+const mttf = (c: QualityCell) =>
+  c.metrics.mttfNonRetryableMs === null
+    ? '—'
+    : `${dur(c.metrics.mttfNonRetryableMs)} (${c.metrics.mttfRatio?.toFixed(2)}×)`;
+const STATUS = { met: '✅ met', missed: '❌ missed', 'insufficient data': '⚪ insufficient data' } as const;
+
+function table(head: readonly string[], rows: readonly (readonly string[])[], align?: readonly ('l' | 'r')[]): string {
+  const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
+  return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+const cellOf = (cells: readonly QualityCell[], scenario: string, policy: string) =>
+  cells.find((c) => c.scenario === scenario && c.policy === policy);
+
+// ------------------------------------------------------------------------------------------------- errors
+
+/** A compact picture of an error object: constructor, message, and the fields a classifier reads. */
+export function describeErrorShape(error: Error): string {
+  const e = error as Error & Record<string, unknown>;
+  const message = e.message.length > 60 ? `${e.message.slice(0, 57).replace(/\s+/g, ' ')}…` : e.message;
+  const fields: string[] = [];
+  if (e.name !== 'Error' && e.name !== 'TypeError') fields.push(`name: '${e.name}'`);
+  for (const key of ['status', 'code'] as const) if (e[key] !== undefined) fields.push(`${key}: ${JSON.stringify(e[key])}`);
+  if (e.data !== undefined) fields.push(`data: ${JSON.stringify(e.data)}`);
+  if (e.headers !== undefined) fields.push(`headers: ${JSON.stringify(e.headers)}`);
+  const cause = e.cause as { code?: unknown } | undefined;
+  if (cause?.code !== undefined) fields.push(`cause: { code: ${JSON.stringify(cause.code)} }`);
+  const ctor = error instanceof TypeError ? 'TypeError' : 'Error';
+  return `\`${ctor}(${JSON.stringify(message).replace(/\|/g, '\\|')})\`${fields.length ? ` + \`{ ${fields.join(', ').replace(/\|/g, '\\|')} }\`` : ''}`;
+}
+
+function faultsTable(): string {
+  const rows = (Object.keys(FAULTS) as FaultKind[]).map((kind) => {
+    const info = FAULTS[kind];
+    const error = makeError(kind, { callId: 0, retryAfterS: 3 });
+    const c = classifyError(error);
+    const latency = info.latencyMs(180);
+    return [
+      info.label,
+      describeErrorShape(error),
+      info.transient ? 'transient' : '**permanent**',
+      `${c.class} / ${c.type}`,
+      langGraphRetryOn(error) ? 'retries' : 'stops',
+      aiSdkRetryable(error) ? 'retries' : 'stops',
+      latency === 180 ? 'as a normal answer' : latency === 90 ? 'half a normal answer' : dur(latency),
+    ];
+  });
+  return table(
+    [
+      'failure',
+      'the error object the policies receive',
+      'ground truth',
+      'mcp-resilience classifies',
+      'LangGraph-style',
+      'AI SDK-style',
+      'takes',
+    ],
+    rows,
+    ['l', 'l', 'l', 'l', 'l', 'l', 'l'],
+  );
+}
+
+// ------------------------------------------------------------------------------------------------- charts
+
+function policyColor(policies: readonly PolicyInfo[], key: string): string {
+  if (key === 'mcp-resilience') return COLORS.highlight;
+  if (key === 'oracle') return COLORS.oracle;
+  const others = policies.filter((p) => p.key !== 'mcp-resilience' && p.key !== 'oracle');
+  return COLORS.others[Math.max(0, others.findIndex((p) => p.key === key)) % COLORS.others.length]!;
+}
+
+function charts(r: Results): Record<string, string> {
+  const { cells, policies, scenarios } = r.quality;
+  const bars = (scenario: string, value: (c: QualityCell) => number, text?: (c: QualityCell) => string) =>
+    policies.flatMap((p) => {
+      const c = cellOf(cells, scenario, p.key);
+      return c
+        ? [{ label: p.name, value: value(c), color: policyColor(policies, p.key), ...(text ? { text: text(c) } : {}) }]
+        : [];
+    });
+  const seeds = `${r.seeds.length} seeds pooled`;
+  const out: Record<string, string> = {
+    'wasted-retries-production.svg': barChart({
+      title: 'Wasted retries on the production mix (lower is better)',
+      subtitle: `${int(cellOf(cells, 'production', 'naive')?.metrics.calls ?? 0)} calls, ${seeds}; a wasted retry is a retry that failed`,
+      bars: bars('production', (c) => c.metrics.wastedRetries),
+      format: int,
+    }),
+    'success-by-scenario.svg': groupedBarChart({
+      title: 'Success rate per scenario (higher is better)',
+      subtitle: `calls that succeeded before their 30 s deadline, ${seeds}; axis from 0%`,
+      groups: scenarios.map((s) => s.name),
+      series: policies.map((p) => ({
+        name: p.name,
+        color: policyColor(policies, p.key),
+        values: scenarios.map((s) => cellOf(cells, s.key, p.key)?.metrics.successRate ?? 0),
+      })),
+      domain: [0, 1],
+      format: (v) => pct(v, 0),
+    }),
+    'outage-requests-while-down.svg': barChart({
+      title: 'Requests sent to the endpoint while it was down: hard 60 s outage',
+      subtitle: `lower is kinder to a server that is trying to come back; ${seeds}`,
+      bars: bars('outage', (c) => c.metrics.requestsWhileDown),
+      format: int,
+    }),
+    'mttf-production.svg': barChart({
+      title: 'Mean time to fail for non-retryable errors, production mix (log scale)',
+      subtitle: "mean duration of calls that ended with a non-retryable error; a single attempt takes ~0.1 s",
+      bars: bars(
+        'production',
+        (c) => c.metrics.mttfNonRetryableMs ?? 0,
+        (c) => mttf(c),
+      ),
+      log: true,
+    }),
+    'overhead.svg': barChart({
+      title: 'Success-path cost per call (lower is better)',
+      subtitle: `${r.overhead.machine.cpu}, ${r.overhead.machine.cores} cores, node ${r.overhead.machine.node}; best of ${r.overhead.rounds} rounds of ${int(r.overhead.callsPerRound)} calls`,
+      bars: r.overhead.rows.map((row) => ({
+        label: row.name.replace(/ \(.*\)$/, ''),
+        value: row.nsPerCall / 1000,
+        text: us(row.nsPerCall),
+        color: row.key.startsWith('mcp') ? COLORS.highlight : COLORS.others[0]!,
+      })),
+      format: (v) => `${v.toFixed(2)} µs`,
+    }),
+  };
+  return out;
+}
+
+// ----------------------------------------------------------------------------------------------- sections
+
+function scenarioTable(r: Results, scenario: string, policies: readonly PolicyInfo[], cells: readonly QualityCell[]) {
+  const rows = policies.flatMap((p) => {
+    const c = cellOf(cells, scenario, p.key);
+    if (!c) return [];
+    const m = c.metrics;
+    const seeds = c.successBySeed.length > 1 ? ` (${c.successBySeed.map((s) => pct(s, 1)).join(' / ')})` : '';
+    const name = p.key === 'mcp-resilience' ? `**${p.name}**` : p.name;
+    return [
+      [
+        name,
+        `${pct(m.successRate, 2)}${seeds}`,
+        int(m.requests),
+        int(m.retries),
+        int(m.wastedRetries),
+        eff(c),
+        dur(m.wastedTimeMs),
+        int(m.requestsWhileDown),
+        int(m.requestsRateLimited),
+        int(m.failedWithoutRequest),
+        dur(m.p50Ms),
+        dur(m.p99Ms),
+        mttf(c),
+      ],
+    ];
+  });
+  void r;
+  return table(
+    [
+      'policy',
+      'success (per seed)',
+      'requests',
+      'retries',
+      'wasted retries',
+      'retry efficiency',
+      'wasted time',
+      'requests while down',
+      '429s received',
+      'failed without a request',
+      'p50',
+      'p99',
+      'MTTF non-retryable (× one attempt)',
+    ],
+    rows,
+  );
+}
+
+function headlineTable(r: Results, link: string): string {
+  const { cells, policies } = r.quality;
+  const rows = policies.map((p) => {
+    const prod = cellOf(cells, 'production', p.key)!;
+    const out = cellOf(cells, 'outage', p.key)!;
+    const name = p.key === 'mcp-resilience' ? `**${p.name}**` : p.name;
+    return [
+      name,
+      pct(prod.metrics.successRate, 1),
+      int(prod.metrics.wastedRetries),
+      prod.metrics.retryEfficiency === null ? '—' : prod.metrics.retryEfficiency.toFixed(2),
+      mttf(prod),
+      pct(out.metrics.successRate, 1),
+      int(out.metrics.requestsWhileDown),
+      dur(out.metrics.p99Ms),
+    ];
+  });
+  const prod = cellOf(cells, 'production', 'naive')!;
+  const out = cellOf(cells, 'outage', 'naive')!;
+  return [
+    table(
+      [
+        'policy',
+        'production: success',
+        'production: wasted retries',
+        'production: retry efficiency',
+        'production: MTTF non-retryable',
+        'outage: success',
+        'outage: requests to the down endpoint',
+        'outage: p99 latency',
+      ],
+      rows,
+    ),
+    '',
+    `Production mix: ${int(prod.metrics.calls)} calls (${r.seeds.length} seeds × 10 min at 10 calls/s), ~73% of failures non-retryable. ` +
+      `Hard outage: ${int(out.metrics.calls)} calls (${r.seeds.length} seeds × 5 min), the server refuses connections from 60 s to 120 s. ` +
+      `Every call has a 30 s deadline; all policies replay the same recorded fault sequences on virtual time. ` +
+      `Full method, every scenario, overhead and memory: [${link}](${link}).`,
+  ].join('\n');
+}
+
+function targetsSection(r: Results): string {
+  const rows: string[][] = [];
+  for (const t of r.targets) {
+    for (const res of t.results) {
+      rows.push([
+        t.results.length > 1 ? `${t.target} — ${res.scenario}` : t.target,
+        res.value,
+        STATUS[res.status],
+        res.why ?? '',
+      ]);
+    }
+  }
+  return table(['target (mcp-resilience defaults)', 'result', 'status', 'why'], rows, ['l', 'l', 'l', 'l']);
+}
+
+function qualitySection(r: Results): string {
+  const { scenarios, policies, cells } = r.quality;
+  const out: string[] = [];
+  out.push('## 1. Retry quality\n');
+  out.push(
+    [
+      '### Method',
+      '',
+      '- **Recorded fault sequences.** For each scenario and seed, `recordSequence` draws, once, a timeline of the endpoint (down periods with their failure, rate-limit windows) and, for every call, its arrival time, its own permanent fault if any (bad arguments, bad token) and, for each of its first 16 requests, a normal latency and an independent transient fault if any. The *k*-th request a call puts on the wire always meets the *k*-th draw, at whatever time the policy sends it, so **every policy replays exactly the same sequence**; only the timing of its requests differs.',
+      '- **What a request meets**, in order: the endpoint down → that failure; rate limited → `429` with `Retry-After` = seconds left in the window (rounded up); otherwise the request\'s own transient draw, then the call\'s permanent fault, then success after the drawn latency (log-normal, median 180 ms).',
+      '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
+      `- **Virtual time.** Every run installs \`@sinonjs/fake-timers\` (\`setTimeout\`, \`setInterval\`, \`Date\`, \`performance\`) and a seeded \`Math.random\`, and fires timers one by one, letting promises settle in between, as Node's event loop does. p-retry, opossum and cockatiel run unmodified on it; mcp-resilience gets it through its injected \`clock\` option. ${int(cells.reduce((n, c) => n + c.metrics.calls, 0))} calls ran in this document.`,
+      `- **Seeds** ${r.seeds.join(', ')}: each scenario is recorded once per seed and the metrics pool the calls of all seeds; the success column also shows each seed's rate.`,
+      '',
+      '**Metrics** (design §2). *Requests* are attempts on the wire; *retries* are requests 2..N of a call. *Retry efficiency* = retries that succeeded / retries (shown as insufficient below 20 retries). *Wasted retries* = retries that failed; *wasted time* = their duration plus the wait before each (since the previous request of the call ended). *Requests while down* = requests sent while the endpoint was down (not counting 429 windows, shown separately). *Failed without a request* = calls failed by the policy itself (open breaker, budget, a wait that cannot fit the deadline). *p50/p99* = call latency over all calls, the deadline at most. *MTTF non-retryable* = mean duration of the calls whose last request failed with a permanent fault, and its ratio to the mean duration of that one request.',
+      '',
+    ].join('\n'),
+  );
+  out.push('### The failures\n');
+  out.push(
+    'Every failure is the error object a client really receives, built fresh for every failed request. Ground truth is known only to the metrics and the oracle; the last columns show what each policy makes of the object.\n',
+  );
+  out.push(faultsTable());
+  out.push('');
+  out.push('### Scenarios\n');
+  out.push(
+    table(
+      [
+        'scenario',
+        'what happens',
+        'calls per seed',
+        'first requests that fail',
+        'of which non-retryable',
+        'down',
+        'rate limited',
+        'first-request failures by kind',
+      ],
+      scenarios.map((s) => [
+        `**${s.name}**`,
+        s.description,
+        int(s.calls),
+        pct(s.firstAttemptFailureRate),
+        pct(s.nonRetryableShare),
+        dur(s.downMs),
+        dur(s.rateLimitedMs),
+        Object.entries(s.firstAttemptFailures)
+          .map(([k, n]) => `${k} ${pct(n / Object.values(s.firstAttemptFailures).reduce((a, b) => a + b, 0), 0)}`)
+          .join(', '),
+      ]),
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ),
+  );
+  out.push(
+    '\n"First requests that fail": each call\'s first request sent at its arrival time; policies that wait (Retry-After, breaker) see fewer failures.\n',
+  );
+  out.push('### Policies\n');
+  out.push(
+    table(
+      ['policy', 'configuration'],
+      policies.map((p) => [p.name, p.description]),
+      ['l', 'l'],
+    ),
+  );
+  out.push(
+    '\nThe npm packages are the real ones (`p-retry` 7.1.1, `cockatiel` 3.2.1 (4.x needs Node 22), `opossum` 9.0.0), with their defaults where the issue says "defaults". LangGraph and the AI SDK are emulated from their source (the research note and `retry-with-exponential-backoff.ts`), reading the HTTP status from `status` or a StreamableHTTPError `code` as their own HTTP layers would. The naive loop and p-retry make the same requests here: with 1, 2, 4, 8, 16 s waits, p-retry\'s 6th retry would start at 31 s, past the deadline.\n',
+  );
+  out.push('### Results\n');
+  out.push(
+    '![Success rate per scenario](benchmarks/success-by-scenario.svg)\n\n![Wasted retries on the production mix](benchmarks/wasted-retries-production.svg)\n\n![Requests to the down endpoint during the hard outage](benchmarks/outage-requests-while-down.svg)\n\n![MTTF for non-retryable errors](benchmarks/mttf-production.svg)\n',
+  );
+  for (const s of scenarios) {
+    out.push(`#### ${s.name}\n`);
+    out.push(`${s.description}\n`);
+    out.push(scenarioTable(r, s.key, policies, cells));
+    const m = cellOf(cells, s.key, 'mcp-resilience');
+    if (m) {
+      out.push(
+        `\nHow mcp-resilience's calls ended: ${Object.entries(m.outcomes)
+          .map(([k, n]) => `${k} ${int(n)}`)
+          .join(', ')}.\n`,
+      );
+    }
+  }
+  return out.join('\n');
+}
+
+function whatIfSection(r: Results): string {
+  const { whatIf, cells, scenarios } = r.quality;
+  if (whatIf.policies.length === 0) return '';
+  const rows: string[][] = [];
+  for (const s of scenarios) {
+    const base = cellOf(cells, s.key, 'mcp-resilience');
+    if (!base) continue;
+    rows.push([
+      s.name,
+      'defaults',
+      pct(base.metrics.successRate, 2),
+      eff(base),
+      int(base.metrics.requestsWhileDown),
+      dur(base.metrics.p99Ms),
+    ]);
+    for (const p of whatIf.policies) {
+      const c = cellOf(whatIf.cells, s.key, p.key);
+      if (!c) continue;
+      rows.push([
+        '',
+        p.name,
+        pct(c.metrics.successRate, 2),
+        eff(c),
+        int(c.metrics.requestsWhileDown),
+        dur(c.metrics.p99Ms),
+      ]);
+    }
+  }
+  return [
+    '### What-if: non-default settings (evidence for a review of the defaults, not a result)\n',
+    whatIf.policies.map((p) => `- **${p.name}**: ${p.description}.`).join('\n'),
+    '',
+    table(['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p99'], rows),
+    '',
+  ].join('\n');
+}
+
+function overheadSection(r: Results): string {
+  const o = r.overhead;
+  const get = (key: string) => o.rows.find((row) => row.key === key)!;
+  const bare = get('bare');
+  const mcp = get('mcp');
+  const otel = get('mcp-otel');
+  const rows = o.rows.map((row) => [
+    row.name,
+    us(row.nsPerCall),
+    row.key === 'bare' ? '' : us(row.addedNs),
+    row.key === 'bare' ? '' : `${(row.nsPerCall / bare.nsPerCall).toFixed(1)}×`,
+    row.key === 'bare' || row.key === 'mcp' ? '' : `${(row.addedNs / mcp.addedNs).toFixed(2)}`,
+    us(row.medianNsPerCall),
+    `${us(Math.min(...row.rounds))} – ${us(Math.max(...row.rounds))}`,
+  ]);
+  const mem = r.memory;
+  return [
+    '## 2. Overhead\n',
+    `Success path (\`async () => 42\`), one process, ${o.rounds} interleaved rounds of ${int(o.callsPerRound)} calls per variant (the order rotates each round; every 256 calls the loop yields to the event loop so that timers, such as the batch span processor's, can run). Each figure is the variant's **best round** (the least disturbed by other processes; the median round is in results.json). Against the middleware's built \`dist\`. Machine: **${o.machine.cpu}**, ${o.machine.cores} cores, ${o.machine.memoryGiB} GiB, node ${o.machine.node}, ${o.machine.os}; load average at the start of the run ${r.machine.loadAverage.map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: compare ratios within this run, not across runs).\n`,
+    table(
+      ['variant', 'per call (best round)', 'added vs bare', '× bare', 'added ÷ mcp-resilience added', 'median round', 'range of rounds'],
+      rows,
+    ),
+    '',
+    `**Telemetry on vs off**: ${us(otel.nsPerCall)} vs ${us(mcp.nsPerCall)} per call, **${(otel.nsPerCall / mcp.nsPerCall).toFixed(1)}×**, i.e. **${us(otel.nsPerCall - mcp.nsPerCall)} added per call** by the OpenTelemetry recorder with the real SDK: \`BasicTracerProvider\` + \`BatchSpanProcessor\` into a no-op exporter, \`MeterProvider\` + \`PeriodicExportingMetricReader\` (1 h interval) into a no-op exporter, \`createOtelRecorder({ tracerProvider, meterProvider })\`; one call span and one attempt span per call, plus the metrics. The exporter received ${int(o.spansExported)} of the ${int(o.spansExpected)} spans created in the measured rounds${o.spansExported < o.spansExpected ? ' (the batch processor dropped the rest: its queue was full, which makes the telemetry-on figure a lower bound)' : ''}.\n`,
+    '![Success-path cost per call](benchmarks/overhead.svg)\n',
+    '### Memory per tracked endpoint\n',
+    `Each endpoint key gets one successful and one failed call (a 503, one attempt), so that its breaker window, retry budget and history all hold data. Heap after two full GCs (\`node --expose-gc\`).\n`,
+    table(
+      ['', 'heap used', 'endpoints tracked'],
+      [
+        ['before', mib(mem.baseBytes), '0'],
+        ['after 10k distinct endpoints', mib(mem.after10kBytes), int(mem.tracked10k)],
+        [`after 100k distinct endpoints (default \`maxEndpoints\` ${int(mem.maxEndpoints)})`, mib(mem.after100kBytes), int(mem.tracked100k)],
+        ['after 100k distinct endpoints, `maxEndpoints: 1e6` (for comparison)', mib(mem.unbounded100kBytes), int(mem.trackedUnbounded)],
+      ],
+      ['l', 'r', 'r'],
+    ),
+    '',
+    `**${int(mem.bytesPerEndpoint)} bytes per tracked endpoint** (key string included). With the default bound, 100k distinct keys leave the heap at ${mib(mem.after100kBytes)}, ${((100 * (mem.after100kBytes - mem.after10kBytes)) / Math.max(1, mem.after10kBytes - mem.baseBytes)).toFixed(0)}% above the 10k level's growth (least recently used endpoints are dropped); without it the same keys take ${mib(mem.unbounded100kBytes)}.\n`,
+  ].join('\n');
+}
+
+/** Renders a JSON value of unknown shape as readable markdown: tables for arrays of flat objects. */
+function renderUnknown(value: unknown, depth = 0): string {
+  const isFlat = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x !== 'object' || x === null);
+  const show = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? int(v) : v.toFixed(2)) : String(v));
+  if (Array.isArray(value) && value.length > 0 && value.every(isFlat)) {
+    const keys = [...new Set(value.flatMap((v) => Object.keys(v)))];
+    return table(keys, value.map((v) => keys.map((k) => show(v[k] ?? ''))), keys.map((_, i) => (i === 0 ? 'l' : 'r')));
+  }
+  if (isFlat(value)) return table(['', 'value'], Object.entries(value).map(([k, v]) => [k, show(v)]), ['l', 'r']);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && depth < 2) {
+    return Object.entries(value)
+      .map(([k, v]) => `**${k}**\n\n${renderUnknown(v, depth + 1)}\n`)
+      .join('\n');
+  }
+  return `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
+}
+
+function dashboardSection(r: Results): string {
+  const d = r.dashboard;
+  const head = '## 3. Dashboard: ingest and queries\n';
+  if (!d.found) {
+    return `${head}\n**Missing**: \`${d.path}\` was not found when this document was generated, so the dashboard's ingest throughput and query latency are not reported here. Produce it with \`npm run bench -w apps/dashboard\` (it writes \`apps/dashboard/bench-results.json\`), then run \`npm run bench -w packages/bench\` again to include it.\n`;
+  }
+  if (d.error) {
+    return `${head}\n\`${d.path}\` (modified ${d.modified}) could not be read: ${d.error}. Re-run \`npm run bench -w apps/dashboard\`.\n`;
+  }
+  return `${head}\nFrom \`${d.path}\` (written by \`npm run bench -w apps/dashboard\`, modified ${d.modified}), included as found:\n\n${renderUnknown(d.data)}\n`;
+}
+
+export function render(r: Results): Rendered {
+  const link = 'docs/benchmarks.md';
+  const headline = headlineTable(r, link);
+  const markdown = [
+    '# Benchmarks',
+    '',
+    `> Generated by \`npm run bench -w packages/bench\` on ${r.generatedAt} in ${r.runtimeSeconds.toFixed(0)} s; raw results in [benchmarks/results.json](benchmarks/results.json). Do not edit by hand: change the benchmark and run it again.`,
+    '',
+    `mcp-resilience ${r.middleware.version} (built \`dist\`${r.middleware.distBuiltAt ? ` of ${r.middleware.distBuiltAt}` : ''}) with its defaults: ${r.middleware.defaults}. Machine: ${r.machine.cpu}, ${r.machine.cores} cores, node ${r.machine.node}.`,
+    '',
+    '## Headline\n',
+    headline.replace(`[${link}](${link})`, 'below'),
+    '',
+    '### Targets\n',
+    'The issue\'s targets for mcp-resilience\'s defaults, checked against the pooled results. A miss is reported with the reason found in the traces; the benchmark was not adjusted to meet them.\n',
+    targetsSection(r),
+    '',
+    qualitySection(r),
+    whatIfSection(r),
+    overheadSection(r),
+    dashboardSection(r),
+    '## Reproduce\n',
+    '```sh\nnpm run build -w packages/middleware   # the benchmark runs against dist\nnpm run bench -w packages/bench         # writes docs/benchmarks.md, docs/benchmarks/*.svg and results.json\n```\n',
+    'The quality runs are deterministic (recorded sequences, virtual time, seeded randomness): the same code gives the same tables. The overhead figures depend on the machine and its load.\n',
+  ].join('\n');
+  return {
+    markdown,
+    headline: `<!-- Generated by npm run bench -w packages/bench; paste into the root README. -->\n\n${headline}\n`,
+    charts: charts(r),
+  };
+}

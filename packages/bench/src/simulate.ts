@@ -1,0 +1,231 @@
+import { type FaultKind, makeError } from './faults.js';
+import { evaluate, type RecordedCall, type Sequence } from './scenarios.js';
+import { EPOCH, onVirtualTime } from './virtualTime.js';
+
+/** One request that reached the endpoint. Times in ms since the start of the run. */
+export interface AttemptTrace {
+  /** 1-based: the k-th request of its call. */
+  readonly k: number;
+  readonly start: number;
+  end: number;
+  ok: boolean;
+  readonly fault?: FaultKind;
+  /** Ground truth of the fault: could a later attempt succeed? */
+  readonly transient?: boolean;
+  /** Sent while the endpoint was down. */
+  readonly down: boolean;
+  /** Cut by the caller's signal before the endpoint answered. */
+  aborted: boolean;
+}
+
+export interface CallTrace {
+  readonly id: number;
+  readonly start: number;
+  /** When the caller got its answer (success, error, or its deadline). */
+  end: number;
+  ok: boolean;
+  endedBy: 'success' | 'error' | 'deadline';
+  /** What the caller got, in a few words (error name, `ResilienceError` reason...). */
+  outcome: string;
+  readonly attempts: AttemptTrace[];
+}
+
+export type Send = (signal?: AbortSignal) => Promise<string>;
+
+export interface CallContext {
+  /** Aborts at the call's deadline. */
+  readonly signal: AbortSignal;
+  /** Absolute (virtual epoch) time of the deadline. */
+  readonly deadline: number;
+  readonly call: RecordedCall;
+  readonly sequence: Sequence;
+}
+
+export interface PolicyInstance {
+  execute(send: Send, context: CallContext): Promise<unknown>;
+  dispose?(): void;
+}
+
+export interface Policy {
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  /**
+   * The policy can answer before its work ends (opossum's timeout rejects the call but does not stop the p-retry
+   * loop inside it): the call's signal must still abort at the deadline after the answer, to stop that work.
+   */
+  readonly backgroundWork?: boolean;
+  /** Called once per run, on virtual time: one instance serves every call of the run (shared breaker state). */
+  create(): PolicyInstance;
+}
+
+export interface RunResult {
+  readonly policy: string;
+  readonly scenario: string;
+  readonly calls: CallTrace[];
+  readonly timersFired: number;
+  readonly wallMs: number;
+}
+
+const rel = () => Date.now() - EPOCH;
+
+/** Describes what a caller got, for the outcome breakdown. */
+export function describeOutcome(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const e = error as { name?: unknown; reason?: unknown; code?: unknown; status?: unknown };
+  if (e.name === 'ResilienceError' && typeof e.reason === 'string') return `ResilienceError(${e.reason})`;
+  if (e.code === 'EOPENBREAKER') return 'opossum: breaker open';
+  if (e.code === 'ETIMEDOUT' && e.name !== 'McpError') return 'opossum: timed out';
+  const ctor = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  const name =
+    e.name === 'Error' && typeof ctor === 'string' && ctor !== 'Error'
+      ? ctor
+      : typeof e.name === 'string'
+        ? e.name
+        : 'Error';
+  if (name === 'BrokenCircuitError') return 'cockatiel: circuit open';
+  if (typeof e.status === 'number') return `${name} ${e.status}`;
+  if (typeof e.code === 'number' || typeof e.code === 'string') return `${name} ${String(e.code)}`;
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  if (cause && typeof cause.code === 'string') return `${name} (${cause.code})`;
+  return name;
+}
+
+/** The endpoint: answers the k-th request of `call` as the recorded sequence says, after its latency. */
+function endpoint(sequence: Sequence, call: RecordedCall, trace: CallTrace): Send {
+  let k = 0;
+  return (signal) => {
+    // Like fetch: an already aborted signal rejects at once, and nothing is sent.
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    k++;
+    const start = rel();
+    const result = evaluate(sequence, call, k, start);
+    const attempt: AttemptTrace = result.ok
+      ? { k, start, end: Number.NaN, ok: true, down: false, aborted: false }
+      : {
+          k,
+          start,
+          end: Number.NaN,
+          ok: false,
+          fault: result.fault,
+          transient: result.transient,
+          down: result.down,
+          aborted: false,
+        };
+    trace.attempts.push(attempt);
+    return new Promise<string>((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        attempt.end = rel();
+        attempt.ok = false;
+        attempt.aborted = true;
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        attempt.end = rel();
+        if (result.ok) resolve(`forecast for call ${call.id}`);
+        else
+          reject(
+            makeError(result.fault, {
+              callId: call.id,
+              ...(result.retryAfterS === undefined ? {} : { retryAfterS: result.retryAfterS }),
+            }),
+          );
+      }, result.latencyMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+}
+
+/** One call: the policy runs it with a signal that aborts at the deadline; the caller stops waiting then. */
+function runCall(
+  sequence: Sequence,
+  call: RecordedCall,
+  policy: PolicyInstance,
+  backgroundWork: boolean,
+): Promise<CallTrace> {
+  const trace: CallTrace = {
+    id: call.id,
+    start: rel(),
+    end: Number.NaN,
+    ok: false,
+    endedBy: 'error',
+    outcome: '',
+    attempts: [],
+  };
+  const controller = new AbortController();
+  const deadline = Date.now() + sequence.deadlineMs;
+  let settled = false;
+  return new Promise<CallTrace>((resolve) => {
+    // A policy with background work keeps its deadline after it answered, so that the signal stops that work.
+    const deadlineTimer = setTimeout(() => {
+      if (!settled) {
+        settled = true;
+        trace.end = rel();
+        trace.endedBy = 'deadline';
+        trace.outcome = 'deadline';
+      }
+      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      resolve(trace);
+    }, sequence.deadlineMs);
+    const answered = () => {
+      if (backgroundWork) return;
+      clearTimeout(deadlineTimer);
+      resolve(trace);
+    };
+    const send = endpoint(sequence, call, trace);
+    let pending: Promise<unknown>;
+    try {
+      pending = Promise.resolve(policy.execute(send, { signal: controller.signal, deadline, call, sequence }));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      () => {
+        if (settled) return;
+        settled = true;
+        trace.end = rel();
+        trace.ok = true;
+        trace.endedBy = 'success';
+        trace.outcome = 'success';
+        answered();
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        trace.end = rel();
+        trace.endedBy = 'error';
+        trace.outcome = describeOutcome(error);
+        answered();
+      },
+    );
+  });
+}
+
+/** Replays `sequence` against `policy` on virtual time: calls arrive at their recorded times. */
+export async function simulate(sequence: Sequence, policy: Policy, seed = sequence.seed): Promise<RunResult> {
+  const wallStart = performance.now();
+  const limit = sequence.durationMs + 10 * sequence.deadlineMs;
+  const { value: calls, timersFired } = await onVirtualTime(seed, limit, async () => {
+    const instance = policy.create();
+    try {
+      return await Promise.all(
+        sequence.calls.map((call) =>
+          new Promise<void>((resolve) => setTimeout(resolve, call.at)).then(() =>
+            runCall(sequence, call, instance, policy.backgroundWork === true),
+          ),
+        ),
+      );
+    } finally {
+      instance.dispose?.();
+    }
+  });
+  return {
+    policy: policy.key,
+    scenario: sequence.scenario,
+    calls,
+    timersFired,
+    wallMs: performance.now() - wallStart,
+  };
+}

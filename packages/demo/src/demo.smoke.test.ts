@@ -1,0 +1,133 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { serviceName } from './AgentConfig.js';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const AGENTS = 5;
+const NAIVE = 3;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Every process whose ancestry leads to `pid`. */
+function descendants(pid: number): number[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [child, ppid] of table) {
+      if (ppid === parent) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+interface Summary {
+  calls: { total: number };
+  retries: { total: number; successful: number; efficiency: number | null };
+}
+
+describe('npm run demo', () => {
+  let demo: ChildProcess | undefined;
+  const output: string[] = [];
+  afterAll(() => {
+    if (demo?.pid && alive(demo.pid)) demo.kill('SIGKILL');
+  });
+
+  it('feeds the dashboard from every agent, tells naive from resilient, and stops without leftovers', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    demo = spawn(process.execPath, [cli, '--speed', '20', '--port', String(port), '--seed', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [demo.stdout, demo.stderr]) stream?.on('data', (chunk) => output.push(String(chunk)));
+    const summary = async (query: string) => {
+      const response = await fetch(`${url}/api/v1/summary?${query}`);
+      return response.ok ? ((await response.json()) as Summary) : undefined;
+    };
+
+    // Every agent's telemetry arrives (each exports with its own service.instance.id).
+    for (const [group, count] of [
+      ['resilient', AGENTS],
+      ['naive', NAIVE],
+    ] as const) {
+      for (let id = 1; id <= count; id++) {
+        await until(
+          `calls from ${group}-${id}`,
+          async () => ((await summary(`service=${serviceName(group)}&instance=${group}-${id}`))?.calls.total ? true : undefined),
+          120_000,
+        );
+      }
+    }
+
+    // Once both groups have retried enough, the naive group's retry efficiency is the lower one.
+    const [resilient, naive] = await until(
+      'enough retries in both groups',
+      async () => {
+        const r = await summary(`service=${serviceName('resilient')}`);
+        const n = await summary(`service=${serviceName('naive')}`);
+        return r && n && r.retries.total >= 20 && n.retries.total >= 20 ? [r, n] : undefined;
+      },
+      120_000,
+    );
+    expect(naive.retries.efficiency!).toBeLessThan(resilient.retries.efficiency!);
+
+    // The outage opens the tickets server's breaker for the resilient agents.
+    const transitions = await until(
+      'a breaker transition',
+      async () => {
+        const response = await fetch(`${url}/api/v1/transitions?service=${serviceName('resilient')}`);
+        const body = (await response.json()) as { transitions: Array<{ server: string; to: string }> };
+        return body.transitions.length > 0 ? body.transitions : undefined;
+      },
+      120_000,
+    );
+    expect(transitions.some((t) => t.to === 'open')).toBe(true);
+
+    // SIGTERM stops everything the demo started.
+    const started = descendants(demo.pid!);
+    expect(started.length).toBeGreaterThanOrEqual(1 + AGENTS + NAIVE);
+    const exited = new Promise<number | null>((resolve) => demo!.once('exit', resolve));
+    demo.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(started.filter(alive), output.join('')).toEqual([]);
+  });
+});
