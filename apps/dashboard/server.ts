@@ -33,8 +33,10 @@ function warnIfExposed(host: string, protectedUi: boolean, protectedIngest: bool
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
+  let runtime: ReturnType<typeof createRuntime>;
   try {
     config = loadConfig();
+    runtime = createRuntime(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`[dashboard] invalid configuration: ${error.message}`);
@@ -42,7 +44,6 @@ async function main() {
     }
     throw error;
   }
-  const runtime = createRuntime(config);
   setRuntime(runtime);
   runtime.start();
 

@@ -93,7 +93,8 @@ export function demoMetrics(now: number): unknown[] {
     for (const instance of ['agent-1', 'agent-2']) {
       const sums: Record<string, unknown[]> = {};
       const push = (metric: string, attrs: Attr[], value: number) => {
-        (sums[metric] ??= []).push({
+        sums[metric] ??= [];
+        sums[metric].push({
           attributes: attrs,
           startTimeUnixNano: nanos(start),
           timeUnixNano: nanos(t),

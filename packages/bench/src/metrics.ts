@@ -137,12 +137,16 @@ export interface Diagnosis {
   readonly wastedRetries: {
     /** The call's own permanent fault, hidden behind a transient first failure: no policy can know it. */
     readonly permanentFaultRevealed: number;
+    /** A permanent fault retried again (the previous request had already returned it). */
+    readonly permanentFaultRetried: number;
     readonly endpointStillDown: number;
     readonly stillRateLimited: number;
     /** Another independent transient fault (or a timeout). */
     readonly transientAgain: number;
     /** Cut by the caller's deadline. */
     readonly cutByDeadline: number;
+    /** Median wait between the end of the previous request and a wasted retry that found the endpoint down. */
+    readonly medianWaitBeforeDownRetryMs: number | null;
   };
   /** Calls that ended with a non-retryable error. */
   readonly nonRetryable: {
@@ -162,7 +166,15 @@ export interface Diagnosis {
 }
 
 export function diagnose(calls: readonly CallTrace[]): Diagnosis {
-  const w = { permanentFaultRevealed: 0, endpointStillDown: 0, stillRateLimited: 0, transientAgain: 0, cutByDeadline: 0 };
+  const w = {
+    permanentFaultRevealed: 0,
+    permanentFaultRetried: 0,
+    endpointStillDown: 0,
+    stillRateLimited: 0,
+    transientAgain: 0,
+    cutByDeadline: 0,
+  };
+  const downWaits: number[] = [];
   const n = {
     calls: 0,
     atOnce: 0,
@@ -177,8 +189,15 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
     for (const a of call.attempts) {
       if (a.k === 1 || a.ok) continue;
       if (a.aborted) w.cutByDeadline++;
-      else if (a.transient === false) w.permanentFaultRevealed++;
-      else if (a.down) w.endpointStillDown++;
+      else if (a.transient === false) {
+        if (call.attempts[a.k - 2]?.transient === false) w.permanentFaultRetried++;
+        else w.permanentFaultRevealed++;
+      }
+      else if (a.down) {
+        w.endpointStillDown++;
+        const previous = call.attempts[a.k - 2];
+        if (previous) downWaits.push(a.start - previous.end);
+      }
       else if (a.fault === 'rate_limited_429') w.stillRateLimited++;
       else w.transientAgain++;
     }
@@ -202,5 +221,9 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
       n.atOnce++;
     }
   }
-  return { wastedRetries: w, nonRetryable: n };
+  downWaits.sort((a, b) => a - b);
+  return {
+    wastedRetries: { ...w, medianWaitBeforeDownRetryMs: downWaits.length ? percentile(downWaits, 50) : null },
+    nonRetryable: n,
+  };
 }

@@ -1,10 +1,18 @@
-import { createResilience, defaults, type ResilienceOptions, realClock } from '@mcp-resilience/middleware';
+import {
+  createResilience,
+  defaults,
+  type ResilienceEvent,
+  type ResilienceOptions,
+  realClock,
+} from '@mcp-resilience/middleware';
 import { ConsecutiveBreaker, circuitBreaker, ExponentialBackoff, handleAll, retry, wrap } from 'cockatiel';
 import CircuitBreaker from 'opossum';
 import pRetry from 'p-retry';
 import { httpStatusOf, isAbortError, isNetworkError } from './faults.js';
 import { oracle } from './oracle.js';
+import type { Sequence } from './scenarios.js';
 import type { Policy, Send } from './simulate.js';
+import { EPOCH } from './virtualTime.js';
 
 /** A plain timer wait (the global, faked `setTimeout`), not abortable. */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -177,12 +185,20 @@ export function mcpResilienceWith(options: ResilienceOptions, key: string, name:
     name,
     description,
     create() {
+      const transitions: { readonly t: number; readonly to: string }[] = [];
       const resilience = createResilience({
         ...options,
         // The virtual clock: time and timers are the faked globals, randomness the seeded Math.random.
         clock: { now: () => Date.now(), sleep: realClock.sleep, random: () => Math.random() },
+        // Only the breaker's transitions are kept (the decisions do not depend on the recorder).
+        recorder: {
+          record(event: ResilienceEvent) {
+            if (event.type === 'breaker_transition') transitions.push({ t: event.time - EPOCH, to: event.to });
+          },
+        },
       });
       return {
+        report: (sequence) => breakerReport(transitions, sequence),
         execute: (send, { signal, deadline }) =>
           resilience.execute(({ signal: s }) => send(s), {
             endpoint: 'weather',
@@ -193,6 +209,41 @@ export function mcpResilienceWith(options: ResilienceOptions, key: string, name:
       };
     },
   };
+}
+
+/**
+ * How often the breaker opened, how long it was not closed (open or half-open: calls are rejected), and how much of
+ * that time the endpoint was actually up (not in a down segment), within the arrival period of the run.
+ */
+export function breakerReport(
+  transitions: readonly { readonly t: number; readonly to: string }[],
+  sequence: Sequence,
+): Record<string, number> {
+  let opens = 0;
+  let notClosedMs = 0;
+  let notClosedWhileUpMs = 0;
+  let since: number | undefined;
+  const add = (from: number, to: number) => {
+    const a = Math.max(0, from);
+    const b = Math.min(sequence.durationMs, to);
+    if (b <= a) return;
+    notClosedMs += b - a;
+    let down = 0;
+    for (const s of sequence.segments) {
+      if (s.state.kind === 'down') down += Math.max(0, Math.min(b, s.to) - Math.max(a, s.from));
+    }
+    notClosedWhileUpMs += b - a - down;
+  };
+  for (const tr of transitions) {
+    if (tr.to === 'open') opens++;
+    if (tr.to !== 'closed' && since === undefined) since = tr.t;
+    if (tr.to === 'closed' && since !== undefined) {
+      add(since, tr.t);
+      since = undefined;
+    }
+  }
+  if (since !== undefined) add(since, sequence.durationMs);
+  return { breakerOpens: opens, breakerNotClosedMs: notClosedMs, breakerNotClosedWhileUpMs: notClosedWhileUpMs };
 }
 
 /** mcp-resilience with its defaults; the call's deadline as `timeoutMs` and as the signal. */

@@ -2,7 +2,8 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FAULTS } from './faults.js';
 import { computeMetrics, type Diagnosis, diagnose, type Metrics, outcomeBreakdown } from './metrics.js';
-import { evaluate, recordSequence, type ScenarioSpec, type Sequence } from './scenarios.js';
+import { planStep } from './oracle.js';
+import { evaluate, recordSequence, type ScenarioSpec, type Sequence, segmentAt } from './scenarios.js';
 import { type CallTrace, type Policy, simulate } from './simulate.js';
 
 export interface QualityCell {
@@ -14,6 +15,8 @@ export interface QualityCell {
   readonly outcomes: Record<string, number>;
   /** Success rate of each seed's run, in seed order. */
   readonly successBySeed: number[];
+  /** The policy's own counters (summed over seeds), plus calls failed without a request while the endpoint was up. */
+  readonly extra: Record<string, number>;
   readonly wallMs: number;
 }
 
@@ -72,6 +75,22 @@ export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequen
   };
 }
 
+/**
+ * Calls a policy failed without sending anything: how many arrived while the endpoint was up (not down), and how
+ * many the oracle could have completed before their deadline.
+ */
+export function rejections(sequence: Sequence, calls: readonly CallTrace[]): { whileUp: number; salvageable: number } {
+  let whileUp = 0;
+  let salvageable = 0;
+  for (const call of calls) {
+    if (call.ok || call.attempts.length > 0) continue;
+    if (segmentAt(sequence, call.start)?.state.kind !== 'down') whileUp++;
+    const recorded = sequence.calls[call.id];
+    if (recorded && planStep(sequence, recorded, 1, call.start, call.start + sequence.deadlineMs)) salvageable++;
+  }
+  return { whileUp, salvageable };
+}
+
 /** Runs every policy on every scenario's recorded sequences (one per seed), and pools the seeds. */
 export async function runQuality(
   seeds: readonly number[],
@@ -87,11 +106,19 @@ export async function runQuality(
     for (const policy of policies) {
       const pooled: CallTrace[] = [];
       const successBySeed: number[] = [];
+      const extra: Record<string, number> = {};
+      const count = (key: string, n: number) => {
+        extra[key] = (extra[key] ?? 0) + n;
+      };
       let wallMs = 0;
       for (const sequence of sequences) {
         const run = await simulate(sequence, policy);
         wallMs += run.wallMs;
         successBySeed.push(run.calls.filter((c) => c.ok).length / run.calls.length);
+        for (const [key, n] of Object.entries(run.report)) count(key, n);
+        const r = rejections(sequence, run.calls);
+        count('failedWithoutRequestWhileUp', r.whileUp);
+        count('failedWithoutRequestSalvageable', r.salvageable);
         for (const call of run.calls) pooled.push(call);
       }
       const metrics = computeMetrics(pooled);
@@ -102,6 +129,7 @@ export async function runQuality(
         diagnosis: diagnose(pooled),
         outcomes: outcomeBreakdown(pooled),
         successBySeed,
+        extra,
         wallMs,
       });
       log(

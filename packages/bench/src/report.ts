@@ -4,6 +4,7 @@ import { FAULTS, type FaultKind, makeError } from './faults.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import type { QualityCell, ScenarioSummary } from './quality.js';
+import { defaults } from '@mcp-resilience/middleware';
 import { MIN_RETRIES_FOR_EFFICIENCY, type TargetCheck } from './targets.js';
 
 export interface PolicyInfo {
@@ -63,10 +64,9 @@ const eff = (c: QualityCell) =>
     : c.metrics.retries < MIN_RETRIES_FOR_EFFICIENCY
       ? `${c.metrics.retryEfficiency.toFixed(2)} (n=${c.metrics.retries}, insufficient)`
       : c.metrics.retryEfficiency.toFixed(3);
+const ratio = (x: number | null) => (x === null ? '—' : `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×`);
 const mttf = (c: QualityCell) =>
-  c.metrics.mttfNonRetryableMs === null
-    ? '—'
-    : `${dur(c.metrics.mttfNonRetryableMs)} (${c.metrics.mttfRatio?.toFixed(2)}×)`;
+  c.metrics.mttfNonRetryableMs === null ? '—' : `${dur(c.metrics.mttfNonRetryableMs)} (${ratio(c.metrics.mttfRatio)})`;
 const STATUS = { met: '✅ met', missed: '❌ missed', 'insufficient data': '⚪ insufficient data' } as const;
 
 function table(head: readonly string[], rows: readonly (readonly string[])[], align?: readonly ('l' | 'r')[]): string {
@@ -288,7 +288,7 @@ function targetsSection(r: Results): string {
   for (const t of r.targets) {
     for (const res of t.results) {
       rows.push([
-        t.results.length > 1 ? `${t.target} — ${res.scenario}` : t.target,
+        t.results.length > 1 ? `${t.target} — ${res.scenarioName}` : t.target,
         res.value,
         STATUS[res.status],
         res.why ?? '',
@@ -384,6 +384,96 @@ function qualitySection(r: Results): string {
   return out.join('\n');
 }
 
+function whySection(r: Results): string {
+  const { cells, scenarios, whatIf } = r.quality;
+  const n = r.seeds.length;
+  const mcp = (key: string) => cellOf(cells, key, 'mcp-resilience');
+  const oracle = (key: string) => cellOf(cells, key, 'oracle');
+  const whatIfCell = (key: string) => (whatIf.policies[0] ? cellOf(whatIf.cells, key, whatIf.policies[0].key) : undefined);
+  const rows = scenarios.flatMap((s) => {
+    const c = mcp(s.key);
+    if (!c) return [];
+    const e = c.extra;
+    return [
+      [
+        s.name,
+        int(e.breakerOpens ?? 0),
+        dur((e.breakerNotClosedMs ?? 0) / n),
+        dur((e.breakerNotClosedWhileUpMs ?? 0) / n),
+        int(c.metrics.failedWithoutRequest),
+        int(e.failedWithoutRequestWhileUp ?? 0),
+        int(e.failedWithoutRequestSalvageable ?? 0),
+        c.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs === null
+          ? '—'
+          : dur(c.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs),
+      ],
+    ];
+  });
+  const out: string[] = [
+    '### Why mcp-resilience misses what it misses\n',
+    "The traces of mcp-resilience's runs, per scenario (all seeds): its breaker, the calls it failed without sending anything, and the wait before the retries that found the endpoint still down.\n",
+    table(
+      [
+        'scenario',
+        'breaker opened',
+        'breaker not closed, per seed',
+        '… of which the endpoint was up',
+        'calls failed without a request',
+        '… arriving while the endpoint was up',
+        '… that the oracle completed in time',
+        'median wait before a retry that found the endpoint down',
+      ],
+      rows,
+    ),
+    '',
+  ];
+  const bullets: string[] = [];
+  const blips = mcp('blips');
+  const blipsWhatIf = whatIfCell('blips');
+  if (blips && (blips.extra.failedWithoutRequestSalvageable ?? 0) > 0.05 * blips.metrics.calls) {
+    bullets.push(
+      `**A sub-second blip opens the breaker for ${defaults.breakerBreakMs / 1000} s.** The breaker counts failed *calls* in a row (\`breakerConsecutiveFailures\` ${defaults.breakerConsecutiveFailures}); at 10 calls/s a blip of about ${defaults.breakerConsecutiveFailures * 100} ms fails that many first requests before any retry can succeed, so the breaker opens although the endpoint is back a few hundred milliseconds later, and it rejects every call until the break ends and a probe succeeds. In short blips it opened ${int(blips.extra.breakerOpens ?? 0)} times and failed ${int(blips.extra.failedWithoutRequestSalvageable ?? 0)} calls that the oracle completed.${blipsWhatIf ? ` With the consecutive-failures trip disabled (what-if below; the failure-rate trip stays), short blips reach ${pct(blipsWhatIf.metrics.successRate, 1)} instead of ${pct(blips.metrics.successRate, 1)} (oracle ${pct(oracle('blips')?.metrics.successRate ?? Number.NaN, 1)}).` : ''}`,
+    );
+  }
+  const outage = mcp('outage');
+  const outageOracle = oracle('outage');
+  if (outage && outageOracle && outageOracle.metrics.successRate - outage.metrics.successRate > 0.01) {
+    bullets.push(
+      `**An open breaker fails calls at once; it does not let them wait.** In the hard outage, a call that arrives after 90 s can still finish after the recovery at 120 s within its 30 s deadline, and the oracle waits for it; mcp-resilience rejects it at once with \`circuit_open\` and a \`retryAfterMs\`. ${int(outage.extra.failedWithoutRequestSalvageable ?? 0)} of its ${int(outage.metrics.failedWithoutRequest)} rejections were calls the oracle completed. A failed probe also doubles the break (${defaults.breakerBreakMs / 1000} s, then ${(2 * defaults.breakerBreakMs) / 1000} s, ${(4 * defaults.breakerBreakMs) / 1000} s…), so the breaker stays open past the recovery (${dur((outage.extra.breakerNotClosedWhileUpMs ?? 0) / n)} per seed while the endpoint was up). Failing fast is the design's intent (p99 ${dur(outage.metrics.p99Ms)} against the oracle's ${dur(outageOracle.metrics.p99Ms)}, and ${int(outage.metrics.requestsWhileDown)} requests to the dead server against the naive loop's ${int(cellOf(cells, 'outage', 'naive')?.metrics.requestsWhileDown ?? 0)}), but against a policy that may wait up to 30 s it costs success.`,
+    );
+  }
+  const flapping = mcp('flapping');
+  if (flapping && (flapping.extra.breakerNotClosedWhileUpMs ?? 0) > 0.2 * flapping.extra.breakerNotClosedMs!) {
+    bullets.push(
+      `**A flapping endpoint keeps the breaker open through its up periods.** Each half-open state admits ${defaults.breakerHalfOpenProbes} probe; when it lands in a down period the break doubles (up to ${defaults.breakerMaxBreakMs / 1000} s), so the breaker spends whole up periods open: ${dur((flapping.extra.breakerNotClosedWhileUpMs ?? 0) / n)} per seed while the endpoint was up, out of ${dur((flapping.extra.breakerNotClosedMs ?? 0) / n)} not closed. The outcome depends on where the probes land, so it varies widely between seeds (${flapping.successBySeed.map((x) => pct(x, 1)).join(', ')}).`,
+    );
+  }
+  const waits = scenarios
+    .map((s) => [s.name, mcp(s.key)?.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs] as const)
+    .filter(([, w]) => w !== null && w !== undefined);
+  if (waits.length) {
+    bullets.push(
+      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms, and the adaptive floor only applies once the endpoint's history holds recoveries; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. This is what pulls retry efficiency under 0.9 outside the production mix.`,
+    );
+  }
+  const prod = mcp('production');
+  if (prod) {
+    const w = prod.diagnosis.wastedRetries;
+    bullets.push(
+      `**On the production mix the remaining waste is mostly unknowable.** ${w.permanentFaultRevealed} of its ${prod.metrics.wastedRetries} wasted retries met the call's own permanent fault (bad arguments, a bad token) that a transient first failure had hidden; no policy without foresight can avoid them. The same calls are what lifts MTTF above one attempt there: ${prod.diagnosis.nonRetryable.afterTransientFailures} calls first waited for a transient failure (a 10 s timeout costs 10 s) before the non-retryable answer; over calls whose first request got it, the ratio is ${ratio(prod.metrics.mttfFirstRequestRatio)}.`,
+    );
+  }
+  const storm = mcp('ratelimit');
+  if (storm && (storm.metrics.mttfRatio ?? 0) > 1.1) {
+    bullets.push(
+      `**In the rate-limit storm, non-retryable calls wait like every other call.** ${int(storm.diagnosis.nonRetryable.waitedBeforeFirstRequest)} calls with bad arguments arrived while the endpoint had announced a \`Retry-After\` and waited for it before their first request (${dur(storm.diagnosis.nonRetryable.waitedMs / Math.max(1, storm.diagnosis.nonRetryable.waitedBeforeFirstRequest))} on average), as every call does: the client cannot know the arguments are wrong before the server reads them. That is what makes MTTF ${ratio(storm.metrics.mttfRatio)} there (the AI SDK-style policy, which also honours Retry-After, is at ${ratio(cellOf(cells, 'ratelimit', 'ai-sdk')?.metrics.mttfRatio ?? null)}).`,
+    );
+  }
+  out.push(bullets.map((b) => `- ${b}`).join('\n'));
+  out.push('');
+  return out.join('\n');
+}
+
 function whatIfSection(r: Results): string {
   const { whatIf, cells, scenarios } = r.quality;
   if (whatIf.policies.length === 0) return '';
@@ -464,20 +554,50 @@ function overheadSection(r: Results): string {
   ].join('\n');
 }
 
-/** Renders a JSON value of unknown shape as readable markdown: tables for arrays of flat objects. */
-function renderUnknown(value: unknown, depth = 0): string {
-  const isFlat = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x !== 'object' || x === null);
-  const show = (v: unknown) => (typeof v === 'number' ? (Number.isInteger(v) ? int(v) : v.toFixed(2)) : String(v));
+/** Renders a JSON value of unknown shape as readable markdown: tables wherever the shape allows. */
+export function renderUnknown(value: unknown, depth = 0): string {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isPrimitive = (v: unknown) => typeof v !== 'object' || v === null;
+  const isFlat = (v: unknown): v is Record<string, unknown> => isObject(v) && Object.values(v).every(isPrimitive);
+  const show = (v: unknown) =>
+    typeof v === 'number' ? (Number.isInteger(v) ? int(v) : v.toFixed(2)) : String(v ?? '').replace(/\|/g, '\\|');
   if (Array.isArray(value) && value.length > 0 && value.every(isFlat)) {
     const keys = [...new Set(value.flatMap((v) => Object.keys(v)))];
-    return table(keys, value.map((v) => keys.map((k) => show(v[k] ?? ''))), keys.map((_, i) => (i === 0 ? 'l' : 'r')));
+    return table(
+      keys,
+      value.map((v) => keys.map((k) => show(v[k]))),
+      keys.map((_, i) => (i === 0 ? 'l' : 'r')),
+    );
   }
-  if (isFlat(value)) return table(['', 'value'], Object.entries(value).map(([k, v]) => [k, show(v)]), ['l', 'r']);
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && depth < 2) {
-    return Object.entries(value)
-      .map(([k, v]) => `**${k}**\n\n${renderUnknown(v, depth + 1)}\n`)
-      .join('\n');
+  if (isFlat(value)) {
+    return table(
+      ['', 'value'],
+      Object.entries(value).map(([k, v]) => [k, show(v)]),
+      ['l', 'r'],
+    );
+  }
+  if (isObject(value) && Object.values(value).length > 0 && Object.values(value).every(isFlat)) {
+    const keys = [...new Set(Object.values(value).flatMap((v) => Object.keys(v as object)))];
+    return table(
+      ['', ...keys],
+      Object.entries(value).map(([k, v]) => [k, ...keys.map((key) => show((v as Record<string, unknown>)[key]))]),
+    );
+  }
+  if (isObject(value) && depth < 3) {
+    const primitives = Object.entries(value).filter(([, v]) => isPrimitive(v));
+    const nested = Object.entries(value).filter(([, v]) => !isPrimitive(v));
+    const parts: string[] = [];
+    if (primitives.length) {
+      parts.push(
+        table(
+          ['', 'value'],
+          primitives.map(([k, v]) => [k, show(v)]),
+          ['l', 'r'],
+        ),
+      );
+    }
+    for (const [k, v] of nested) parts.push(`**${k}**\n\n${renderUnknown(v, depth + 1)}`);
+    return parts.join('\n\n');
   }
   return `\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``;
 }
@@ -512,6 +632,7 @@ export function render(r: Results): Rendered {
     targetsSection(r),
     '',
     qualitySection(r),
+    whySection(r),
     whatIfSection(r),
     overheadSection(r),
     dashboardSection(r),

@@ -91,10 +91,7 @@ const results: Results = {
     cells,
     whatIf: { policies: WHAT_IF.map(info), cells: whatIfCells },
   },
-  targets: checkTargets(
-    cells,
-    SCENARIOS.map((s) => s.key),
-  ),
+  targets: checkTargets(cells, SCENARIOS),
   overhead,
   memory,
   dashboard: readDashboard(),

@@ -74,10 +74,13 @@ export const PRODUCTION_NOISE: Weights = {
   unavailable_503_html: 0.003,
   bad_gateway_502: 0.003,
   internal_500: 0.003,
-  connection_reset: 0.004,
-  connection_refused: 0.003,
-  timeout: 0.005,
+  connection_reset: 0.003,
+  connection_refused: 0.002,
+  timeout: 0.004,
 };
+
+const total = (weights: Weights) => Object.values(weights).reduce((a, b) => a + b, 0);
+const pctOf = (x: number) => `${Number((100 * x).toFixed(2))}%`;
 
 const uniform = (random: () => number, min: number, max: number) => min + random() * (max - min);
 
@@ -139,9 +142,9 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     key: 'production',
     name: 'production mix',
     description:
-      '10 min, healthy endpoint. 7.3% of calls carry a permanent fault (400 invalid argument, -32602, 401, 403, 404); ' +
-      '2.1% of attempts meet an independent transient fault (503 HTML, 502, 500, ECONNRESET, ECONNREFUSED, 10 s timeout); ' +
-      '1 s rate-limit windows (429 + Retry-After) every 100-200 s. About 73% of first-attempt failures are non-retryable.',
+      `10 min, healthy endpoint. ${pctOf(total(PRODUCTION_INTRINSIC))} of calls carry a permanent fault (400 invalid argument, -32602, 401, 403, 404); ` +
+      `${pctOf(total(PRODUCTION_NOISE))} of requests meet an independent transient fault (503 HTML, 502, 500, ECONNRESET, ECONNREFUSED, 10 s timeout); ` +
+      '1 s rate-limit windows (429 + Retry-After) every 100-200 s.',
     durationMs: 10 * MINUTE,
     noise: PRODUCTION_NOISE,
     segments: (random) => rateLimitWindows(random, 0, 10 * MINUTE),
@@ -151,7 +154,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     key: 'outage',
     name: 'hard 60 s outage',
     description:
-      '5 min; the server is down from 60 s to 120 s (connection refused). Non-retryable background as in production, no other noise.',
+      '5 min; the server is down from 60 s to 120 s (connection refused). The permanent faults of the production mix, no other noise.',
     durationMs: 5 * MINUTE,
     noise: {},
     segments: () => [{ from: MINUTE, to: 2 * MINUTE, state: { kind: 'down', fault: 'connection_refused' } }],

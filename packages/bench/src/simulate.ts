@@ -44,6 +44,8 @@ export interface CallContext {
 export interface PolicyInstance {
   execute(send: Send, context: CallContext): Promise<unknown>;
   dispose?(): void;
+  /** Policy-specific counters for the run (mcp-resilience: its breaker's transitions), read after the run. */
+  report?(sequence: Sequence): Record<string, number>;
 }
 
 export interface Policy {
@@ -63,6 +65,7 @@ export interface RunResult {
   readonly policy: string;
   readonly scenario: string;
   readonly calls: CallTrace[];
+  readonly report: Record<string, number>;
   readonly timersFired: number;
   readonly wallMs: number;
 }
@@ -207,6 +210,7 @@ function runCall(
 export async function simulate(sequence: Sequence, policy: Policy, seed = sequence.seed): Promise<RunResult> {
   const wallStart = performance.now();
   const limit = sequence.durationMs + 10 * sequence.deadlineMs;
+  let report: Record<string, number> = {};
   const { value: calls, timersFired } = await onVirtualTime(seed, limit, async () => {
     const instance = policy.create();
     try {
@@ -218,6 +222,7 @@ export async function simulate(sequence: Sequence, policy: Policy, seed = sequen
         ),
       );
     } finally {
+      report = instance.report?.(sequence) ?? {};
       instance.dispose?.();
     }
   });
@@ -225,6 +230,7 @@ export async function simulate(sequence: Sequence, policy: Policy, seed = sequen
     policy: policy.key,
     scenario: sequence.scenario,
     calls,
+    report,
     timersFired,
     wallMs: performance.now() - wallStart,
   };

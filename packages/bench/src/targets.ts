@@ -8,6 +8,7 @@ export interface TargetCheck {
   /** Per scenario where the target applies to each scenario; one entry ('production' / 'outage') otherwise. */
   readonly results: readonly {
     readonly scenario: string;
+    readonly scenarioName: string;
     readonly status: Status;
     readonly value: string;
     readonly why?: string;
@@ -43,6 +44,7 @@ function wastedWhy(c: QualityCell): string {
   const w = c.diagnosis.wastedRetries;
   const parts = [
     [w.permanentFaultRevealed, "met the call's own permanent fault, hidden behind a transient first failure"],
+    [w.permanentFaultRetried, 'retried a permanent fault already returned'],
     [w.endpointStillDown, 'found the endpoint still down'],
     [w.stillRateLimited, 'were still rate limited'],
     [w.transientAgain, 'met another independent transient fault'],
@@ -73,8 +75,13 @@ function mttfWhy(c: QualityCell): string {
 }
 
 /** The issue's targets for mcp-resilience's defaults, checked against the pooled results. */
-export function checkTargets(cells: readonly QualityCell[], scenarios: readonly string[]): TargetCheck[] {
+export function checkTargets(
+  cells: readonly QualityCell[],
+  scenarioList: readonly { readonly key: string; readonly name: string }[],
+): TargetCheck[] {
   const checks: TargetCheck[] = [];
+  const scenarios = scenarioList.map((s) => s.key);
+  const nameOf = (key: string) => scenarioList.find((s) => s.key === key)?.name ?? key;
 
   {
     const m = cell(cells, 'production', MCP);
@@ -88,6 +95,7 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
       results: [
         {
           scenario: 'production',
+          scenarioName: nameOf('production'),
           status,
           value: `${m.metrics.wastedRetries} vs ${n.metrics.wastedRetries} wasted retries (${pct(reduction)} fewer); success ${pct(m.metrics.successRate, 2)} vs ${pct(n.metrics.successRate, 2)}`,
           ...(status === 'missed'
@@ -106,6 +114,7 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
       if (c.metrics.retries < MIN_RETRIES_FOR_EFFICIENCY) {
         return {
           scenario,
+          scenarioName: nameOf(scenario),
           status: 'insufficient data' as Status,
           value: `${c.metrics.retries} retries (< ${MIN_RETRIES_FOR_EFFICIENCY})${e === null ? '' : `, ${e.toFixed(2)}`}`,
         };
@@ -113,6 +122,7 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
       const status: Status = e !== null && e >= 0.9 ? 'met' : 'missed';
       return {
         scenario,
+        scenarioName: nameOf(scenario),
         status,
         value: `${e?.toFixed(3)} (${c.metrics.successfulRetries}/${c.metrics.retries})`,
         ...(status === 'missed' ? { why: wastedWhy(c) } : {}),
@@ -130,10 +140,18 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
     const results = scenarios.map((scenario) => {
       const c = cell(cells, scenario, MCP);
       const r = c.metrics.mttfRatio;
-      if (r === null) return { scenario, status: 'insufficient data' as Status, value: 'no non-retryable failure' };
+      if (r === null) {
+        return {
+          scenario,
+          scenarioName: nameOf(scenario),
+          status: 'insufficient data' as Status,
+          value: 'no non-retryable failure',
+        };
+      }
       const status: Status = r <= 1.1 ? 'met' : 'missed';
       return {
         scenario,
+        scenarioName: nameOf(scenario),
         status,
         value: `${r.toFixed(2)}× (${seconds(c.metrics.mttfNonRetryableMs ?? 0)} vs ${seconds(c.metrics.singleAttemptMs ?? 0)})`,
         ...(status === 'missed' ? { why: mttfWhy(c) } : {}),
@@ -158,6 +176,7 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
       results: [
         {
           scenario: 'outage',
+          scenarioName: nameOf('outage'),
           status,
           value: `${m.metrics.requestsWhileDown} vs ${n.metrics.requestsWhileDown} requests (${pct(share)})`,
         },
@@ -174,6 +193,7 @@ export function checkTargets(cells: readonly QualityCell[], scenarios: readonly 
       const status: Status = gap <= 0.01 ? 'met' : 'missed';
       return {
         scenario,
+        scenarioName: nameOf(scenario),
         status,
         value: `${pct(c.metrics.successRate, 2)} vs ${pct(o.metrics.successRate, 2)} (${gap > 0 ? '−' : '+'}${(100 * Math.abs(gap)).toFixed(2)} pp)`,
         ...(status === 'missed'

@@ -26,6 +26,7 @@ import {
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  OUTCOME_VALUE_SUCCESS,
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import { cumulativeToDelta, type Delta, type SeriesState } from '../ingest/delta';
@@ -457,7 +458,7 @@ export class EmbeddedStore implements OtlpSink {
     const a = span.attributes;
     const outcome = text(a[ATTR_MCP_RESILIENCE_OUTCOME]);
     const attempts = num(a[ATTR_MCP_RESILIENCE_ATTEMPTS]);
-    if (outcome === 'success' && attempts <= 1) return;
+    if (outcome === OUTCOME_VALUE_SUCCESS && attempts <= 1) return;
     const classification = span.events.find(
       (e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION,
     )?.attributes;

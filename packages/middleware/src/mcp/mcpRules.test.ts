@@ -76,13 +76,13 @@ describe('mcpRules: McpError codes', () => {
         class: 'conditional',
         type: 'connection_closed',
         execution: 'unknown',
-        source: 'mcp.connection_closed',
+        source: 'jsonrpc.code',
       },
     ],
     [
       '-32000 sent by a server handler',
       new McpError(-32000, 'Upstream database unavailable'),
-      { class: 'retryable', type: 'server_error', execution: 'executed', source: 'mcp.server_error' },
+      { class: 'retryable', type: 'server_error', execution: 'executed', source: 'jsonrpc.code' },
     ],
     [
       '-32001 with data: a timeout',

@@ -26,8 +26,7 @@ export interface McpRuleContext {
  * - a failed reconnection (`ReconnectError`): by its cause, `not_sent`;
  * - `isError` tool results (as `ToolResultError`): classified from their text, never counted by a breaker;
  * - `StreamableHTTPError` and the SSE transport's errors: by status and body, session expiry, `Retry-After`;
- * - `UnauthorizedError` and the SDK's OAuth errors; `Error('Not connected')`; an `McpError` -32000 that a server
- *   sent (only the SDK's own `Connection closed` means the connection is gone).
+ * - `UnauthorizedError` and the SDK's OAuth errors; `Error('Not connected')`.
  */
 export function mcpRules(context: McpRuleContext = {}): FunctionRule[] {
   return [reconnectFailure, toolResult, httpTransport(context), authorization, connection];
@@ -192,13 +191,10 @@ const authorization: FunctionRule = (error) => {
   return { class: 'non_retryable', type, execution: 'not_sent', source };
 };
 
-/** The SDK's own text for -32000 (`McpError` prefixes `MCP error -32000: `). */
-const CONNECTION_CLOSED = /^MCP error -32000: Connection closed$/;
-
 /**
  * `Error('Not connected')` (no transport: never connected, closed, or the stdio process exited): nothing was sent,
- * `connection_closed`, recovered by `reconnect`. An `McpError` -32000 is the SDK's `Connection closed` only with
- * that exact text; any other -32000 is an error a server sent from its handler: a retryable `server_error`.
+ * `connection_closed`, recovered by `reconnect`. (`McpError` -32000 is built-in: `Connection closed` is
+ * `connection_closed`, any other -32000 a server's own `server_error`.)
  */
 const connection: FunctionRule = (error) => {
   if (!(error instanceof Error)) return undefined;
@@ -209,17 +205,6 @@ const connection: FunctionRule = (error) => {
       execution: 'not_sent',
       source: 'mcp.not_connected',
     };
-  }
-  if (error.name === 'McpError' && (error as { code?: unknown }).code === -32000) {
-    if (CONNECTION_CLOSED.test(error.message)) {
-      return {
-        class: 'conditional',
-        type: 'connection_closed',
-        execution: 'unknown',
-        source: 'mcp.connection_closed',
-      };
-    }
-    return { class: 'retryable', type: 'server_error', execution: 'executed', source: 'mcp.server_error' };
   }
   return undefined;
 };

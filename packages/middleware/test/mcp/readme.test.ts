@@ -11,7 +11,7 @@ import {
 } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 
-/** The example of src/mcp/README-mcp.md, against the chaos server (imports made relative). */
+/** The MCP example of README.md, against the chaos server (imports made relative). */
 it('runs the README example', async () => {
   const server = await startChaosHttpServer({
     plan: { faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }] },

@@ -1,0 +1,55 @@
+import type {
+  BreakdownBy,
+  BreakdownRow,
+  BreakerSummary,
+  BreakerTile,
+  BreakerTimelineRow,
+  CallRow,
+  CallsPoint,
+  Dimensions,
+  Headline,
+  KeyedPoint,
+  RatioPoint,
+  RetryTotals,
+  Series,
+  Summary,
+  TimeQuery,
+} from './types';
+
+/**
+ * THE data interface of the dashboard: one async function per question, domain-level (no SQL, no PromQL
+ * leaks out), returning numerators and denominators. Two implementations: the embedded store (default,
+ * `embedded-source.ts`) and PromQL (`DASHBOARD_SOURCE=prometheus`, a later issue). Pages, the JSON API,
+ * the SSE stream and the alert engine all read through it.
+ */
+export interface MetricsSource {
+  readonly kind: 'embedded' | 'prometheus';
+  readonly capabilities: {
+    /** Spans are stored (Calls page); false for PromQL, whose pages say where traces are instead. */
+    readonly traces: boolean;
+    /** Breaker changes are pushed (`subscribe`) rather than found by polling. */
+    readonly push: boolean;
+  };
+
+  summary(q: TimeQuery): Promise<Summary>;
+  headline(q: TimeQuery): Promise<Headline>;
+  retryTotals(q: TimeQuery): Promise<RetryTotals[]>;
+
+  efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>>;
+  callSeries(q: TimeQuery): Promise<Series<CallsPoint>>;
+  errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>>;
+  errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]>;
+
+  breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]>;
+  breakerTiles(q: TimeQuery): Promise<BreakerTile[]>;
+  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
+
+  recentCalls(q: TimeQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
+  dimensions(q: TimeQuery): Promise<Dimensions>;
+
+  /** Called with the (server, tool) of breakers whose state changed; returns an unsubscribe function. */
+  subscribe?(listener: {
+    breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;
+    ingested(): void;
+  }): () => void;
+}

@@ -1,0 +1,79 @@
+import type { Filters, TimeQuery } from './types';
+
+export class ParamError extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 24 * 3_600_000, '7d': 7 * 86_400_000 } as const;
+export type RangeKey = keyof typeof RANGES;
+export const DEFAULT_RANGE: RangeKey = '1h';
+
+const SUMMARY_PARAMS = new Set(['from', 'to', 'server', 'service', 'tool']);
+const MAX_NAME = 256;
+
+function epochMs(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null) return undefined;
+  if (!/^\d{1,16}$/.test(raw.trim())) {
+    throw new ParamError(name, `invalid parameter '${name}': expected epoch milliseconds (a non-negative integer), got '${raw.slice(0, 40)}'`);
+  }
+  return Number(raw);
+}
+
+function name(params: URLSearchParams, param: string): string | undefined {
+  const all = params.getAll(param);
+  if (all.length === 0) return undefined;
+  if (all.length > 1) throw new ParamError(param, `invalid parameter '${param}': given more than once`);
+  const v = all[0]!;
+  if (v === '' || v.length > MAX_NAME) {
+    throw new ParamError(param, `invalid parameter '${param}': expected a non-empty name of at most ${MAX_NAME} characters`);
+  }
+  return v;
+}
+
+/** `GET /api/v1/summary?from=<ms>&to=<ms>&server=<name>` (also `service`, `tool`); default: the last hour. */
+export function parseSummaryParams(params: URLSearchParams, now: number): TimeQuery {
+  for (const key of params.keys()) {
+    if (!SUMMARY_PARAMS.has(key)) {
+      throw new ParamError(key, `unknown parameter '${key}': expected from, to, server, service or tool`);
+    }
+  }
+  for (const p of ['from', 'to']) {
+    if (params.getAll(p).length > 1) throw new ParamError(p, `invalid parameter '${p}': given more than once`);
+  }
+  const to = epochMs(params, 'to') ?? now;
+  const from = epochMs(params, 'from') ?? to - RANGES['1h'];
+  if (from >= to) throw new ParamError('from', `invalid parameter 'from': must be before 'to' (${from} >= ${to})`);
+  const filters: Filters = { server: name(params, 'server'), service: name(params, 'service'), tool: name(params, 'tool') };
+  return { from, to, filters };
+}
+
+export type PageSearchParams = Record<string, string | string[] | undefined>;
+
+const first = (v: string | string[] | undefined): string | undefined => {
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s === '' ? undefined : s.slice(0, MAX_NAME);
+};
+
+export function isRangeKey(v: unknown): v is RangeKey {
+  return typeof v === 'string' && Object.hasOwn(RANGES, v);
+}
+
+/** A page's `?range=&service=&server=&tool=`: lenient (unknown values fall back to defaults). */
+export function parsePageQuery(sp: PageSearchParams, now: number): { range: RangeKey; query: TimeQuery } {
+  const r = first(sp.range);
+  const range: RangeKey = isRangeKey(r) ? r : DEFAULT_RANGE;
+  return {
+    range,
+    query: {
+      from: now - RANGES[range],
+      to: now,
+      filters: { service: first(sp.service), server: first(sp.server), tool: first(sp.tool) },
+    },
+  };
+}
