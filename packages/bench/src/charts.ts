@@ -34,7 +34,7 @@ export interface BarChartOptions {
 export function barChart(o: BarChartOptions): string {
   const width = o.width ?? 760;
   const format = o.format ?? ((v: number) => String(Math.round(v)));
-  const labelWidth = 230;
+  const labelWidth = Math.max(120, Math.ceil(Math.max(...o.bars.map((b) => b.label.length)) * 6.8) + 16);
   const valueWidth = 120;
   const rowHeight = 26;
   const top = o.subtitle ? 64 : 46;
@@ -75,7 +75,11 @@ export interface GroupedChartOptions {
   readonly title: string;
   readonly subtitle?: string;
   readonly groups: readonly string[];
-  readonly series: readonly { readonly name: string; readonly color: string; readonly values: readonly number[] }[];
+  readonly series: readonly {
+    readonly name: string;
+    readonly color: string;
+    readonly values: readonly number[];
+  }[];
   /** The value axis: [min, max]. */
   readonly domain: readonly [number, number];
   readonly format: (value: number) => string;

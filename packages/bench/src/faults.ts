@@ -120,7 +120,10 @@ export function makeError(kind: FaultKind, context: FaultContext): Error {
     case 'invalid_argument_400':
       return httpError(`Invalid city: ${city}`, 400);
     case 'invalid_params_32602':
-      return mcpError(-32602, `Invalid arguments for tool get_forecast: days: Number must be less than or equal to 16`);
+      return mcpError(
+        -32602,
+        `Invalid arguments for tool get_forecast: days: Number must be less than or equal to 16`,
+      );
     case 'unauthorized_401':
       return httpError('Unauthorized: the access token expired or is invalid', 401, {
         headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
@@ -171,6 +174,7 @@ export function isAbortError(error: unknown): boolean {
   return (
     typeof error === 'object' &&
     error !== null &&
-    ((error as { name?: unknown }).name === 'AbortError' || (error as { name?: unknown }).name === 'TimeoutError')
+    ((error as { name?: unknown }).name === 'AbortError' ||
+      (error as { name?: unknown }).name === 'TimeoutError')
   );
 }

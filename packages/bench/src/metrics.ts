@@ -192,13 +192,11 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
       else if (a.transient === false) {
         if (call.attempts[a.k - 2]?.transient === false) w.permanentFaultRetried++;
         else w.permanentFaultRevealed++;
-      }
-      else if (a.down) {
+      } else if (a.down) {
         w.endpointStillDown++;
         const previous = call.attempts[a.k - 2];
         if (previous) downWaits.push(a.start - previous.end);
-      }
-      else if (a.fault === 'rate_limited_429') w.stillRateLimited++;
+      } else if (a.fault === 'rate_limited_429') w.stillRateLimited++;
       else w.transientAgain++;
     }
     const last = call.attempts[call.attempts.length - 1];

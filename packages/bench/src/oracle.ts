@@ -1,6 +1,6 @@
-import { EPOCH } from './virtualTime.js';
 import { evaluate, type RecordedCall, type Sequence } from './scenarios.js';
 import type { Policy, PolicyInstance } from './simulate.js';
+import { EPOCH } from './virtualTime.js';
 
 /** How many doomed attempts the oracle is willing to send to reach a later attempt that succeeds. */
 const SACRIFICE_DEPTH = 3;

@@ -2,7 +2,11 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { createResilience } from '@mcp-resilience/middleware';
 import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConsecutiveBreaker, circuitBreaker, ExponentialBackoff, handleAll, retry, wrap } from 'cockatiel';
 import CircuitBreaker from 'opossum';
@@ -30,6 +34,7 @@ export function machine(): Machine {
 export interface OverheadRow {
   readonly key: string;
   readonly name: string;
+  readonly short: string;
   /** The best (least disturbed) round's ns per call. */
   readonly nsPerCall: number;
   /** The median round's ns per call. */
@@ -56,6 +61,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 interface Variant {
   readonly key: string;
   readonly name: string;
+  /** A short label for charts. */
+  readonly short: string;
   readonly run: () => Promise<unknown>;
 }
 
@@ -113,27 +120,53 @@ export async function measureOverhead(callsPerRound = 20_000, rounds = 9): Promi
   });
   const meterProvider = new MeterProvider({
     resource,
-    readers: [new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 })],
+    readers: [
+      new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 }),
+    ],
   });
   const withTelemetry = createResilience({
     recorder: createOtelRecorder({ tracerProvider, meterProvider }),
   });
 
   const callOptions = { endpoint: 'weather', operation: 'tools/call' } as const;
+  const callerSignal = new AbortController().signal;
   const variants: Variant[] = [
-    { key: 'bare', name: 'bare call', run: fn },
-    { key: 'p-retry', name: 'p-retry (defaults)', run: () => pRetry(fn) },
-    { key: 'cockatiel', name: 'cockatiel retry + breaker', run: () => cockatiel.execute(fn) },
-    { key: 'opossum', name: 'opossum breaker (defaults: 10 s timeout timer per call)', run: () => opossum.fire() },
-    { key: 'mcp', name: 'mcp-resilience, telemetry off', run: () => plain.execute(fn, callOptions) },
+    { key: 'bare', name: 'bare call', short: 'bare call', run: fn },
+    { key: 'p-retry', name: 'p-retry (defaults)', short: 'p-retry', run: () => pRetry(fn) },
+    {
+      key: 'cockatiel',
+      name: 'cockatiel retry + breaker',
+      short: 'cockatiel retry + breaker',
+      run: () => cockatiel.execute(fn),
+    },
+    {
+      key: 'opossum',
+      name: 'opossum breaker (defaults: 10 s timeout timer per call)',
+      short: 'opossum breaker',
+      run: () => opossum.fire(),
+    },
+    {
+      key: 'mcp',
+      name: 'mcp-resilience, telemetry off',
+      short: 'mcp-resilience',
+      run: () => plain.execute(fn, callOptions),
+    },
+    {
+      key: 'mcp-signal',
+      name: 'mcp-resilience, telemetry off, with a caller AbortSignal',
+      short: 'mcp-resilience + signal',
+      run: () => plain.execute(fn, { ...callOptions, signal: callerSignal }),
+    },
     {
       key: 'mcp-deadline',
       name: 'mcp-resilience, telemetry off, timeoutMs 30 s',
+      short: 'mcp-resilience + timeoutMs',
       run: () => withDeadline.execute(fn, callOptions),
     },
     {
       key: 'mcp-otel',
       name: 'mcp-resilience, telemetry on (OpenTelemetry SDK)',
+      short: 'mcp-resilience + OpenTelemetry',
       run: () => withTelemetry.execute(fn, callOptions),
     },
   ];
@@ -166,6 +199,7 @@ export async function measureOverhead(callsPerRound = 20_000, rounds = 9): Promi
       return {
         key: v.key,
         name: v.name,
+        short: v.short,
         nsPerCall: ns,
         medianNsPerCall: median(values),
         addedNs: ns - bare,

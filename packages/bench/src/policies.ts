@@ -57,7 +57,8 @@ export const naive: Policy = {
 export const pRetryDefaults: Policy = {
   key: 'p-retry',
   name: 'p-retry (defaults)',
-  description: 'p-retry 7.1.1 defaults (retries 10, minTimeout 1 s, factor 2, no randomize), with the call signal',
+  description:
+    'p-retry 7.1.1 defaults (retries 10, minTimeout 1 s, factor 2, no randomize), with the call signal',
   create: () => ({
     execute: (send, { signal }) => pRetry(() => send(signal), { signal }),
   }),
@@ -83,7 +84,7 @@ export const opossumPRetry: Policy = {
   key: 'opossum',
   name: 'opossum + p-retry',
   description:
-    'opossum 9.0.0 breaker with its defaults (timeout 10 s, errorThresholdPercentage 50, resetTimeout 30 s, volumeThreshold 0) around p-retry defaults; opossum\'s timeout rejects the call but leaves p-retry running until the caller\'s signal aborts',
+    "opossum 9.0.0 breaker with its defaults (timeout 10 s, errorThresholdPercentage 50, resetTimeout 30 s, volumeThreshold 0) around p-retry defaults; opossum's timeout rejects the call but leaves p-retry running until the caller's signal aborts",
   backgroundWork: true,
   create() {
     const breaker = new CircuitBreaker(
@@ -152,7 +153,8 @@ export function aiSdkDelay(error: unknown, exponentialBackoffDelay: number): num
     const seconds = Number.parseFloat(retryAfter);
     ms = Number.isNaN(seconds) ? Date.parse(retryAfter) - Date.now() : seconds * 1000;
   }
-  if (ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < 60_000 || ms < exponentialBackoffDelay)) return ms;
+  if (ms !== undefined && !Number.isNaN(ms) && ms >= 0 && (ms < 60_000 || ms < exponentialBackoffDelay))
+    return ms;
   return exponentialBackoffDelay;
 }
 
@@ -179,13 +181,19 @@ export const aiSdk: Policy = {
 };
 
 /** mcp-resilience with `options` over its defaults, on the simulation's virtual clock. */
-export function mcpResilienceWith(options: ResilienceOptions, key: string, name: string, description: string): Policy {
+export function mcpResilienceWith(
+  options: ResilienceOptions,
+  key: string,
+  name: string,
+  description: string,
+): Policy {
   return {
     key,
     name,
     description,
     create() {
       const transitions: { readonly t: number; readonly to: string }[] = [];
+      const streaks = streakWatcher();
       const resilience = createResilience({
         ...options,
         // The virtual clock: time and timers are the faked globals, randomness the seeded Math.random.
@@ -193,12 +201,14 @@ export function mcpResilienceWith(options: ResilienceOptions, key: string, name:
         // Only the breaker's transitions are kept (the decisions do not depend on the recorder).
         recorder: {
           record(event: ResilienceEvent) {
-            if (event.type === 'breaker_transition') transitions.push({ t: event.time - EPOCH, to: event.to });
+            if (event.type === 'breaker_transition')
+              transitions.push({ t: event.time - EPOCH, to: event.to });
+            else streaks.record(event);
           },
         },
       });
       return {
-        report: (sequence) => breakerReport(transitions, sequence),
+        report: (sequence) => ({ ...breakerReport(transitions, sequence), ...streaks.report() }),
         execute: (send, { signal, deadline }) =>
           resilience.execute(({ signal: s }) => send(s), {
             endpoint: 'weather',
@@ -206,6 +216,43 @@ export function mcpResilienceWith(options: ResilienceOptions, key: string, name:
             signal,
             timeoutMs: deadline - Date.now(),
           }),
+      };
+    },
+  };
+}
+
+/**
+ * Follows the failure streaks the middleware's adaptive backoff learns from, with the same rule as its
+ * EndpointHistory (a retryable, health-relevant failure starts a streak; the next success ends it), and counts
+ * the streaks that a request sent *before* the streak began ended: their "recovery time" is not one.
+ */
+export function streakWatcher() {
+  const started = new Map<number, number>();
+  const durations: number[] = [];
+  let endedByEarlierRequest = 0;
+  let failingSince: number | undefined;
+  const key = (callId: number, attempt: number) => callId * 64 + attempt;
+  return {
+    record(event: ResilienceEvent) {
+      if (event.type === 'attempt_started') started.set(key(event.callId, event.attempt), event.time);
+      if (event.type !== 'attempt_finished') return;
+      const k = key(event.callId, event.attempt);
+      const start = started.get(k) ?? event.time;
+      started.delete(k);
+      if (event.outcome === 'failure') {
+        const c = event.classification;
+        if (c?.class === 'retryable' && !c.healthNeutral) failingSince ??= event.time;
+      } else if (failingSince !== undefined) {
+        durations.push(event.time - failingSince);
+        if (start < failingSince) endedByEarlierRequest++;
+        failingSince = undefined;
+      }
+    },
+    report(): Record<string, number> {
+      return {
+        historyStreaks: durations.length,
+        historyStreaksEndedByEarlierRequest: endedByEarlierRequest,
+        historyStreakTotalMs: durations.reduce((a, b) => a + b, 0),
       };
     },
   };
@@ -243,7 +290,11 @@ export function breakerReport(
     }
   }
   if (since !== undefined) add(since, sequence.durationMs);
-  return { breakerOpens: opens, breakerNotClosedMs: notClosedMs, breakerNotClosedWhileUpMs: notClosedWhileUpMs };
+  return {
+    breakerOpens: opens,
+    breakerNotClosedMs: notClosedMs,
+    breakerNotClosedWhileUpMs: notClosedWhileUpMs,
+  };
 }
 
 /** mcp-resilience with its defaults; the call's deadline as `timeoutMs` and as the signal. */

@@ -79,14 +79,18 @@ export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequen
  * Calls a policy failed without sending anything: how many arrived while the endpoint was up (not down), and how
  * many the oracle could have completed before their deadline.
  */
-export function rejections(sequence: Sequence, calls: readonly CallTrace[]): { whileUp: number; salvageable: number } {
+export function rejections(
+  sequence: Sequence,
+  calls: readonly CallTrace[],
+): { whileUp: number; salvageable: number } {
   let whileUp = 0;
   let salvageable = 0;
   for (const call of calls) {
     if (call.ok || call.attempts.length > 0) continue;
     if (segmentAt(sequence, call.start)?.state.kind !== 'down') whileUp++;
     const recorded = sequence.calls[call.id];
-    if (recorded && planStep(sequence, recorded, 1, call.start, call.start + sequence.deadlineMs)) salvageable++;
+    if (recorded && planStep(sequence, recorded, 1, call.start, call.start + sequence.deadlineMs))
+      salvageable++;
   }
   return { whileUp, salvageable };
 }
@@ -153,7 +157,9 @@ export async function runQualityParallel(
   workers: number,
 ): Promise<{ cells: QualityCell[]; scenarios: ScenarioSummary[] }> {
   const loads = Array.from({ length: Math.max(1, workers) }, () => ({ cost: 0, keys: [] as string[] }));
-  for (const spec of [...scenarios].sort((a, b) => b.durationMs / b.callEveryMs - a.durationMs / a.callEveryMs)) {
+  for (const spec of [...scenarios].sort(
+    (a, b) => b.durationMs / b.callEveryMs - a.durationMs / a.callEveryMs,
+  )) {
     const least = loads.reduce((min, l) => (l.cost < min.cost ? l : min));
     least.cost += spec.durationMs / spec.callEveryMs;
     least.keys.push(spec.key);
@@ -184,7 +190,10 @@ export async function runQualityParallel(
   return {
     cells: parts
       .flatMap((p) => p.cells)
-      .sort((a, b) => byScenario(a) - byScenario(b) || policyOrder.indexOf(a.policy) - policyOrder.indexOf(b.policy)),
+      .sort(
+        (a, b) =>
+          byScenario(a) - byScenario(b) || policyOrder.indexOf(a.policy) - policyOrder.indexOf(b.policy),
+      ),
     scenarios: parts.flatMap((p) => p.scenarios).sort((a, b) => byScenario(a) - byScenario(b)),
   };
 }

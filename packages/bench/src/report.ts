@@ -1,10 +1,9 @@
-import { classifyError } from '@mcp-resilience/middleware';
+import { classifyError, defaults } from '@mcp-resilience/middleware';
 import { barChart, COLORS, groupedBarChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import type { QualityCell, ScenarioSummary } from './quality.js';
-import { defaults } from '@mcp-resilience/middleware';
 import { MIN_RETRIES_FOR_EFFICIENCY, type TargetCheck } from './targets.js';
 
 export interface PolicyInfo {
@@ -66,10 +65,16 @@ const eff = (c: QualityCell) =>
       : c.metrics.retryEfficiency.toFixed(3);
 const ratio = (x: number | null) => (x === null ? '—' : `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}×`);
 const mttf = (c: QualityCell) =>
-  c.metrics.mttfNonRetryableMs === null ? '—' : `${dur(c.metrics.mttfNonRetryableMs)} (${ratio(c.metrics.mttfRatio)})`;
+  c.metrics.mttfNonRetryableMs === null
+    ? '—'
+    : `${dur(c.metrics.mttfNonRetryableMs)} (${ratio(c.metrics.mttfRatio)})`;
 const STATUS = { met: '✅ met', missed: '❌ missed', 'insufficient data': '⚪ insufficient data' } as const;
 
-function table(head: readonly string[], rows: readonly (readonly string[])[], align?: readonly ('l' | 'r')[]): string {
+function table(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly ('l' | 'r')[],
+): string {
   const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
   return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -85,7 +90,8 @@ export function describeErrorShape(error: Error): string {
   const message = e.message.length > 60 ? `${e.message.slice(0, 57).replace(/\s+/g, ' ')}…` : e.message;
   const fields: string[] = [];
   if (e.name !== 'Error' && e.name !== 'TypeError') fields.push(`name: '${e.name}'`);
-  for (const key of ['status', 'code'] as const) if (e[key] !== undefined) fields.push(`${key}: ${JSON.stringify(e[key])}`);
+  for (const key of ['status', 'code'] as const)
+    if (e[key] !== undefined) fields.push(`${key}: ${JSON.stringify(e[key])}`);
   if (e.data !== undefined) fields.push(`data: ${JSON.stringify(e.data)}`);
   if (e.headers !== undefined) fields.push(`headers: ${JSON.stringify(e.headers)}`);
   const cause = e.cause as { code?: unknown } | undefined;
@@ -131,7 +137,12 @@ function policyColor(policies: readonly PolicyInfo[], key: string): string {
   if (key === 'mcp-resilience') return COLORS.highlight;
   if (key === 'oracle') return COLORS.oracle;
   const others = policies.filter((p) => p.key !== 'mcp-resilience' && p.key !== 'oracle');
-  return COLORS.others[Math.max(0, others.findIndex((p) => p.key === key)) % COLORS.others.length]!;
+  return COLORS.others[
+    Math.max(
+      0,
+      others.findIndex((p) => p.key === key),
+    ) % COLORS.others.length
+  ]!;
 }
 
 function charts(r: Results): Record<string, string> {
@@ -140,7 +151,14 @@ function charts(r: Results): Record<string, string> {
     policies.flatMap((p) => {
       const c = cellOf(cells, scenario, p.key);
       return c
-        ? [{ label: p.name, value: value(c), color: policyColor(policies, p.key), ...(text ? { text: text(c) } : {}) }]
+        ? [
+            {
+              label: p.name,
+              value: value(c),
+              color: policyColor(policies, p.key),
+              ...(text ? { text: text(c) } : {}),
+            },
+          ]
         : [];
     });
   const seeds = `${r.seeds.length} seeds pooled`;
@@ -171,7 +189,7 @@ function charts(r: Results): Record<string, string> {
     }),
     'mttf-production.svg': barChart({
       title: 'Mean time to fail for non-retryable errors, production mix (log scale)',
-      subtitle: "mean duration of calls that ended with a non-retryable error; a single attempt takes ~0.1 s",
+      subtitle: 'mean duration of calls that ended with a non-retryable error; a single attempt takes ~0.1 s',
       bars: bars(
         'production',
         (c) => c.metrics.mttfNonRetryableMs ?? 0,
@@ -183,7 +201,7 @@ function charts(r: Results): Record<string, string> {
       title: 'Success-path cost per call (lower is better)',
       subtitle: `${r.overhead.machine.cpu}, ${r.overhead.machine.cores} cores, node ${r.overhead.machine.node}; best of ${r.overhead.rounds} rounds of ${int(r.overhead.callsPerRound)} calls`,
       bars: r.overhead.rows.map((row) => ({
-        label: row.name.replace(/ \(.*\)$/, ''),
+        label: row.short,
         value: row.nsPerCall / 1000,
         text: us(row.nsPerCall),
         color: row.key.startsWith('mcp') ? COLORS.highlight : COLORS.others[0]!,
@@ -196,7 +214,12 @@ function charts(r: Results): Record<string, string> {
 
 // ----------------------------------------------------------------------------------------------- sections
 
-function scenarioTable(r: Results, scenario: string, policies: readonly PolicyInfo[], cells: readonly QualityCell[]) {
+function scenarioTable(
+  r: Results,
+  scenario: string,
+  policies: readonly PolicyInfo[],
+  cells: readonly QualityCell[],
+) {
   const rows = policies.flatMap((p) => {
     const c = cellOf(cells, scenario, p.key);
     if (!c) return [];
@@ -307,7 +330,7 @@ function qualitySection(r: Results): string {
       '### Method',
       '',
       '- **Recorded fault sequences.** For each scenario and seed, `recordSequence` draws, once, a timeline of the endpoint (down periods with their failure, rate-limit windows) and, for every call, its arrival time, its own permanent fault if any (bad arguments, bad token) and, for each of its first 16 requests, a normal latency and an independent transient fault if any. The *k*-th request a call puts on the wire always meets the *k*-th draw, at whatever time the policy sends it, so **every policy replays exactly the same sequence**; only the timing of its requests differs.',
-      '- **What a request meets**, in order: the endpoint down → that failure; rate limited → `429` with `Retry-After` = seconds left in the window (rounded up); otherwise the request\'s own transient draw, then the call\'s permanent fault, then success after the drawn latency (log-normal, median 180 ms).',
+      "- **What a request meets**, in order: the endpoint down → that failure; rate limited → `429` with `Retry-After` = seconds left in the window (rounded up); otherwise the request's own transient draw, then the call's permanent fault, then success after the drawn latency (log-normal, median 180 ms).",
       '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
       `- **Virtual time.** Every run installs \`@sinonjs/fake-timers\` (\`setTimeout\`, \`setInterval\`, \`Date\`, \`performance\`) and a seeded \`Math.random\`, and fires timers one by one, letting promises settle in between, as Node's event loop does. p-retry, opossum and cockatiel run unmodified on it; mcp-resilience gets it through its injected \`clock\` option. ${int(cells.reduce((n, c) => n + c.metrics.calls, 0))} calls ran in this document.`,
       `- **Seeds** ${r.seeds.join(', ')}: each scenario is recorded once per seed and the metrics pool the calls of all seeds; the success column also shows each seed's rate.`,
@@ -344,7 +367,10 @@ function qualitySection(r: Results): string {
         dur(s.downMs),
         dur(s.rateLimitedMs),
         Object.entries(s.firstAttemptFailures)
-          .map(([k, n]) => `${k} ${pct(n / Object.values(s.firstAttemptFailures).reduce((a, b) => a + b, 0), 0)}`)
+          .map(
+            ([k, n]) =>
+              `${k} ${pct(n / Object.values(s.firstAttemptFailures).reduce((a, b) => a + b, 0), 0)}`,
+          )
           .join(', '),
       ]),
       ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
@@ -389,7 +415,8 @@ function whySection(r: Results): string {
   const n = r.seeds.length;
   const mcp = (key: string) => cellOf(cells, key, 'mcp-resilience');
   const oracle = (key: string) => cellOf(cells, key, 'oracle');
-  const whatIfCell = (key: string) => (whatIf.policies[0] ? cellOf(whatIf.cells, key, whatIf.policies[0].key) : undefined);
+  const whatIfCell = (key: string) =>
+    whatIf.policies[0] ? cellOf(whatIf.cells, key, whatIf.policies[0].key) : undefined;
   const rows = scenarios.flatMap((s) => {
     const c = mcp(s.key);
     if (!c) return [];
@@ -443,7 +470,10 @@ function whySection(r: Results): string {
     );
   }
   const flapping = mcp('flapping');
-  if (flapping && (flapping.extra.breakerNotClosedWhileUpMs ?? 0) > 0.2 * flapping.extra.breakerNotClosedMs!) {
+  if (
+    flapping &&
+    (flapping.extra.breakerNotClosedWhileUpMs ?? 0) > 0.2 * flapping.extra.breakerNotClosedMs!
+  ) {
     bullets.push(
       `**A flapping endpoint keeps the breaker open through its up periods.** Each half-open state admits ${defaults.breakerHalfOpenProbes} probe; when it lands in a down period the break doubles (up to ${defaults.breakerMaxBreakMs / 1000} s), so the breaker spends whole up periods open: ${dur((flapping.extra.breakerNotClosedWhileUpMs ?? 0) / n)} per seed while the endpoint was up, out of ${dur((flapping.extra.breakerNotClosedMs ?? 0) / n)} not closed. The outcome depends on where the probes land, so it varies widely between seeds (${flapping.successBySeed.map((x) => pct(x, 1)).join(', ')}).`,
     );
@@ -451,9 +481,16 @@ function whySection(r: Results): string {
   const waits = scenarios
     .map((s) => [s.name, mcp(s.key)?.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs] as const)
     .filter(([, w]) => w !== null && w !== undefined);
+  const streakRows = scenarios.flatMap((s) => {
+    const e = mcp(s.key)?.extra;
+    if (!e?.historyStreaks) return [];
+    return [
+      `${s.name}: ${int(e.historyStreaksEndedByEarlierRequest ?? 0)} of ${int(e.historyStreaks)} streaks ended that way`,
+    ];
+  });
   if (waits.length) {
     bullets.push(
-      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms, and the adaptive floor only applies once the endpoint's history holds recoveries; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. This is what pulls retry efficiency under 0.9 outside the production mix.`,
+      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. The adaptive floor (the median of the endpoint's past failure streaks) does not lengthen them much: a streak ends at the next success, and with calls in flight that success is often a request sent *before* the streak began, which records a recovery of a few milliseconds (${streakRows.join('; ')}). This is what pulls retry efficiency under 0.9 outside the production mix.`,
     );
   }
   const prod = mcp('production');
@@ -531,11 +568,20 @@ function overheadSection(r: Results): string {
     '## 2. Overhead\n',
     `Success path (\`async () => 42\`), one process, ${o.rounds} interleaved rounds of ${int(o.callsPerRound)} calls per variant (the order rotates each round; every 256 calls the loop yields to the event loop so that timers, such as the batch span processor's, can run). Each figure is the variant's **best round** (the least disturbed by other processes; the median round is in results.json). Against the middleware's built \`dist\`. Machine: **${o.machine.cpu}**, ${o.machine.cores} cores, ${o.machine.memoryGiB} GiB, node ${o.machine.node}, ${o.machine.os}; load average at the start of the run ${r.machine.loadAverage.map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: compare ratios within this run, not across runs).\n`,
     table(
-      ['variant', 'per call (best round)', 'added vs bare', '× bare', 'added ÷ mcp-resilience added', 'median round', 'range of rounds'],
+      [
+        'variant',
+        'per call (best round)',
+        'added vs bare',
+        '× bare',
+        'added ÷ mcp-resilience added',
+        'median round',
+        'range of rounds',
+      ],
       rows,
     ),
     '',
     `**Telemetry on vs off**: ${us(otel.nsPerCall)} vs ${us(mcp.nsPerCall)} per call, **${(otel.nsPerCall / mcp.nsPerCall).toFixed(1)}×**, i.e. **${us(otel.nsPerCall - mcp.nsPerCall)} added per call** by the OpenTelemetry recorder with the real SDK: \`BasicTracerProvider\` + \`BatchSpanProcessor\` into a no-op exporter, \`MeterProvider\` + \`PeriodicExportingMetricReader\` (1 h interval) into a no-op exporter, \`createOtelRecorder({ tracerProvider, meterProvider })\`; one call span and one attempt span per call, plus the metrics. The exporter received ${int(o.spansExported)} of the ${int(o.spansExpected)} spans created in the measured rounds${o.spansExported < o.spansExpected ? ' (the batch processor dropped the rest: its queue was full, which makes the telemetry-on figure a lower bound)' : ''}.\n`,
+    `With a caller \`signal\` or \`timeoutMs\`, each attempt gets an abortable signal of its own (\`AbortController\`s created and aborted per attempt), and \`timeoutMs\` also arms a deadline timer per call: ${us(get('mcp-signal').nsPerCall - mcp.nsPerCall)} and ${us(get('mcp-deadline').nsPerCall - mcp.nsPerCall)} per call here${get('mcp-signal').nsPerCall - mcp.nsPerCall > mcp.addedNs ? ', more than the rest of the success path' : ''}.\n`,
     '![Success-path cost per call](benchmarks/overhead.svg)\n',
     '### Memory per tracked endpoint\n',
     `Each endpoint key gets one successful and one failed call (a 503, one attempt), so that its breaker window, retry budget and history all hold data. Heap after two full GCs (\`node --expose-gc\`).\n`,
@@ -544,8 +590,16 @@ function overheadSection(r: Results): string {
       [
         ['before', mib(mem.baseBytes), '0'],
         ['after 10k distinct endpoints', mib(mem.after10kBytes), int(mem.tracked10k)],
-        [`after 100k distinct endpoints (default \`maxEndpoints\` ${int(mem.maxEndpoints)})`, mib(mem.after100kBytes), int(mem.tracked100k)],
-        ['after 100k distinct endpoints, `maxEndpoints: 1e6` (for comparison)', mib(mem.unbounded100kBytes), int(mem.trackedUnbounded)],
+        [
+          `after 100k distinct endpoints (default \`maxEndpoints\` ${int(mem.maxEndpoints)})`,
+          mib(mem.after100kBytes),
+          int(mem.tracked100k),
+        ],
+        [
+          'after 100k distinct endpoints, `maxEndpoints: 1e6` (for comparison)',
+          mib(mem.unbounded100kBytes),
+          int(mem.trackedUnbounded),
+        ],
       ],
       ['l', 'r', 'r'],
     ),
@@ -556,11 +610,17 @@ function overheadSection(r: Results): string {
 
 /** Renders a JSON value of unknown shape as readable markdown: tables wherever the shape allows. */
 export function renderUnknown(value: unknown, depth = 0): string {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   const isPrimitive = (v: unknown) => typeof v !== 'object' || v === null;
-  const isFlat = (v: unknown): v is Record<string, unknown> => isObject(v) && Object.values(v).every(isPrimitive);
+  const isFlat = (v: unknown): v is Record<string, unknown> =>
+    isObject(v) && Object.values(v).every(isPrimitive);
   const show = (v: unknown) =>
-    typeof v === 'number' ? (Number.isInteger(v) ? int(v) : v.toFixed(2)) : String(v ?? '').replace(/\|/g, '\\|');
+    typeof v === 'number'
+      ? Number.isInteger(v)
+        ? int(v)
+        : v.toFixed(2)
+      : String(v ?? '').replace(/\|/g, '\\|');
   if (Array.isArray(value) && value.length > 0 && value.every(isFlat)) {
     const keys = [...new Set(value.flatMap((v) => Object.keys(v)))];
     return table(
@@ -580,7 +640,10 @@ export function renderUnknown(value: unknown, depth = 0): string {
     const keys = [...new Set(Object.values(value).flatMap((v) => Object.keys(v as object)))];
     return table(
       ['', ...keys],
-      Object.entries(value).map(([k, v]) => [k, ...keys.map((key) => show((v as Record<string, unknown>)[key]))]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        ...keys.map((key) => show((v as Record<string, unknown>)[key])),
+      ]),
     );
   }
   if (isObject(value) && depth < 3) {
@@ -628,7 +691,7 @@ export function render(r: Results): Rendered {
     headline.replace(`[${link}](${link})`, 'below'),
     '',
     '### Targets\n',
-    'The issue\'s targets for mcp-resilience\'s defaults, checked against the pooled results. A miss is reported with the reason found in the traces; the benchmark was not adjusted to meet them.\n',
+    "The issue's targets for mcp-resilience's defaults, checked against the pooled results. A miss is reported with the reason found in the traces; the benchmark was not adjusted to meet them.\n",
     targetsSection(r),
     '',
     qualitySection(r),

@@ -22,7 +22,9 @@ const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
-  console.error('Run with `node --expose-gc --import tsx src/run.ts` (npm run bench does): the memory check needs global.gc().');
+  console.error(
+    'Run with `node --expose-gc --import tsx src/run.ts` (npm run bench does): the memory check needs global.gc().',
+  );
   process.exit(1);
 }
 
@@ -36,7 +38,9 @@ function middlewareInfo() {
     readdirSync(dir, { withFileTypes: true }).reduce((max, e) => {
       const p = join(dir, e.name);
       if (e.isDirectory()) return Math.max(max, newest(p));
-      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? Math.max(max, statSync(p).mtimeMs) : max;
+      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
+        ? Math.max(max, statSync(p).mtimeMs)
+        : max;
     }, 0);
   const distTime = existsSync(dist) ? statSync(dist).mtimeMs : 0;
   if (distTime < newest(join(dirname(pkgPath), 'src'))) {
@@ -44,7 +48,11 @@ function middlewareInfo() {
       'warning: packages/middleware/dist is older than its sources; run `npm run build -w packages/middleware` first.',
     );
   }
-  return { version: pkg.version, distBuiltAt: new Date(distTime).toISOString(), defaults: describeDefaults() };
+  return {
+    version: pkg.version,
+    distBuiltAt: new Date(distTime).toISOString(),
+    defaults: describeDefaults(),
+  };
 }
 
 function readDashboard(): DashboardResults {
@@ -55,7 +63,12 @@ function readDashboard(): DashboardResults {
   try {
     return { path: shown, found: true, modified, data: JSON.parse(readFileSync(path, 'utf8')) as unknown };
   } catch (error) {
-    return { path: shown, found: true, modified, error: error instanceof Error ? error.message : String(error) };
+    return {
+      path: shown,
+      found: true,
+      modified,
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 
@@ -65,7 +78,9 @@ log(`[${seconds()} s] memory per endpoint (10k and 100k distinct keys)...`);
 const memory = await measureMemory(gc);
 
 const workers = Math.max(1, Math.min(2, availableParallelism()));
-log(`[${seconds()} s] retry quality: ${SCENARIOS.length} scenarios × ${POLICIES.length + WHAT_IF.length} policies × ${SEEDS.length} seeds, ${workers} worker processes...`);
+log(
+  `[${seconds()} s] retry quality: ${SCENARIOS.length} scenarios × ${POLICIES.length + WHAT_IF.length} policies × ${SEEDS.length} seeds, ${workers} worker processes...`,
+);
 const quality = await runQualityParallel(SEEDS, SCENARIOS, [...POLICIES, ...WHAT_IF], workers);
 const whatIfKeys = new Set(WHAT_IF.map((p) => p.key));
 const cells = quality.cells.filter((c) => !whatIfKeys.has(c.policy));

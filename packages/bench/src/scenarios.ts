@@ -87,7 +87,11 @@ const uniform = (random: () => number, min: number, max: number) => min + random
 /** Short rate-limit windows (1 s) every 100-200 s: the 429s of a normal day. */
 function rateLimitWindows(random: () => number, from: number, to: number): Segment[] {
   const segments: Segment[] = [];
-  for (let t = from + uniform(random, 20_000, 120_000); t + 1_000 < to; t += uniform(random, 100_000, 200_000)) {
+  for (
+    let t = from + uniform(random, 20_000, 120_000);
+    t + 1_000 < to;
+    t += uniform(random, 100_000, 200_000)
+  ) {
     segments.push({ from: Math.round(t), to: Math.round(t) + 1_000, state: { kind: 'rate_limited' } });
   }
   return segments;
@@ -114,7 +118,8 @@ function blips(random: () => number, from: number, to: number): Segment[] {
   for (let t = from + uniform(random, 3_000, 10_000); t < to; t += uniform(random, 3_000, 10_000)) {
     const length = uniform(random, 100, 800);
     const r = random();
-    const fault: FaultKind = r < 0.5 ? 'bad_gateway_502' : r < 0.8 ? 'connection_reset' : 'connection_refused';
+    const fault: FaultKind =
+      r < 0.5 ? 'bad_gateway_502' : r < 0.8 ? 'connection_reset' : 'connection_refused';
     segments.push({ from: Math.round(t), to: Math.round(t + length), state: { kind: 'down', fault } });
     t += length;
   }
@@ -127,7 +132,11 @@ function rateLimitStorm(random: () => number, from: number, to: number): Segment
   let t = from;
   while (t < to) {
     const length = uniform(random, 3_000, 8_000);
-    segments.push({ from: Math.round(t), to: Math.round(Math.min(to, t + length)), state: { kind: 'rate_limited' } });
+    segments.push({
+      from: Math.round(t),
+      to: Math.round(Math.min(to, t + length)),
+      state: { kind: 'rate_limited' },
+    });
     t += length + uniform(random, 1_000, 3_000);
   }
   return segments;
@@ -173,7 +182,8 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     ...common,
     key: 'flapping',
     name: 'flapping endpoint',
-    description: '5 min; from 30 s to 270 s the endpoint is up 3-12 s, then down 2-6 s (503 HTML or ECONNRESET), again and again.',
+    description:
+      '5 min; from 30 s to 270 s the endpoint is up 3-12 s, then down 2-6 s (503 HTML or ECONNRESET), again and again.',
     durationMs: 5 * MINUTE,
     noise: {},
     segments: (random) => flapping(random, 30_000, 270_000),
@@ -195,14 +205,13 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
       '20 min of production mix, plus blips (1-5 min), a 45 s outage at 6:40 (503 HTML), flapping (10-13 min) and a rate-limit storm (15-16:40).',
     durationMs: 20 * MINUTE,
     noise: PRODUCTION_NOISE,
-    segments: (random) =>
-      [
-        ...rateLimitWindows(random, 0, 20 * MINUTE).filter((s) => s.to < 6 * MINUTE || s.from > 17 * MINUTE),
-        ...blips(random, MINUTE, 5 * MINUTE),
-        { from: 400_000, to: 445_000, state: { kind: 'down', fault: 'unavailable_503_html' } },
-        ...flapping(random, 10 * MINUTE, 13 * MINUTE),
-        ...rateLimitStorm(random, 15 * MINUTE, 1_000_000),
-      ],
+    segments: (random) => [
+      ...rateLimitWindows(random, 0, 20 * MINUTE).filter((s) => s.to < 6 * MINUTE || s.from > 17 * MINUTE),
+      ...blips(random, MINUTE, 5 * MINUTE),
+      { from: 400_000, to: 445_000, state: { kind: 'down', fault: 'unavailable_503_html' } },
+      ...flapping(random, 10 * MINUTE, 13 * MINUTE),
+      ...rateLimitStorm(random, 15 * MINUTE, 1_000_000),
+    ],
   },
 ];
 
@@ -298,7 +307,8 @@ export type AttemptResult =
  */
 export function evaluate(sequence: Sequence, call: RecordedCall, k: number, t: number): AttemptResult {
   const attempt = call.attempts[k - 1];
-  if (!attempt) throw new Error(`call ${call.id}: attempt ${k} exceeds the ${RECORDED_ATTEMPTS} recorded attempts`);
+  if (!attempt)
+    throw new Error(`call ${call.id}: attempt ${k} exceeds the ${RECORDED_ATTEMPTS} recorded attempts`);
   const segment = segmentAt(sequence, t);
   const fail = (fault: FaultKind, down: boolean, retryAfterS?: number): AttemptResult => ({
     ok: false,

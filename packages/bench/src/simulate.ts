@@ -180,7 +180,9 @@ function runCall(
     const send = endpoint(sequence, call, trace);
     let pending: Promise<unknown>;
     try {
-      pending = Promise.resolve(policy.execute(send, { signal: controller.signal, deadline, call, sequence }));
+      pending = Promise.resolve(
+        policy.execute(send, { signal: controller.signal, deadline, call, sequence }),
+      );
     } catch (error) {
       pending = Promise.reject(error);
     }

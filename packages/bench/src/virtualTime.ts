@@ -52,8 +52,10 @@ export async function onVirtualTime<T>(
     for (;;) {
       await settle();
       if (done) break;
-      if (clock.countTimers() === 0) throw new Error('virtual time: the workload is stuck with no timer left');
-      if (clock.now - EPOCH > maxVirtualMs) throw new Error(`virtual time: still running after ${maxVirtualMs} ms`);
+      if (clock.countTimers() === 0)
+        throw new Error('virtual time: the workload is stuck with no timer left');
+      if (clock.now - EPOCH > maxVirtualMs)
+        throw new Error(`virtual time: still running after ${maxVirtualMs} ms`);
       clock.next();
       timersFired++;
     }

@@ -1,6 +1,4 @@
-import { cpus } from 'node:os';
 import { scenarios, simulate } from './adaptiveBackoff.js';
-import { measureOverhead } from './overhead.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const seeds = [1, 2, 3];
@@ -29,16 +27,6 @@ for (const scenario of scenarios) {
   }
 }
 
-const o = await measureOverhead();
 console.log(
-  `\n## Success-path overhead per call (${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version})\n`,
-);
-console.log('| | ns per call | added vs bare | ratio vs cockatiel |');
-console.log('|---|---:|---:|---:|');
-console.log(`| bare call | ${o.bare.toFixed(0)} | | |`);
-console.log(
-  `| cockatiel retry + breaker | ${o.cockatiel.toFixed(0)} | ${(o.cockatiel - o.bare).toFixed(0)} | 1.00 |`,
-);
-console.log(
-  `| mcp-resilience execute | ${o.execute.toFixed(0)} | ${(o.execute - o.bare).toFixed(0)} | ${((o.execute - o.bare) / (o.cockatiel - o.bare)).toFixed(2)} |`,
+  '\nThe comparison with the anchors and the overhead per call: `npm run bench -w packages/bench` (docs/benchmarks.md).',
 );

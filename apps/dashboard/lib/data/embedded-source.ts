@@ -1,5 +1,9 @@
 import { ERROR_CLASSES } from '@mcp-resilience/middleware';
-import { OUTCOME_VALUE_FAILURE, OUTCOME_VALUE_REJECTED, OUTCOME_VALUE_SUCCESS } from '@mcp-resilience/middleware/semconv';
+import {
+  OUTCOME_VALUE_FAILURE,
+  OUTCOME_VALUE_REJECTED,
+  OUTCOME_VALUE_SUCCESS,
+} from '@mcp-resilience/middleware/semconv';
 import type { Statement } from 'better-sqlite3';
 import type { EmbeddedStore } from '../store/embedded-store';
 import { M } from '../store/metric-ids';
@@ -64,8 +68,14 @@ export class EmbeddedSource implements MetricsSource {
     private readonly options: EmbeddedSourceOptions,
   ) {}
 
-  subscribe(listener: { breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void; ingested(): void }) {
-    return this.store.subscribe({ breakers: (c) => listener.breakers(c), ingested: () => listener.ingested() });
+  subscribe(listener: {
+    breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;
+    ingested(): void;
+  }) {
+    return this.store.subscribe({
+      breakers: (c) => listener.breakers(c),
+      ingested: () => listener.ingested(),
+    });
   }
 
   private prepare(sql: string): Statement {
@@ -77,7 +87,10 @@ export class EmbeddedSource implements MetricsSource {
     return s;
   }
 
-  private static where(filters: Filters, extra: Partial<Record<Col, string>> = {}): { sql: string; args: string[] } {
+  private static where(
+    filters: Filters,
+    extra: Partial<Record<Col, string>> = {},
+  ): { sql: string; args: string[] } {
     const parts: string[] = [];
     const args: string[] = [];
     const add = (col: Col, value: string | undefined) => {
@@ -93,7 +106,12 @@ export class EmbeddedSource implements MetricsSource {
   }
 
   /** Totals of one metric over [from, to), grouped by label columns. */
-  private totals(metric: number, q: TimeQuery, group: Col[], match: Partial<Record<Col, string>> = {}): Row[] {
+  private totals(
+    metric: number,
+    q: TimeQuery,
+    group: Col[],
+    match: Partial<Record<Col, string>> = {},
+  ): Row[] {
     const now = this.store.now();
     const w = EmbeddedSource.where(q.filters, match);
     const cols = group.map((c) => `d.${c} AS ${c}`).join(', ');
@@ -147,7 +165,10 @@ export class EmbeddedSource implements MetricsSource {
     const calls = this.totals(M.calls, q, ['outcome']);
     const retries = this.totals(M.retries, q, ['outcome']);
     const wastedTime = this.totals(M.wastedTime, q, []);
-    const mttf = this.totals(M.callDuration, q, [], { outcome: FAILURE, error_class: 'non_retryable' satisfies (typeof ERROR_CLASSES)[number] });
+    const mttf = this.totals(M.callDuration, q, [], {
+      outcome: FAILURE,
+      error_class: 'non_retryable' satisfies (typeof ERROR_CLASSES)[number],
+    });
     const byOutcome = (rows: Row[], o: string) => EmbeddedSource.sum(rows, (r) => r.outcome === o);
     const retriesTotal = EmbeddedSource.sum(retries);
     const successful = byOutcome(retries, SUCCESS);
@@ -160,7 +181,11 @@ export class EmbeddedSource implements MetricsSource {
         failure: byOutcome(calls, FAILURE),
         rejected: byOutcome(calls, REJECTED),
       },
-      retries: { total: retriesTotal, successful, efficiency: retriesTotal > 0 ? successful / retriesTotal : null },
+      retries: {
+        total: retriesTotal,
+        successful,
+        efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
+      },
       wastedRetries: byOutcome(retries, FAILURE),
       wastedRetryTimeSeconds: EmbeddedSource.sum(wastedTime),
       mttfNonRetryableSeconds: mttfCount > 0 ? mttfSum / mttfCount : null,
@@ -174,7 +199,8 @@ export class EmbeddedSource implements MetricsSource {
     const byType: Record<string, number> = {};
     for (const r of errors) {
       const cls = r.error_class as string;
-      if (cls === 'retryable' || cls === 'non_retryable' || cls === 'conditional') byClass[cls] += r.v as number;
+      if (cls === 'retryable' || cls === 'non_retryable' || cls === 'conditional')
+        byClass[cls] += r.v as number;
       const type = (r.error_type as string) || '_OTHER';
       byType[type] = (byType[type] ?? 0) + (r.v as number);
     }
@@ -258,7 +284,10 @@ export class EmbeddedSource implements MetricsSource {
     const { plan, rows } = this.series(M.errors, q, [col]);
     const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
       t: plan.origin + k * plan.step,
-      values: (by === 'class' ? { retryable: 0, non_retryable: 0, conditional: 0 } : {}) as Record<string, number>,
+      values: (by === 'class' ? { retryable: 0, non_retryable: 0, conditional: 0 } : {}) as Record<
+        string,
+        number
+      >,
     }));
     for (const r of rows) {
       const p = points[r.k as number];
@@ -273,11 +302,15 @@ export class EmbeddedSource implements MetricsSource {
     const col: Col = by === 'class' ? 'error_class' : by === 'type' ? 'error_type' : by;
     const rows = this.totals(M.errors, q, [col]);
     const result = rows
-      .map((r) => ({ key: (r[col] as string) || (by === 'tool' ? '(no tool)' : '_OTHER'), count: r.v as number }))
+      .map((r) => ({
+        key: (r[col] as string) || (by === 'tool' ? '(no tool)' : '_OTHER'),
+        count: r.v as number,
+      }))
       .filter((r) => r.count > 0)
       .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
     if (by === 'class') {
-      for (const k of ERROR_CLASS_KEYS) if (!result.some((r) => r.key === k)) result.push({ key: k, count: 0 });
+      for (const k of ERROR_CLASS_KEYS)
+        if (!result.some((r) => r.key === k)) result.push({ key: k, count: 0 });
     }
     return result;
   }
@@ -329,8 +362,16 @@ export class EmbeddedSource implements MetricsSource {
   async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
     return this.aggregateBreakers(q.filters)
       .filter((b) => !b.stale)
-      .sort((a, b) => RANK[b.state] - RANK[a.state] || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool))
-      .map((b) => ({ server: b.server, tool: b.tool === '' ? null : b.tool, state: b.state, since: b.since }));
+      .sort(
+        (a, b) =>
+          RANK[b.state] - RANK[a.state] || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool),
+      )
+      .map((b) => ({
+        server: b.server,
+        tool: b.tool === '' ? null : b.tool,
+        state: b.state,
+        since: b.since,
+      }));
   }
 
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
@@ -401,13 +442,23 @@ export class EmbeddedSource implements MetricsSource {
     const before = this.prepare(
       `SELECT service, instance, server, tool, to_state, MAX(ts) AS ts FROM breaker_transitions WHERE ts < ?
        GROUP BY service, instance, server, tool`,
-    ).all(q.from) as Array<{ service: string; instance: string; server: string; tool: string; to_state: string }>;
+    ).all(q.from) as Array<{
+      service: string;
+      instance: string;
+      server: string;
+      tool: string;
+      to_state: string;
+    }>;
     const f = q.filters;
     const keep = (r: { service: string; server: string; tool: string }) =>
       (f.service === undefined || r.service === f.service) &&
       (f.server === undefined || r.server === f.server) &&
       (f.tool === undefined || r.tool === f.tool || r.tool === '');
-    type Inst = { initial: string | undefined; events: Array<{ ts: number; to: string }>; firstFrom?: string };
+    type Inst = {
+      initial: string | undefined;
+      events: Array<{ ts: number; to: string }>;
+      firstFrom?: string;
+    };
     const breakers = new Map<string, { server: string; tool: string; instances: Map<string, Inst> }>();
     const inst = (r: { service: string; instance: string; server: string; tool: string }) => {
       const key = `${r.server}\u0001${r.tool}`;
@@ -459,10 +510,15 @@ export class EmbeddedSource implements MetricsSource {
       segments.push({ from: start, to: q.to, state });
       rows.push({ server: b.server, tool: b.tool === '' ? null : b.tool, segments });
     }
-    return rows.sort((a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''));
+    return rows.sort(
+      (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
+    );
   }
 
-  async recentCalls(q: TimeQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]> {
+  async recentCalls(
+    q: TimeQuery,
+    options: { limit: number; only?: 'failed' | 'retried' },
+  ): Promise<CallRow[]> {
     const parts = ['start_ms >= ?', 'start_ms < ?'];
     const args: Array<string | number> = [q.from, q.to];
     for (const [col, value] of [
@@ -528,9 +584,11 @@ export class EmbeddedSource implements MetricsSource {
 
   async dimensions(_q: TimeQuery): Promise<Dimensions> {
     const distinct = (col: string) =>
-      (this.prepare(`SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`).all() as Array<{ v: string }>).map(
-        (r) => r.v,
-      );
+      (
+        this.prepare(
+          `SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`,
+        ).all() as Array<{ v: string }>
+      ).map((r) => r.v);
     return { services: distinct('service'), servers: distinct('server'), tools: distinct('tool') };
   }
 }

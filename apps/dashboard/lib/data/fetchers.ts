@@ -20,13 +20,16 @@ async function read<T>(what: string, fn: () => Promise<T>): Promise<T> {
 
 export const fetchSummary = (q: TimeQuery) => read('summary', () => source().summary(q));
 export const fetchHeadline = (q: TimeQuery) => read('headline', () => source().headline(q));
-export const fetchEfficiencySeries = (q: TimeQuery) => read('efficiency series', () => source().efficiencySeries(q));
+export const fetchEfficiencySeries = (q: TimeQuery) =>
+  read('efficiency series', () => source().efficiencySeries(q));
 export const fetchCallSeries = (q: TimeQuery) => read('call series', () => source().callSeries(q));
-export const fetchErrorSeries = (q: TimeQuery, by: 'class' | 'type') => read('error series', () => source().errorSeries(q, by));
+export const fetchErrorSeries = (q: TimeQuery, by: 'class' | 'type') =>
+  read('error series', () => source().errorSeries(q, by));
 export const fetchErrorBreakdown = (q: TimeQuery, by: 'class' | 'type' | 'server' | 'tool') =>
   read(`errors by ${by}`, () => source().errorBreakdown(q, by));
 export const fetchBreakerTiles = (q: TimeQuery) => read('breakers', () => source().breakerTiles(q));
-export const fetchBreakerTimeline = (q: TimeQuery) => read('breaker timeline', () => source().breakerTimeline(q));
+export const fetchBreakerTimeline = (q: TimeQuery) =>
+  read('breaker timeline', () => source().breakerTimeline(q));
 export const fetchRecentCalls = (q: TimeQuery, only?: 'failed' | 'retried') =>
   read('recent calls', () => source().recentCalls(q, { limit: 50, only }));
 export const fetchDimensions = (q: TimeQuery) => read('filters', () => source().dimensions(q));

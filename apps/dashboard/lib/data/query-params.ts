@@ -9,7 +9,13 @@ export class ParamError extends Error {
   }
 }
 
-export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 24 * 3_600_000, '7d': 7 * 86_400_000 } as const;
+export const RANGES = {
+  '15m': 15 * 60_000,
+  '1h': 3_600_000,
+  '6h': 6 * 3_600_000,
+  '24h': 24 * 3_600_000,
+  '7d': 7 * 86_400_000,
+} as const;
 export type RangeKey = keyof typeof RANGES;
 export const DEFAULT_RANGE: RangeKey = '1h';
 
@@ -20,7 +26,10 @@ function epochMs(params: URLSearchParams, name: string): number | undefined {
   const raw = params.get(name);
   if (raw === null) return undefined;
   if (!/^\d{1,16}$/.test(raw.trim())) {
-    throw new ParamError(name, `invalid parameter '${name}': expected epoch milliseconds (a non-negative integer), got '${raw.slice(0, 40)}'`);
+    throw new ParamError(
+      name,
+      `invalid parameter '${name}': expected epoch milliseconds (a non-negative integer), got '${raw.slice(0, 40)}'`,
+    );
   }
   return Number(raw);
 }
@@ -31,7 +40,10 @@ function name(params: URLSearchParams, param: string): string | undefined {
   if (all.length > 1) throw new ParamError(param, `invalid parameter '${param}': given more than once`);
   const v = all[0]!;
   if (v === '' || v.length > MAX_NAME) {
-    throw new ParamError(param, `invalid parameter '${param}': expected a non-empty name of at most ${MAX_NAME} characters`);
+    throw new ParamError(
+      param,
+      `invalid parameter '${param}': expected a non-empty name of at most ${MAX_NAME} characters`,
+    );
   }
   return v;
 }
@@ -44,12 +56,18 @@ export function parseSummaryParams(params: URLSearchParams, now: number): TimeQu
     }
   }
   for (const p of ['from', 'to']) {
-    if (params.getAll(p).length > 1) throw new ParamError(p, `invalid parameter '${p}': given more than once`);
+    if (params.getAll(p).length > 1)
+      throw new ParamError(p, `invalid parameter '${p}': given more than once`);
   }
   const to = epochMs(params, 'to') ?? now;
   const from = epochMs(params, 'from') ?? to - RANGES['1h'];
-  if (from >= to) throw new ParamError('from', `invalid parameter 'from': must be before 'to' (${from} >= ${to})`);
-  const filters: Filters = { server: name(params, 'server'), service: name(params, 'service'), tool: name(params, 'tool') };
+  if (from >= to)
+    throw new ParamError('from', `invalid parameter 'from': must be before 'to' (${from} >= ${to})`);
+  const filters: Filters = {
+    server: name(params, 'server'),
+    service: name(params, 'service'),
+    tool: name(params, 'tool'),
+  };
   return { from, to, filters };
 }
 
