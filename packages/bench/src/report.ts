@@ -299,7 +299,7 @@ function headlineTable(r: Results, link: string): string {
       rows,
     ),
     '',
-    `Production mix: ${int(prod.metrics.calls)} calls (${r.seeds.length} seeds × 10 min at 10 calls/s), ~73% of failures non-retryable. ` +
+    `Production mix: ${int(prod.metrics.calls)} calls (${r.seeds.length} seeds × 10 min at 10 calls/s), ${pct(r.quality.scenarios.find((s) => s.key === 'production')?.nonRetryableShare ?? Number.NaN, 0)} of first-request failures non-retryable. ` +
       `Hard outage: ${int(out.metrics.calls)} calls (${r.seeds.length} seeds × 5 min), the server refuses connections from 60 s to 120 s. ` +
       `Every call has a 30 s deadline; all policies replay the same recorded fault sequences on virtual time. ` +
       `Full method, every scenario, overhead and memory: [${link}](${link}).`,
@@ -390,6 +390,12 @@ function qualitySection(r: Results): string {
   out.push(
     '\nThe npm packages are the real ones (`p-retry` 7.1.1, `cockatiel` 3.2.1 (4.x needs Node 22), `opossum` 9.0.0), with their defaults where the issue says "defaults". LangGraph and the AI SDK are emulated from their source (the research note and `retry-with-exponential-backoff.ts`), reading the HTTP status from `status` or a StreamableHTTPError `code` as their own HTTP layers would. The naive loop and p-retry make the same requests here: with 1, 2, 4, 8, 16 s waits, p-retry\'s 6th retry would start at 31 s, past the deadline.\n',
   );
+  const cockatiel = cellOf(cells, 'production', 'cockatiel');
+  if (cockatiel) {
+    out.push(
+      `cockatiel's \`handleAll\` breaker counts every failed attempt, the 400s and each retry included, so five failures in a row open it for 10 s even on a healthy endpoint; while it is open the retry policy retries the \`BrokenCircuitError\`s too, after short backoffs, and gives up (p99 ${dur(cockatiel.metrics.p99Ms)} on the production mix, where ${int(cockatiel.metrics.failedWithoutRequest)} calls failed without a request). That is the README combination, measured as written.\n`,
+    );
+  }
   out.push('### Results\n');
   out.push(
     '![Success rate per scenario](benchmarks/success-by-scenario.svg)\n\n![Wasted retries on the production mix](benchmarks/wasted-retries-production.svg)\n\n![Requests to the down endpoint during the hard outage](benchmarks/outage-requests-while-down.svg)\n\n![MTTF for non-retryable errors](benchmarks/mttf-production.svg)\n',
@@ -604,7 +610,7 @@ function overheadSection(r: Results): string {
       ['l', 'r', 'r'],
     ),
     '',
-    `**${int(mem.bytesPerEndpoint)} bytes per tracked endpoint** (key string included). With the default bound, 100k distinct keys leave the heap at ${mib(mem.after100kBytes)}, ${((100 * (mem.after100kBytes - mem.after10kBytes)) / Math.max(1, mem.after10kBytes - mem.baseBytes)).toFixed(0)}% above the 10k level's growth (least recently used endpoints are dropped); without it the same keys take ${mib(mem.unbounded100kBytes)}.\n`,
+    `**${int(mem.bytesPerEndpoint)} bytes per tracked endpoint** (key string included). With the default bound, 100k distinct keys leave the heap at ${mib(mem.after100kBytes)} against ${mib(mem.after10kBytes)} after 10k: ${mib(mem.after100kBytes - mem.after10kBytes)} more, ${((100 * (mem.after100kBytes - mem.after10kBytes)) / Math.max(1, mem.after10kBytes - mem.baseBytes)).toFixed(0)}% of what the first 10k took (the least recently used endpoints are dropped); without the bound the same keys take ${mib(mem.unbounded100kBytes)}.\n`,
   ].join('\n');
 }
 

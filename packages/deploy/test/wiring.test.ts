@@ -235,8 +235,7 @@ describe('agents -> collector', () => {
     expect(readText('docker-compose.yml')).toContain(
       `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:${listens.collectorHttp()}`,
     );
-    expect(existsSync(repoPath('packages/deploy/README-deploy.md'))).toBe(true);
-    expect(readText('packages/deploy/README-deploy.md')).toContain(
+    expect(readText('README.md')).toContain(
       `OTEL_EXPORTER_OTLP_ENDPOINT=http://<host>:${listens.collectorHttp()}`,
     );
   });
