@@ -326,6 +326,8 @@ async function main() {
   t = performance.now();
   let filledCalls = 0;
   const { decodeMetrics } = await import('../lib/otlp/decode');
+  const store = rt.store;
+  if (!store) throw new Error('the bench needs the embedded store (DASHBOARD_SOURCE=embedded)');
   for (let k = 1; k <= minutes; k++) {
     for (const inst of ['fill-a', 'fill-b']) {
       const m = metricsExport(inst, fillStart, fillStart + k * 60_000, k, callsPerExport);
@@ -333,7 +335,7 @@ async function main() {
         Buffer.from(JSON.stringify(m.request, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))),
         'json',
       );
-      rt.store.metrics(decoded);
+      store.metrics(decoded);
     }
     if (k % 2000 === 0) log(`  ${k}/${minutes} minutes`);
   }
@@ -345,7 +347,7 @@ async function main() {
   });
   filledCalls = s7.calls.total;
   log(`stored calls (metrics, all windows): ${filledCalls}; fill took ${round(fillSeconds)} s`);
-  rt.store.enforceRetention();
+  store.enforceRetention();
 
   // ---- 4. overview latency through the data layer ----
   const overview = async (q: TimeQuery) => {

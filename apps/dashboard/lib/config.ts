@@ -17,6 +17,24 @@ export interface Config {
   readonly breakerStaleMs: number;
   readonly source: 'embedded' | 'prometheus';
   readonly publicUrl: string | undefined;
+  /** Set when `source` is 'prometheus'. */
+  readonly prometheus: PrometheusConfig | undefined;
+}
+
+/** `DASHBOARD_SOURCE=prometheus`: where the PromQL API is and how to query it. */
+export interface PrometheusConfig {
+  /** Base URL of the Prometheus HTTP API, path prefix included (Mimir: `https://<host>/prometheus`). */
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly user: string | undefined;
+  readonly password: string | undefined;
+  /** `X-Scope-OrgID` for multi-tenant Mimir/Cortex. */
+  readonly orgId: string | undefined;
+  readonly timeoutMs: number;
+  /** The scrape interval of the resilience metrics: the finest step of the queries. */
+  readonly scrapeIntervalMs: number;
+  /** How often breaker states are polled for the live view (while someone watches). */
+  readonly pollIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +77,7 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   return {
+    prometheus: source === 'prometheus' ? loadPrometheusConfig(env) : undefined,
     port: int(env, 'PORT', 3000, 0, 65535),
     host: optional(env, 'HOST') ?? '127.0.0.1',
     dataDir: optional(env, 'DATA_DIR') ?? './data',
@@ -76,6 +95,53 @@ export function loadConfig(env: Env = process.env): Config {
     breakerStaleMs: int(env, 'BREAKER_STALE_MS', 10 * 60_000, 1_000, 7 * 86_400_000),
     source,
     publicUrl: optional(env, 'PUBLIC_URL'),
+  };
+}
+
+function loadPrometheusConfig(env: Env): PrometheusConfig {
+  const raw = optional(env, 'PROMETHEUS_URL');
+  if (raw === undefined) {
+    throw new ConfigError(
+      'PROMETHEUS_URL',
+      'required with DASHBOARD_SOURCE=prometheus: the base URL of the Prometheus HTTP API, e.g. http://prometheus:9090 (Mimir: https://mimir.example.com/prometheus)',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PROMETHEUS_URL', `not a URL: '${raw.slice(0, 80)}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PROMETHEUS_URL', `expected an http:// or https:// URL, got '${url.protocol}'`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError('PROMETHEUS_URL', 'give the base URL only, without a query string or fragment');
+  }
+  const token = optional(env, 'PROMETHEUS_TOKEN');
+  const user = optional(env, 'PROMETHEUS_USER');
+  const password = optional(env, 'PROMETHEUS_PASSWORD');
+  if ((user === undefined) !== (password === undefined)) {
+    throw new ConfigError(
+      user === undefined ? 'PROMETHEUS_USER' : 'PROMETHEUS_PASSWORD',
+      'set both PROMETHEUS_USER and PROMETHEUS_PASSWORD, or neither',
+    );
+  }
+  if (token !== undefined && user !== undefined) {
+    throw new ConfigError(
+      'PROMETHEUS_TOKEN',
+      'set either PROMETHEUS_TOKEN (bearer) or PROMETHEUS_USER/PROMETHEUS_PASSWORD (basic), not both',
+    );
+  }
+  return {
+    url: raw,
+    token,
+    user,
+    password,
+    orgId: optional(env, 'PROMETHEUS_ORG_ID'),
+    timeoutMs: int(env, 'PROMETHEUS_TIMEOUT_MS', 10_000, 100, 300_000),
+    scrapeIntervalMs: int(env, 'PROMETHEUS_SCRAPE_INTERVAL_MS', 15_000, 1_000, 3_600_000),
+    pollIntervalMs: int(env, 'PROMETHEUS_POLL_INTERVAL_MS', 2_000, 250, 3_600_000),
   };
 }
 

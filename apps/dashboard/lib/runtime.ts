@@ -4,20 +4,25 @@ import { createNotifier, type Notifier } from './alerts/notifier';
 import { type Config, ConfigError, loadConfig } from './config';
 import { EmbeddedSource } from './data/embedded-source';
 import type { MetricsSource } from './data/metrics-source';
+import { maskPrometheusUrl, PrometheusClient } from './data/prometheus-client';
+import { PrometheusSource } from './data/prometheus-source';
 import { LiveHub } from './live/hub';
-import { createOtlpReceiver } from './otlp/receiver';
+import { BreakerPoller } from './live/poller';
+import { createOtlpReceiver, createRefusingOtlpReceiver } from './otlp/receiver';
 import { safeEqual } from './server/auth';
+import { type Db, openDatabase } from './store/database';
 import { EmbeddedStore } from './store/embedded-store';
 
 export interface Runtime {
   readonly config: Config;
-  readonly store: EmbeddedStore;
+  /** The embedded store; undefined with `DASHBOARD_SOURCE=prometheus` (no telemetry is stored then). */
+  readonly store: EmbeddedStore | undefined;
   readonly source: MetricsSource;
   readonly alertStore: AlertStore;
   readonly alerts: AlertService;
   readonly hub: LiveHub;
   readonly receive: ReturnType<typeof createOtlpReceiver>;
-  /** Starts the background jobs (retention, alert evaluation). */
+  /** Starts the background jobs (retention, alert evaluation, live polling for PromQL). */
   start(): void;
   close(): Promise<void>;
 }
@@ -30,12 +35,17 @@ export interface RuntimeOptions {
 
 const defaultLog = (message: string) => console.error(`[dashboard] ${message}`);
 
-/** Wires the store, the data source, live events and alerting from a configuration. */
-export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
-  if (config.source === 'prometheus') {
-    throw new ConfigError('DASHBOARD_SOURCE', "the 'prometheus' source is not available yet; use 'embedded'");
-  }
-  const log = options.log ?? defaultLog;
+interface Backend {
+  readonly store: EmbeddedStore | undefined;
+  readonly db: Db;
+  readonly source: MetricsSource;
+  readonly receive: ReturnType<typeof createOtlpReceiver>;
+  /** Retention of what this backend keeps (the alert history is pruned separately). */
+  readonly retention: () => void;
+  readonly poller?: BreakerPoller;
+}
+
+function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, log: (m: string) => void) {
   const store = new EmbeddedStore({
     dataDir: config.dataDir,
     retentionMs: config.retentionDays * 86_400_000,
@@ -44,17 +54,6 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     now: options.now,
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
-  const hub = new LiveHub();
-  const alertStore = new AlertStore(store.db, options.now);
-  const alerts = new AlertService({
-    store: alertStore,
-    source,
-    notify: options.notifier ?? createNotifier(),
-    now: options.now,
-    dashboardUrl: config.publicUrl,
-    onChange: (changes) => hub.publish({ type: 'alert', changes }),
-    log,
-  });
   store.subscribe({
     breakers: (changed) => {
       void source.breakers({ filters: {} }).then((all) => {
@@ -79,6 +78,67 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     checkToken: (given) => safeEqual(given, config.ingestToken),
     onError: (error) => log(`ingest failed: ${(error as Error)?.stack ?? String(error)}`),
   });
+  return {
+    store,
+    db: store.db,
+    source,
+    receive,
+    retention: () => store.enforceRetention(),
+  } satisfies Backend;
+}
+
+function prometheusBackend(config: Config, options: RuntimeOptions, hub: LiveHub, log: (m: string) => void) {
+  const p = config.prometheus;
+  if (!p) throw new ConfigError('PROMETHEUS_URL', 'required with DASHBOARD_SOURCE=prometheus');
+  const api = new PrometheusClient({
+    url: p.url,
+    token: p.token,
+    user: p.user,
+    password: p.password,
+    orgId: p.orgId,
+    timeoutMs: p.timeoutMs,
+  });
+  const source = new PrometheusSource({
+    api,
+    staleMs: config.breakerStaleMs,
+    scrapeIntervalMs: p.scrapeIntervalMs,
+    now: options.now,
+  });
+  // Only alert rules, targets and history live in DATA_DIR in this mode.
+  const db = openDatabase(config.dataDir).db;
+  const receive = createRefusingOtlpReceiver(
+    `this dashboard reads metrics from Prometheus (DASHBOARD_SOURCE=prometheus, ${maskPrometheusUrl(p.url)}) and does not receive OTLP: send telemetry to the collector`,
+  );
+  const poller = new BreakerPoller({
+    source,
+    hub,
+    intervalMs: p.pollIntervalMs,
+    tickMs: Math.max(p.pollIntervalMs, p.scrapeIntervalMs),
+    log,
+  });
+  return { store: undefined, db, source, receive, retention: () => undefined, poller } satisfies Backend;
+}
+
+/** Wires the data source, live events and alerting from a configuration. */
+export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
+  const log = options.log ?? defaultLog;
+  const hub = new LiveHub();
+  const backend: Backend =
+    config.source === 'prometheus'
+      ? prometheusBackend(config, options, hub, log)
+      : embeddedBackend(config, options, hub, log);
+  const { store, source, db } = backend;
+  const alertStore = new AlertStore(db, options.now);
+  const alerts = new AlertService({
+    store: alertStore,
+    source,
+    notify: options.notifier ?? createNotifier(),
+    now: options.now,
+    dashboardUrl: config.publicUrl,
+    onChange: (changes) => hub.publish({ type: 'alert', changes }),
+    log,
+  });
+  const now = options.now ?? Date.now;
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
   return {
@@ -88,7 +148,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     alertStore,
     alerts,
     hub,
-    receive,
+    receive: backend.receive,
     start() {
       if (timers.length > 0) return;
       const every = (ms: number, job: () => unknown) => {
@@ -103,15 +163,21 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
         t.unref();
         timers.push(t);
       };
-      every(config.retentionIntervalMs, () => store.enforceRetention());
+      every(config.retentionIntervalMs, () => {
+        backend.retention();
+        alertStore.prune(now() - config.retentionDays * 86_400_000);
+      });
       every(config.alertEvalIntervalMs, () => alerts.evaluate());
+      backend.poller?.start();
     },
     async close() {
       if (closed) return;
       closed = true;
       for (const t of timers) clearInterval(t);
+      await backend.poller?.stop();
       await alerts.idle();
-      store.close();
+      if (store) store.close();
+      else if (db.open) db.close();
     },
   };
 }

@@ -247,6 +247,80 @@ describe('JSON API and SSE', () => {
     ]);
   });
 
+  it('GET /api/v1/instances and /api/v1/transitions answer from the source and validate their parameters', async () => {
+    const s = await server();
+    const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
+    const b = createCapture({ 'service.name': 'other', 'service.instance.id': 'b-1' });
+    const flaky = Array.from({ length: 3 }, () => ({ server: 'flaky', tool: 't', steps: [503 as const] }));
+    await a.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 });
+    await b.run(standardScript());
+    for (const c of [a, b]) {
+      const m = await post(`${s.url}/v1/metrics`, serialize.metricsProto(await c.metrics()), {
+        'content-type': 'application/x-protobuf',
+      });
+      expect(m.status).toBe(200);
+      const t = await post(`${s.url}/v1/traces`, serialize.tracesProto(c.spans()), {
+        'content-type': 'application/x-protobuf',
+      });
+      expect(t.status).toBe(200);
+    }
+    const before = Date.now();
+    const instances = await (await fetch(`${s.url}/api/v1/instances`)).json();
+    expect(instances).toEqual({
+      instances: [
+        { service: 'agent', instance: 'a-1', lastSeen: expect.any(Number) },
+        { service: 'other', instance: 'b-1', lastSeen: expect.any(Number) },
+      ],
+    });
+    expect(Math.abs(instances.instances[0].lastSeen - before)).toBeLessThan(10_000);
+    const agentOnly = await (await fetch(`${s.url}/api/v1/instances?service=agent`)).json();
+    expect(agentOnly.instances.map((i: { instance: string }) => i.instance)).toEqual(['a-1']);
+    const old = await (await fetch(`${s.url}/api/v1/instances?from=0&to=1000`)).json();
+    expect(old).toEqual({ instances: [] });
+
+    const transitions = await (await fetch(`${s.url}/api/v1/transitions?service=agent`)).json();
+    expect(transitions).toEqual({
+      transitions: [
+        {
+          ts: expect.any(Number),
+          service: 'agent',
+          instance: 'a-1',
+          server: 'flaky',
+          tool: null,
+          from: 'closed',
+          to: 'open',
+          reason: 'consecutive_failures',
+        },
+      ],
+    });
+    for (const qs of ['server=flaky', 'tool=t', 'server=flaky&tool=t']) {
+      const r = await (await fetch(`${s.url}/api/v1/transitions?${qs}`)).json();
+      expect(r.transitions, qs).toHaveLength(1);
+    }
+    for (const qs of ['service=other', 'server=weather', `from=0&to=1000`]) {
+      const r = await (await fetch(`${s.url}/api/v1/transitions?${qs}`)).json();
+      expect(r.transitions, qs).toEqual([]);
+    }
+
+    const bad = async (path: string, qs: string, param: string) => {
+      const r = await fetch(`${s.url}${path}?${qs}`);
+      expect(r.status, `${path}?${qs}`).toBe(400);
+      const body = await r.json();
+      expect(body.parameter).toBe(param);
+      expect(body.error).toContain(param);
+    };
+    for (const path of ['/api/v1/instances', '/api/v1/transitions']) {
+      await bad(path, 'from=yesterday', 'from');
+      await bad(path, 'from=100&to=50', 'from');
+      await bad(path, 'to=1&to=2', 'to');
+      await bad(path, 'service=', 'service');
+      await bad(path, 'bogus=1', 'bogus');
+    }
+    await bad('/api/v1/instances', 'server=flaky', 'server');
+    await bad('/api/v1/transitions', 'tool=a&tool=b', 'tool');
+    expect((await fetch(`${s.url}/api/v1/instances`, { method: 'POST' })).status).toBe(405);
+  });
+
   it('pushes a breaker transition over SSE as soon as it is ingested', async () => {
     const s = await server();
     const controller = new AbortController();

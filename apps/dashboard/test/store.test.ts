@@ -1,8 +1,11 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
+import { MIGRATIONS } from '@/lib/store/schema';
 import { createCapture, serialize } from './support/otel';
 import { tempDir } from './support/runtime';
 import { type GroundTruth, type ScriptedCall, standardScript } from './support/workload';
@@ -208,6 +211,76 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const empty = await source.summary({ from: 0, to: 1000, filters: {} });
     expect(empty.retries.efficiency).toBeNull();
     expect(empty.mttfNonRetryableSeconds).toBeNull();
+  });
+
+  it('records the instances seen at ingest and lists transitions newest last', async () => {
+    let now = 1_800_000_000_000;
+    const { store, source } = openStore(tempDir(), () => now);
+    const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a' });
+    const b = createCapture({ 'service.name': 'agent', 'service.instance.id': 'b' });
+    await a.run(standardScript());
+    await ingest(store, a);
+    now += 60_000;
+    await b.run(
+      Array.from({ length: 4 }, () => ({ server: 'flaky', tool: 'ping', steps: [503 as const] })),
+      { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 },
+    );
+    await ingest(store, b);
+    now += 60_000;
+    await a.run(standardScript().slice(0, 2));
+    await ingest(store, a);
+    const q = (from: number, to: number, service?: string): TimeQuery => ({ from, to, filters: { service } });
+    const t0 = 1_800_000_000_000;
+    expect(await source.instances(q(t0, t0 + 300_000))).toEqual([
+      { service: 'agent', instance: 'a', lastSeen: t0 + 120_000 },
+      { service: 'agent', instance: 'b', lastSeen: t0 + 60_000 },
+    ]);
+    // b was seen only at +60 s; a from 0 to +120 s
+    expect((await source.instances(q(t0 + 90_000, t0 + 100_000))).map((i) => i.instance)).toEqual(['a']);
+    expect(await source.instances(q(t0 - 10_000, t0))).toEqual([]);
+    expect(await source.instances(q(t0, t0 + 300_000, 'nobody'))).toEqual([]);
+
+    const transitions = await source.transitions({ from: 0, to: Date.now() + 60_000, filters: {} });
+    expect(transitions).toEqual([
+      {
+        ts: expect.any(Number),
+        service: 'agent',
+        instance: 'b',
+        server: 'flaky',
+        tool: null,
+        from: 'closed',
+        to: 'open',
+        reason: 'consecutive_failures',
+      },
+    ]);
+    store.db
+      .prepare(
+        "INSERT INTO breaker_transitions (ts, service, instance, server, tool, from_state, to_state, reason) VALUES (?, 'agent', 'b', 'flaky', '', ?, ?, 'x')",
+      )
+      .run(transitions[0]!.ts + 1000, 'open', 'half_open');
+    const both = await source.transitions({ from: 0, to: Date.now() + 60_000, filters: {} });
+    expect(both.map((t) => t.to)).toEqual(['open', 'half_open']);
+    const newest = await source.transitions({ from: 0, to: Date.now() + 60_000, filters: {} }, { limit: 1 });
+    expect(newest.map((t) => t.to)).toEqual(['half_open']);
+  });
+
+  it('migrates a database created before the instances table, filling it from what it knows', () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, 'dashboard.db'));
+    db.exec(MIGRATIONS[0]!);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1'), ('created_at', '1')").run();
+    db.prepare(
+      "INSERT INTO breakers VALUES ('agent', 'a', 'weather', '', 'closed', 1000, 1000, 5000), ('agent', 'a', 'search', '', 'open', 2000, 2000, 7000)",
+    ).run();
+    db.close();
+    const { store } = openStore(dir);
+    expect(store.db.prepare('SELECT * FROM instances').all()).toEqual([
+      { service: 'agent', instance: 'a', first_seen: 1000, last_seen: 7000 },
+    ]);
+    expect(
+      (store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string })
+        .value,
+    ).toBe(String(MIGRATIONS.length));
   });
 
   it('enforces retention and the span caps', async () => {

@@ -193,7 +193,6 @@ export function mcpResilienceWith(
     description,
     create() {
       const transitions: { readonly t: number; readonly to: string }[] = [];
-      const streaks = streakWatcher();
       const resilience = createResilience({
         ...options,
         // The virtual clock: time and timers are the faked globals, randomness the seeded Math.random.
@@ -203,12 +202,11 @@ export function mcpResilienceWith(
           record(event: ResilienceEvent) {
             if (event.type === 'breaker_transition')
               transitions.push({ t: event.time - EPOCH, to: event.to });
-            else streaks.record(event);
           },
         },
       });
       return {
-        report: (sequence) => ({ ...breakerReport(transitions, sequence), ...streaks.report() }),
+        report: (sequence) => breakerReport(transitions, sequence),
         execute: (send, { signal, deadline }) =>
           resilience.execute(({ signal: s }) => send(s), {
             endpoint: 'weather',
@@ -216,43 +214,6 @@ export function mcpResilienceWith(
             signal,
             timeoutMs: deadline - Date.now(),
           }),
-      };
-    },
-  };
-}
-
-/**
- * Follows the failure streaks the middleware's adaptive backoff learns from, with the same rule as its
- * EndpointHistory (a retryable, health-relevant failure starts a streak; the next success ends it), and counts
- * the streaks that a request sent *before* the streak began ended: their "recovery time" is not one.
- */
-export function streakWatcher() {
-  const started = new Map<number, number>();
-  const durations: number[] = [];
-  let endedByEarlierRequest = 0;
-  let failingSince: number | undefined;
-  const key = (callId: number, attempt: number) => callId * 64 + attempt;
-  return {
-    record(event: ResilienceEvent) {
-      if (event.type === 'attempt_started') started.set(key(event.callId, event.attempt), event.time);
-      if (event.type !== 'attempt_finished') return;
-      const k = key(event.callId, event.attempt);
-      const start = started.get(k) ?? event.time;
-      started.delete(k);
-      if (event.outcome === 'failure') {
-        const c = event.classification;
-        if (c?.class === 'retryable' && !c.healthNeutral) failingSince ??= event.time;
-      } else if (failingSince !== undefined) {
-        durations.push(event.time - failingSince);
-        if (start < failingSince) endedByEarlierRequest++;
-        failingSince = undefined;
-      }
-    },
-    report(): Record<string, number> {
-      return {
-        historyStreaks: durations.length,
-        historyStreaksEndedByEarlierRequest: endedByEarlierRequest,
-        historyStreakTotalMs: durations.reduce((a, b) => a + b, 0),
       };
     },
   };

@@ -4,6 +4,7 @@ import { FAULTS, type FaultKind, makeError } from './faults.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import type { QualityCell, ScenarioSummary } from './quality.js';
+import { PRODUCTION_INTRINSIC } from './scenarios.js';
 import { MIN_RETRIES_FOR_EFFICIENCY, type TargetCheck } from './targets.js';
 
 export interface PolicyInfo {
@@ -214,12 +215,7 @@ function charts(r: Results): Record<string, string> {
 
 // ----------------------------------------------------------------------------------------------- sections
 
-function scenarioTable(
-  r: Results,
-  scenario: string,
-  policies: readonly PolicyInfo[],
-  cells: readonly QualityCell[],
-) {
+function scenarioTable(scenario: string, policies: readonly PolicyInfo[], cells: readonly QualityCell[]) {
   const rows = policies.flatMap((p) => {
     const c = cellOf(cells, scenario, p.key);
     if (!c) return [];
@@ -244,7 +240,6 @@ function scenarioTable(
       ],
     ];
   });
-  void r;
   return table(
     [
       'policy',
@@ -330,7 +325,7 @@ function qualitySection(r: Results): string {
       '### Method',
       '',
       '- **Recorded fault sequences.** For each scenario and seed, `recordSequence` draws, once, a timeline of the endpoint (down periods with their failure, rate-limit windows) and, for every call, its arrival time, its own permanent fault if any (bad arguments, bad token) and, for each of its first 16 requests, a normal latency and an independent transient fault if any. The *k*-th request a call puts on the wire always meets the *k*-th draw, at whatever time the policy sends it, so **every policy replays exactly the same sequence**; only the timing of its requests differs.',
-      "- **What a request meets**, in order: the endpoint down → that failure; rate limited → `429` with `Retry-After` = seconds left in the window (rounded up); otherwise the request's own transient draw, then the call's permanent fault, then success after the drawn latency (log-normal, median 180 ms).",
+      `- **What a request meets**, in order: the endpoint down → that failure; rate limited → \`429\` with \`Retry-After\` = seconds left in the window (rounded up); otherwise the request's own transient draw, then the call's permanent fault, then success after the drawn latency (log-normal, median 180 ms). Every scenario carries the production mix's permanent faults (${pct(Object.values(PRODUCTION_INTRINSIC).reduce((a, b) => a + b, 0))} of calls: wrong arguments, bad tokens): agents send those whatever the server's health.`,
       '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
       `- **Virtual time.** Every run installs \`@sinonjs/fake-timers\` (\`setTimeout\`, \`setInterval\`, \`Date\`, \`performance\`) and a seeded \`Math.random\`, and fires timers one by one, letting promises settle in between, as Node's event loop does. p-retry, opossum and cockatiel run unmodified on it; mcp-resilience gets it through its injected \`clock\` option. ${int(cells.reduce((n, c) => n + c.metrics.calls, 0))} calls ran in this document.`,
       `- **Seeds** ${r.seeds.join(', ')}: each scenario is recorded once per seed and the metrics pool the calls of all seeds; the success column also shows each seed's rate.`,
@@ -403,7 +398,7 @@ function qualitySection(r: Results): string {
   for (const s of scenarios) {
     out.push(`#### ${s.name}\n`);
     out.push(`${s.description}\n`);
-    out.push(scenarioTable(r, s.key, policies, cells));
+    out.push(scenarioTable(s.key, policies, cells));
     const m = cellOf(cells, s.key, 'mcp-resilience');
     if (m) {
       out.push(
@@ -487,16 +482,9 @@ function whySection(r: Results): string {
   const waits = scenarios
     .map((s) => [s.name, mcp(s.key)?.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs] as const)
     .filter(([, w]) => w !== null && w !== undefined);
-  const streakRows = scenarios.flatMap((s) => {
-    const e = mcp(s.key)?.extra;
-    if (!e?.historyStreaks) return [];
-    return [
-      `${s.name}: ${int(e.historyStreaksEndedByEarlierRequest ?? 0)} of ${int(e.historyStreaks)} streaks ended that way`,
-    ];
-  });
   if (waits.length) {
     bullets.push(
-      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. The adaptive floor (the median of the endpoint's past failure streaks) does not lengthen them much: a streak ends at the next success, and with calls in flight that success is often a request sent *before* the streak began, which records a recovery of a few milliseconds (${streakRows.join('; ')}). This is what pulls retry efficiency under 0.9 outside the production mix.`,
+      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. The adaptive floor (the median end of the endpoint's past failure streaks that lasted longer than the running one) helps once the endpoint has a history, but the first failures of each new kind of outage, and the calls that fail before the breaker opens, are retried on the exponential backoff alone. This is what pulls retry efficiency under 0.9 outside the production mix.`,
     );
   }
   const prod = mcp('production');
@@ -549,7 +537,14 @@ function whatIfSection(r: Results): string {
     '### What-if: non-default settings (evidence for a review of the defaults, not a result)\n',
     whatIf.policies.map((p) => `- **${p.name}**: ${p.description}.`).join('\n'),
     '',
-    table(['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p99'], rows),
+    table(['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p99'], rows, [
+      'l',
+      'l',
+      'r',
+      'r',
+      'r',
+      'r',
+    ]),
     '',
   ].join('\n');
 }
@@ -711,7 +706,7 @@ export function render(r: Results): Rendered {
   ].join('\n');
   return {
     markdown,
-    headline: `<!-- Generated by npm run bench -w packages/bench; paste into the root README. -->\n\n${headline}\n`,
+    headline: `## Benchmarks (\`npm run bench\`)\n\n${headline}\n`,
     charts: charts(r),
   };
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
@@ -72,6 +73,20 @@ function readDashboard(): DashboardResults {
   }
 }
 
+/** Formats the written files with the repository's Biome (it formats Markdown and JSON), so `biome check` stays clean. */
+function formatWithBiome(files: readonly string[]) {
+  try {
+    const require = createRequire(import.meta.url);
+    const bin = join(dirname(require.resolve('@biomejs/biome/package.json')), 'bin', 'biome');
+    execFileSync(process.execPath, [bin, 'format', '--write', ...files], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    console.warn(
+      'warning: could not format the outputs with biome:',
+      error instanceof Error ? error.message : error,
+    );
+  }
+}
+
 const middleware = middlewareInfo();
 
 log(`[${seconds()} s] memory per endpoint (10k and 100k distinct keys)...`);
@@ -117,7 +132,16 @@ mkdirSync(chartsDir, { recursive: true });
 writeFileSync(join(docs, 'benchmarks.md'), rendered.markdown);
 for (const [name, svg] of Object.entries(rendered.charts)) writeFileSync(join(chartsDir, name), svg);
 writeFileSync(join(chartsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(here, '..', 'README-headline.md'), rendered.headline);
+// The root README shows the headline of the last run, between its bench:headline markers.
+const readme = join(docs, '..', 'README.md');
+const marked = /(<!-- bench:headline -->\n)[\s\S]*?(<!-- \/bench:headline -->)/;
+const text = readFileSync(readme, 'utf8');
+if (!marked.test(text)) throw new Error(`${readme} has no <!-- bench:headline --> markers`);
+writeFileSync(
+  readme,
+  text.replace(marked, (_, open, close) => `${open}\n${rendered.headline.trim()}\n\n${close}`),
+);
+formatWithBiome([join(docs, 'benchmarks.md'), join(chartsDir, 'results.json'), readme]);
 
 log(`\n${rendered.headline}`);
 for (const t of results.targets) {
@@ -125,5 +149,5 @@ for (const t of results.targets) {
   for (const r of t.results) log(`  ${r.status.padEnd(17)} ${r.scenario}: ${r.value}`);
 }
 log(
-  `\n[${seconds()} s] wrote docs/benchmarks.md, docs/benchmarks/{${Object.keys(rendered.charts).join(',')},results.json} and packages/bench/README-headline.md`,
+  `\n[${seconds()} s] wrote docs/benchmarks.md, docs/benchmarks/{${Object.keys(rendered.charts).join(',')},results.json} and the headline of README.md`,
 );

@@ -77,25 +77,31 @@ describe('npm run demo', () => {
     demo = spawn(process.execPath, [cli, '--speed', '20', '--port', String(port), '--seed', '3'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    for (const stream of [demo.stdout, demo.stderr]) stream?.on('data', (chunk) => output.push(String(chunk)));
+    for (const stream of [demo.stdout, demo.stderr])
+      stream?.on('data', (chunk) => output.push(String(chunk)));
     const summary = async (query: string) => {
       const response = await fetch(`${url}/api/v1/summary?${query}`);
       return response.ok ? ((await response.json()) as Summary) : undefined;
     };
 
     // Every agent's telemetry arrives (each exports with its own service.instance.id).
-    for (const [group, count] of [
-      ['resilient', AGENTS],
-      ['naive', NAIVE],
-    ] as const) {
-      for (let id = 1; id <= count; id++) {
-        await until(
-          `calls from ${group}-${id}`,
-          async () => ((await summary(`service=${serviceName(group)}&instance=${group}-${id}`))?.calls.total ? true : undefined),
-          120_000,
-        );
-      }
-    }
+    const expected = [
+      ...Array.from({ length: AGENTS }, (_, i) => `${serviceName('resilient')}/resilient-${i + 1}`),
+      ...Array.from({ length: NAIVE }, (_, i) => `${serviceName('naive')}/naive-${i + 1}`),
+    ].sort();
+    await until(
+      'data from every agent',
+      async () => {
+        const response = await fetch(`${url}/api/v1/instances`);
+        if (!response.ok) return undefined;
+        const { instances } = (await response.json()) as {
+          instances: Array<{ service: string; instance: string }>;
+        };
+        const seen = new Set(instances.map((i) => `${i.service}/${i.instance}`));
+        return expected.every((e) => seen.has(e)) ? true : undefined;
+      },
+      120_000,
+    );
 
     // Once both groups have retried enough, the naive group's retry efficiency is the lower one.
     const [resilient, naive] = await until(

@@ -1,13 +1,13 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { scenarios, simulate } from './adaptiveBackoff.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const seeds = [1, 2, 3];
 
-console.log(
-  '## Adaptive vs fixed backoff (virtual time, seeds 1-3, one call every 50 ms for 10 min, defaults otherwise)\n',
-);
-console.log('| scenario | backoff | success rate | retries | retry efficiency |');
-console.log('|---|---|---:|---:|---:|');
+const rows = [
+  '| scenario | backoff | success rate | retries | retry efficiency |',
+  '| --- | --- | ---: | ---: | ---: |',
+];
 for (const scenario of scenarios) {
   for (const adaptiveBackoff of [false, true]) {
     let calls = 0;
@@ -21,12 +21,24 @@ for (const scenario of scenarios) {
       retries += r.retries;
       successfulRetries += r.successfulRetries;
     }
-    console.log(
+    rows.push(
       `| ${scenario.name} | ${adaptiveBackoff ? 'adaptive' : 'fixed'} | ${pct(succeeded / calls)} | ${retries} | ${retries ? pct(successfulRetries / retries) : 'n/a'} |`,
     );
   }
 }
+const table = rows.join('\n');
 
 console.log(
-  '\nThe comparison with the anchors and the overhead per call: `npm run bench -w packages/bench` (docs/benchmarks.md).',
+  '## Adaptive vs fixed backoff (virtual time, seeds 1-3, one call every 50 ms for 10 min, defaults otherwise)\n',
+);
+console.log(table);
+
+// The package README shows the table of the last run.
+const readmeUrl = new URL('../README.md', import.meta.url);
+const readme = await readFile(readmeUrl, 'utf8');
+const marked = /(<!-- bench:adaptive -->\n)[\s\S]*?(<!-- \/bench:adaptive -->)/;
+if (!marked.test(readme)) throw new Error('README.md has no <!-- bench:adaptive --> markers');
+await writeFile(readmeUrl, readme.replace(marked, `$1\n${table}\n\n$2`));
+console.log(
+  '\n(README.md updated.) The comparison with the anchors and the overhead per call: packages/bench (docs/benchmarks.md).',
 );

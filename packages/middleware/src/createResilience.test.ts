@@ -232,6 +232,21 @@ describe('createResilience', () => {
     expect(recorder.ofType('breaker_transition')[1]?.callId).toBeUndefined();
   });
 
+  it('counts calls, not attempts: concurrent calls that get through a blip on retry do not open the breaker', async () => {
+    const r = create({ breakerConsecutiveFailures: 3 });
+    let down = true;
+    const fn = async () => {
+      if (down) throw httpError(503);
+      return 'ok';
+    };
+    const calls = Array.from({ length: 10 }, () => r.execute(fn, { endpoint: 'e' }));
+    await clock.advance(0); // ten first attempts fail at once
+    down = false;
+    await clock.runAll();
+    expect(await Promise.all(calls)).toEqual(Array(10).fill('ok'));
+    expect(recorder.ofType('breaker_transition')).toEqual([]);
+  });
+
   it('admits exactly the configured number of probes among concurrent calls while half-open', async () => {
     const r = create({ maxAttempts: 1, breakerHalfOpenProbes: 2 });
     for (let i = 0; i < 5; i++)

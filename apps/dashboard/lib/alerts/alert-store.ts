@@ -77,6 +77,14 @@ export class AlertStore {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Drops history and deliveries older than `before` (epoch ms); returns how many rows went. */
+  prune(before: number): number {
+    return (
+      this.db.prepare('DELETE FROM alert_history WHERE at < ?').run(before).changes +
+      this.db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(before).changes
+    );
+  }
+
   rules(): AlertRule[] {
     const rows = this.db.prepare('SELECT json FROM alert_rules ORDER BY id').all() as Array<{ json: string }>;
     const rules = rows.map(

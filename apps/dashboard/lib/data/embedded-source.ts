@@ -8,8 +8,17 @@ import type { Statement } from 'better-sqlite3';
 import type { EmbeddedStore } from '../store/embedded-store';
 import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
-import type { MetricsSource } from './metrics-source';
+import {
+  type AggregatedBreaker,
+  aggregateBreakers,
+  asState,
+  breakerSummaries,
+  compareTiles,
+  RANK,
+} from './breakers';
+import { MAX_TRANSITIONS, type MetricsSource } from './metrics-source';
 import type {
+  AgentInstance,
   AttemptRow,
   BreakdownBy,
   BreakdownRow,
@@ -17,6 +26,7 @@ import type {
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
+  BreakerTransition,
   CallRow,
   CallsPoint,
   Dimensions,
@@ -34,8 +44,6 @@ import type {
 type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
 type Row = Record<string, string | number>;
 
-const RANK: Record<BreakerStateName, number> = { closed: 0, half_open: 1, open: 2 };
-const asState = (s: string): BreakerStateName => (s === 'open' || s === 'half_open' ? s : 'closed');
 const ERROR_CLASS_KEYS = ERROR_CLASSES;
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
 const FAILURE = OUTCOME_VALUE_FAILURE;
@@ -315,7 +323,7 @@ export class EmbeddedSource implements MetricsSource {
     return result;
   }
 
-  private instances(filters: Filters): InstanceBreaker[] {
+  private instanceBreakers(filters: Filters): InstanceBreaker[] {
     const parts: string[] = [];
     const args: string[] = [];
     if (filters.service !== undefined) {
@@ -334,44 +342,15 @@ export class EmbeddedSource implements MetricsSource {
     return this.prepare(sql).all(...args) as InstanceBreaker[];
   }
 
-  private aggregateBreakers(filters: Filters) {
+  private aggregateBreakers(filters: Filters): AggregatedBreaker[] {
     const now = this.store.now();
-    const groups = new Map<string, { server: string; tool: string; rows: InstanceBreaker[] }>();
-    for (const row of this.instances(filters)) {
-      const key = `${row.server}\u0001${row.tool}`;
-      const g = groups.get(key) ?? { server: row.server, tool: row.tool, rows: [] };
-      g.rows.push(row);
-      groups.set(key, g);
-    }
-    const result = [];
-    for (const g of groups.values()) {
-      const live = g.rows.filter((r) => now - r.updated <= this.options.staleMs);
-      const stale = live.length === 0;
-      const considered = stale ? g.rows : live;
-      let state: BreakerStateName = 'closed';
-      for (const r of considered) if (RANK[asState(r.state)] > RANK[state]) state = asState(r.state);
-      const inState = considered.filter((r) => asState(r.state) === state);
-      const since = Math.min(...inState.map((r) => r.since));
-      const instances: Record<BreakerStateName, number> = { closed: 0, open: 0, half_open: 0 };
-      for (const r of considered) instances[asState(r.state)]++;
-      result.push({ server: g.server, tool: g.tool, state, since, stale, instances });
-    }
-    return result;
+    return aggregateBreakers(
+      this.instanceBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs })),
+    );
   }
 
   async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return this.aggregateBreakers(q.filters)
-      .filter((b) => !b.stale)
-      .sort(
-        (a, b) =>
-          RANK[b.state] - RANK[a.state] || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool),
-      )
-      .map((b) => ({
-        server: b.server,
-        tool: b.tool === '' ? null : b.tool,
-        state: b.state,
-        since: b.since,
-      }));
+    return breakerSummaries(this.aggregateBreakers(q.filters));
   }
 
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
@@ -416,18 +395,11 @@ export class EmbeddedSource implements MetricsSource {
         lastTransition: t ? { at: t.ts, from: t.from_state, to: t.to_state, reason: t.reason } : null,
       };
     });
-    return tiles.sort(
-      (a, b) =>
-        Number(a.stale) - Number(b.stale) ||
-        RANK[b.state] - RANK[a.state] ||
-        (b.errorRate ?? -1) - (a.errorRate ?? -1) ||
-        b.calls - a.calls ||
-        a.server.localeCompare(b.server),
-    );
+    return tiles.sort(compareTiles);
   }
 
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const current = this.instances(q.filters);
+    const current = this.instanceBreakers(q.filters);
     const inWindow = this.prepare(
       'SELECT ts, service, instance, server, tool, from_state, to_state FROM breaker_transitions WHERE ts >= ? AND ts < ? ORDER BY ts',
     ).all(q.from, q.to) as Array<{
@@ -513,6 +485,62 @@ export class EmbeddedSource implements MetricsSource {
     return rows.sort(
       (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
     );
+  }
+
+  async instances(q: TimeQuery): Promise<AgentInstance[]> {
+    // An instance counts when the period over which it was seen overlaps the window.
+    const service = q.filters.service;
+    const rows = this.prepare(
+      `SELECT service, instance, last_seen FROM instances WHERE last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}
+       ORDER BY service, instance`,
+    ).all(q.from, q.to, ...(service === undefined ? [] : [service])) as Array<{
+      service: string;
+      instance: string;
+      last_seen: number;
+    }>;
+    return rows.map((r) => ({ service: r.service, instance: r.instance, lastSeen: r.last_seen }));
+  }
+
+  async transitions(q: TimeQuery, options: { limit?: number } = {}): Promise<BreakerTransition[]> {
+    const limit = Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS));
+    const parts = ['ts >= ?', 'ts < ?'];
+    const args: Array<string | number> = [q.from, q.to];
+    if (q.filters.service !== undefined) {
+      parts.push('service = ?');
+      args.push(q.filters.service);
+    }
+    if (q.filters.server !== undefined) {
+      parts.push('server = ?');
+      args.push(q.filters.server);
+    }
+    if (q.filters.tool !== undefined) {
+      // A per-server breaker guards every tool of its server (as in `breakers`).
+      parts.push("(tool = ? OR tool = '')");
+      args.push(q.filters.tool);
+    }
+    const rows = this.prepare(
+      `SELECT ts, service, instance, server, tool, from_state, to_state, reason FROM breaker_transitions
+       WHERE ${parts.join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ?`,
+    ).all(...args, limit) as Array<{
+      ts: number;
+      service: string;
+      instance: string;
+      server: string;
+      tool: string;
+      from_state: string;
+      to_state: string;
+      reason: string;
+    }>;
+    return rows.reverse().map((r) => ({
+      ts: r.ts,
+      service: r.service,
+      instance: r.instance,
+      server: r.server,
+      tool: r.tool === '' ? null : r.tool,
+      from: r.from_state,
+      to: r.to_state,
+      reason: r.reason,
+    }));
   }
 
   async recentCalls(

@@ -1,9 +1,11 @@
 import type {
+  AgentInstance,
   BreakdownBy,
   BreakdownRow,
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
+  BreakerTransition,
   CallRow,
   CallsPoint,
   Dimensions,
@@ -16,11 +18,15 @@ import type {
   TimeQuery,
 } from './types';
 
+/** Default (and maximum) number of transitions `transitions()` returns. */
+export const MAX_TRANSITIONS = 1000;
+
 /**
  * THE data interface of the dashboard: one async function per question, domain-level (no SQL, no PromQL
  * leaks out), returning numerators and denominators. Two implementations: the embedded store (default,
- * `embedded-source.ts`) and PromQL (`DASHBOARD_SOURCE=prometheus`, a later issue). Pages, the JSON API,
- * the SSE stream and the alert engine all read through it.
+ * `embedded-source.ts`) and PromQL (`DASHBOARD_SOURCE=prometheus`, `prometheus-source.ts`). Pages, the JSON
+ * API, the SSE stream and the alert engine all read through it; one contract suite
+ * (`system/contract.system.test.ts`) checks that both give the same numbers for the same workload.
  */
 export interface MetricsSource {
   readonly kind: 'embedded' | 'prometheus';
@@ -43,6 +49,11 @@ export interface MetricsSource {
   breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]>;
   breakerTiles(q: TimeQuery): Promise<BreakerTile[]>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
+
+  /** Agent instances that sent data in the window (filter: service only), by service then instance. */
+  instances(q: TimeQuery): Promise<AgentInstance[]>;
+  /** Breaker transitions in the window, oldest first, at most `limit` (the newest ones). */
+  transitions(q: TimeQuery, options?: { limit?: number }): Promise<BreakerTransition[]>;
 
   recentCalls(q: TimeQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
   dimensions(q: TimeQuery): Promise<Dimensions>;

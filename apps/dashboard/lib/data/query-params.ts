@@ -19,7 +19,6 @@ export const RANGES = {
 export type RangeKey = keyof typeof RANGES;
 export const DEFAULT_RANGE: RangeKey = '1h';
 
-const SUMMARY_PARAMS = new Set(['from', 'to', 'server', 'service', 'tool']);
 const MAX_NAME = 256;
 
 function epochMs(params: URLSearchParams, name: string): number | undefined {
@@ -48,11 +47,16 @@ function name(params: URLSearchParams, param: string): string | undefined {
   return v;
 }
 
-/** `GET /api/v1/summary?from=<ms>&to=<ms>&server=<name>` (also `service`, `tool`); default: the last hour. */
-export function parseSummaryParams(params: URLSearchParams, now: number): TimeQuery {
+type QueryParam = 'from' | 'to' | 'server' | 'service' | 'tool';
+
+const list = (names: readonly string[]) =>
+  names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+
+/** Parses `from`, `to` (epoch ms; default: the last hour) and the allowed filters; anything else is a 400. */
+function parseQuery(params: URLSearchParams, now: number, allowed: readonly QueryParam[]): TimeQuery {
   for (const key of params.keys()) {
-    if (!SUMMARY_PARAMS.has(key)) {
-      throw new ParamError(key, `unknown parameter '${key}': expected from, to, server, service or tool`);
+    if (!(allowed as readonly string[]).includes(key)) {
+      throw new ParamError(key, `unknown parameter '${key}': expected ${list(allowed)}`);
     }
   }
   for (const p of ['from', 'to']) {
@@ -64,11 +68,26 @@ export function parseSummaryParams(params: URLSearchParams, now: number): TimeQu
   if (from >= to)
     throw new ParamError('from', `invalid parameter 'from': must be before 'to' (${from} >= ${to})`);
   const filters: Filters = {
-    server: name(params, 'server'),
-    service: name(params, 'service'),
-    tool: name(params, 'tool'),
+    server: allowed.includes('server') ? name(params, 'server') : undefined,
+    service: allowed.includes('service') ? name(params, 'service') : undefined,
+    tool: allowed.includes('tool') ? name(params, 'tool') : undefined,
   };
   return { from, to, filters };
+}
+
+/** `GET /api/v1/summary?from=<ms>&to=<ms>&server=<name>` (also `service`, `tool`); default: the last hour. */
+export function parseSummaryParams(params: URLSearchParams, now: number): TimeQuery {
+  return parseQuery(params, now, ['from', 'to', 'server', 'service', 'tool']);
+}
+
+/** `GET /api/v1/instances?from=<ms>&to=<ms>&service=<name>`; default: the last hour. */
+export function parseInstancesParams(params: URLSearchParams, now: number): TimeQuery {
+  return parseQuery(params, now, ['from', 'to', 'service']);
+}
+
+/** `GET /api/v1/transitions?from=<ms>&to=<ms>&service=&server=&tool=`; default: the last hour. */
+export function parseTransitionsParams(params: URLSearchParams, now: number): TimeQuery {
+  return parseQuery(params, now, ['from', 'to', 'service', 'server', 'tool']);
 }
 
 export type PageSearchParams = Record<string, string | string[] | undefined>;

@@ -159,6 +159,40 @@ export interface Dimensions {
   readonly tools: string[];
 }
 
+/** An agent process (resource `service.name` + `service.instance.id`) that sent data in a window. */
+export interface AgentInstance {
+  readonly service: string;
+  /** `service.instance.id` ('' when the agent sets none). */
+  readonly instance: string;
+  /** Epoch ms of the last data seen from it (embedded: received; Prometheus: last scraped sample). */
+  readonly lastSeen: number;
+}
+
+/** `GET /api/v1/instances`. */
+export interface InstancesResponse {
+  readonly instances: AgentInstance[];
+}
+
+/** One breaker state change of one agent instance. */
+export interface BreakerTransition {
+  /** Epoch ms (Prometheus: the end of the step in which the transitions counter increased). */
+  readonly ts: number;
+  readonly service: string;
+  readonly instance: string;
+  readonly server: string;
+  /** The tool of a per-tool breaker; null for a per-server breaker. */
+  readonly tool: string | null;
+  readonly from: string;
+  readonly to: string;
+  /** Why (`consecutive_failures`, `probe_failed`...); '' when unknown (Prometheus: not in the metrics). */
+  readonly reason: string;
+}
+
+/** `GET /api/v1/transitions`: oldest first, the newest `limit` of the window. */
+export interface TransitionsResponse {
+  readonly transitions: BreakerTransition[];
+}
+
 /** Retries per server over a window: what the retry-efficiency alert evaluates. */
 export interface RetryTotals {
   readonly server: string;

@@ -7,7 +7,9 @@ export type LiveEvent =
       readonly removed: Array<{ server: string; tool: string | null }>;
     }
   | { readonly type: 'alert'; readonly changes: Array<{ key: string; state: string }> }
-  | { readonly type: 'ingest'; readonly signal: 'metrics' | 'traces' };
+  | { readonly type: 'ingest'; readonly signal: 'metrics' | 'traces' }
+  /** New data may be there (polling sources, every scrape interval): refresh the numbers. */
+  | { readonly type: 'tick' };
 
 /** In-process fan-out of live events to the SSE connections. */
 export class LiveHub {

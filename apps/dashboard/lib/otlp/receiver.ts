@@ -122,6 +122,7 @@ const UNAUTHENTICATED = 16;
 const RESOURCE_EXHAUSTED = 8;
 const UNAVAILABLE = 14;
 const INTERNAL = 13;
+const NOT_FOUND = 5;
 
 /**
  * The OTLP/HTTP receiver (`POST /v1/traces`, `POST /v1/metrics`) per the OTLP specification: JSON and protobuf,
@@ -214,5 +215,22 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
     } finally {
       inFlight--;
     }
+  };
+}
+
+/**
+ * The receiver of a dashboard that does not take OTLP (`DASHBOARD_SOURCE=prometheus`): 404 with a
+ * google.rpc.Status saying where the data should go (404 is not retryable, so exporters drop instead of
+ * retrying forever).
+ */
+export function createRefusingOtlpReceiver(message: string) {
+  return async function receive(_signal: Signal, req: OtlpHttpRequest): Promise<OtlpHttpResponse> {
+    const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    const encoding: Encoding = MEDIA[mediaType] ?? 'json';
+    return {
+      status: 404,
+      headers: { 'content-type': CONTENT_TYPE[encoding] },
+      body: statusBody(encoding, NOT_FOUND, message),
+    };
   };
 }

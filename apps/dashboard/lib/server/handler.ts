@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadError, parseAlertmanagerPayload } from '../alerts/alertmanager';
 import { RuleValidationError, validateRule } from '../alerts/rule';
-import { ParamError, parseSummaryParams } from '../data/query-params';
+import {
+  ParamError,
+  parseInstancesParams,
+  parseSummaryParams,
+  parseTransitionsParams,
+} from '../data/query-params';
+import { PrometheusError } from '../data/prometheus-client';
+import type { TimeQuery } from '../data/types';
 import type { OtlpHttpRequest } from '../otlp/receiver';
 import type { Runtime } from '../runtime';
 import { type Auth, createAuth, safeEqual } from './auth';
@@ -54,6 +61,25 @@ function otlpRequest(req: IncomingMessage): OtlpHttpRequest {
   };
 }
 
+/** The read-only JSON API: each endpoint validates its parameters (400 naming the bad one), then asks the source. */
+const QUERIES: Record<
+  string,
+  {
+    parse(params: URLSearchParams, now: number): TimeQuery;
+    answer(rt: Runtime, q: TimeQuery): Promise<unknown>;
+  }
+> = {
+  '/api/v1/summary': { parse: parseSummaryParams, answer: (rt, q) => rt.source.summary(q) },
+  '/api/v1/instances': {
+    parse: parseInstancesParams,
+    answer: async (rt, q) => ({ instances: await rt.source.instances(q) }),
+  },
+  '/api/v1/transitions': {
+    parse: parseTransitionsParams,
+    answer: async (rt, q) => ({ transitions: await rt.source.transitions(q) }),
+  },
+};
+
 /**
  * The dashboard's HTTP entry point: the OTLP receiver, the SSE stream and the JSON API are served here (plain
  * node:http, testable without Next), everything else goes to Next. Authentication is checked here once for
@@ -102,14 +128,25 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         }
       }
 
-      if (path === '/api/v1/summary') {
+      const query = QUERIES[path];
+      if (query) {
         if (req.method !== 'GET') return json(res, 405, { error: 'use GET' }, { allow: 'GET' });
+        let q: TimeQuery;
         try {
-          const q = parseSummaryParams(url.searchParams, Date.now());
-          return json(res, 200, await rt.source.summary(q));
+          q = query.parse(url.searchParams, Date.now());
         } catch (error) {
           if (error instanceof ParamError)
             return json(res, 400, { error: error.message, parameter: error.param });
+          throw error;
+        }
+        try {
+          return json(res, 200, await query.answer(rt, q));
+        } catch (error) {
+          // The data source's backend failed (PromQL mode): say so, as a gateway error, with its message.
+          if (error instanceof PrometheusError) {
+            console.error(`[dashboard] ${path}: ${error.message}`);
+            return json(res, error.kind === 'timeout' ? 504 : 502, { error: error.message });
+          }
           throw error;
         }
       }

@@ -148,6 +148,10 @@ export class EmbeddedStore implements OtlpSink {
       transitionReplace: db.prepare(
         'UPDATE breaker_transitions SET ts = ?, from_state = ?, reason = ? WHERE id = ?',
       ),
+      instanceSeen: db.prepare(
+        `INSERT INTO instances (service, instance, first_seen, last_seen) VALUES (?, ?, ?, ?)
+         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+      ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,
            duration_ms, outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
@@ -259,6 +263,9 @@ export class EmbeddedStore implements OtlpSink {
         const service = text(rm.resource[ATTR_SERVICE_NAME]) || 'unknown_service';
         const instance = text(rm.resource[ATTR_SERVICE_INSTANCE_ID]);
         const resourceKey = stableKey(rm.resource);
+        if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0))) {
+          this.stmt.instanceSeen.run(service, instance, now, now);
+        }
         for (const sm of rm.scopes) {
           for (const metric of sm.metrics) {
             if (metric.type === 'gauge') {
@@ -430,6 +437,8 @@ export class EmbeddedStore implements OtlpSink {
       for (const rs of request.resources) {
         const service = text(rs.resource[ATTR_SERVICE_NAME]) || 'unknown_service';
         const instance = text(rs.resource[ATTR_SERVICE_INSTANCE_ID]);
+        if (rs.scopes.some((ss) => ss.spans.length > 0))
+          this.stmt.instanceSeen.run(service, instance, now, now);
         for (const ss of rs.scopes) {
           for (const span of ss.spans) {
             count++;
@@ -539,6 +548,7 @@ export class EmbeddedStore implements OtlpSink {
       }
       deleted += db.prepare('DELETE FROM breaker_transitions WHERE ts < ?').run(cutoff).changes;
       deleted += db.prepare('DELETE FROM breakers WHERE updated < ?').run(cutoff).changes;
+      deleted += db.prepare('DELETE FROM instances WHERE last_seen < ?').run(cutoff).changes;
       deleted += db
         .prepare('DELETE FROM cumulative_state WHERE seen < ?')
         .run(cutoff - SEEN_REFRESH_MS).changes;

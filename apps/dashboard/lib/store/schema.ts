@@ -83,4 +83,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX alert_deliveries_at ON alert_deliveries (at);
   `,
+  `
+  -- Agent instances (resource service.name + service.instance.id) seen at ingest, metrics or traces: the
+  -- facts carry no instance, so this answers "which processes sent data in a window" (GET /api/v1/instances).
+  CREATE TABLE instances (
+    service TEXT NOT NULL, instance TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+    PRIMARY KEY (service, instance)
+  ) WITHOUT ROWID;
+  CREATE INDEX instances_last_seen ON instances (last_seen);
+  -- What a database created before this table already knows.
+  INSERT OR IGNORE INTO instances (service, instance, first_seen, last_seen)
+    SELECT service, instance, MIN(since), MAX(updated) FROM breakers GROUP BY service, instance;
+  INSERT OR IGNORE INTO instances (service, instance, first_seen, last_seen)
+    SELECT service, instance, CAST(MIN(start_ms) AS INTEGER), CAST(MAX(start_ms) AS INTEGER) FROM calls
+    GROUP BY service, instance;
+  `,
 ];

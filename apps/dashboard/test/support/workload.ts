@@ -84,47 +84,53 @@ export interface ScriptedCall {
   readonly steps: readonly Step[];
 }
 
+/** The options `runScript` uses: fast backoff, no breaker trips, no budget refusals (override as needed). */
+export const SCRIPT_OPTIONS = {
+  maxAttempts: 3,
+  backoffBaseMs: 1,
+  backoffMaxMs: 5,
+  jitter: 'none',
+  budgetRatio: 1,
+  budgetMinRetriesPerSecond: 1000,
+  retryAfterMaxMs: 5,
+  breakerConsecutiveFailures: 1000,
+  breakerMinimumCalls: 100_000,
+} as const;
+
+type Resilience = ReturnType<typeof createResilience>;
+
+/** Runs one scripted call through a resilience instance (failures are swallowed: the telemetry is the point). */
+export async function executeScripted(resilience: Resilience, call: ScriptedCall): Promise<void> {
+  let i = 0;
+  await resilience
+    .execute(
+      () => {
+        const step = call.steps[Math.min(i, call.steps.length - 1)]!;
+        i++;
+        if (step === 'ok') return 'ok';
+        return fail(step);
+      },
+      {
+        endpoint: call.server,
+        operation: 'tools/call',
+        attributes: {
+          [ATTR_MCP_SERVER]: call.server,
+          [ATTR_MCP_METHOD_NAME]: 'tools/call',
+          [ATTR_GEN_AI_TOOL_NAME]: call.tool,
+        },
+      },
+    )
+    .catch(() => undefined);
+}
+
 /** Runs scripted calls through `createResilience` with the given recorder (fast backoff, real clock). */
 export async function runScript(
   recorder: Recorder,
   calls: readonly ScriptedCall[],
   options: Record<string, unknown> = {},
 ) {
-  const resilience = createResilience({
-    recorder,
-    maxAttempts: 3,
-    backoffBaseMs: 1,
-    backoffMaxMs: 5,
-    jitter: 'none',
-    budgetRatio: 1,
-    budgetMinRetriesPerSecond: 1000,
-    retryAfterMaxMs: 5,
-    breakerConsecutiveFailures: 1000,
-    breakerMinimumCalls: 100_000,
-    ...options,
-  });
-  for (const call of calls) {
-    let i = 0;
-    await resilience
-      .execute(
-        () => {
-          const step = call.steps[Math.min(i, call.steps.length - 1)]!;
-          i++;
-          if (step === 'ok') return 'ok';
-          return fail(step);
-        },
-        {
-          endpoint: call.server,
-          operation: 'tools/call',
-          attributes: {
-            [ATTR_MCP_SERVER]: call.server,
-            [ATTR_MCP_METHOD_NAME]: 'tools/call',
-            [ATTR_GEN_AI_TOOL_NAME]: call.tool,
-          },
-        },
-      )
-      .catch(() => undefined);
-  }
+  const resilience = createResilience({ recorder, ...SCRIPT_OPTIONS, ...options });
+  for (const call of calls) await executeScripted(resilience, call);
   return resilience;
 }
 

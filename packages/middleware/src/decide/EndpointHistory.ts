@@ -15,9 +15,12 @@ export class EndpointHistory {
     this.failingSince ??= now;
   }
 
-  /** A success ends the streak and remembers how long it lasted; `durationMs`, when known, feeds the latency. */
-  onSuccess(now: number, durationMs: number | undefined): void {
-    if (this.failingSince !== undefined) {
+  /**
+   * A success of an attempt that started after the streak began ends the streak and remembers how long it lasted
+   * (an attempt sent before the streak says nothing about its end); `durationMs`, when known, feeds the latency.
+   */
+  onSuccess(now: number, attemptStart: number, durationMs: number | undefined): void {
+    if (this.failingSince !== undefined && attemptStart >= this.failingSince) {
       this.recoveries.push(now - this.failingSince);
       if (this.recoveries.length > this.size) this.recoveries.shift();
       this.failingSince = undefined;
@@ -26,12 +29,17 @@ export class EndpointHistory {
     this.latencyMs = this.latencyMs === undefined ? durationMs : 0.8 * this.latencyMs + 0.2 * durationMs;
   }
 
-  /** How long, from `now`, until the running streak usually ends (the median of past streaks); 0 when unknown. */
+  /**
+   * How long, from `now`, until the running streak usually ends: the median end of the past streaks that lasted
+   * longer than this one has so far (a streak already past every blip is waited out like the longer outages
+   * were). 0 when there is no running streak, or no past streak lasted this long.
+   */
   expectedRecoveryMs(now: number): number {
-    if (this.failingSince === undefined || this.recoveries.length === 0) return 0;
-    const sorted = [...this.recoveries].sort((x, y) => x - y);
-    const typical = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return Math.max(0, this.failingSince + typical - now);
+    if (this.failingSince === undefined) return 0;
+    const elapsed = now - this.failingSince;
+    const longer = this.recoveries.filter((r) => r > elapsed).sort((x, y) => x - y);
+    if (longer.length === 0) return 0;
+    return longer[Math.floor((longer.length - 1) / 2)]! - elapsed;
   }
 
   /** A successful attempt's usual duration (moving average); 0 when unknown. */

@@ -45,6 +45,11 @@ describe('decide', () => {
     ],
     ['gives up after the last attempt', { attempt: 3 }, { kind: 'give_up', reason: 'max_attempts' }],
     [
+      'does not multiply the retries of an inner layer',
+      { classification: { ...serverError, source: 'resilience_error' } },
+      { kind: 'give_up', reason: 'already_retried' },
+    ],
+    [
       'does not repeat an ambiguous failure of a non-idempotent call',
       { idempotent: false },
       { kind: 'give_up', reason: 'not_idempotent' },

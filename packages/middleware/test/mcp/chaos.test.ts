@@ -187,7 +187,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
 
   it('opens the breaker when the server stops answering, fails fast, and closes it with a probe', async () => {
     const plan: FaultPlan = {
-      faults: [{ kind: 'hang', tool: 'get_weather', times: kind === 'stdio' ? 3 : undefined }],
+      faults: [{ kind: 'hang', tool: 'get_weather', times: kind === 'stdio' ? 4 : undefined }],
     };
     const { mcp, recorder, chaos, close } = await setup(kind, plan, {
       breakerConsecutiveFailures: 2,
@@ -200,8 +200,9 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     const first = await rejection(mcp.callTool(weather, undefined, options));
     expect(first.classification.type).toBe('timeout');
     expect(first.attempts).toBe(2); // read-only: retried
+    // The breaker counts failed calls: the second one opens it.
     const second = await rejection(mcp.callTool(weather, undefined, options));
-    expect(second.reason).toBe('circuit_open');
+    expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
 
     const logged = chaos.log().length;
@@ -222,7 +223,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     if (kind === 'http') expect(chaos.log().length).toBe(logged + 1); // the rejected call never reached it
     await close();
     const weatherLog = entriesOf(chaos.log(), 'get_weather');
-    expect(weatherLog.map((e) => e.fault)).toEqual(['hang', 'hang', 'hang', null]);
+    expect(weatherLog.map((e) => e.fault)).toEqual(['hang', 'hang', 'hang', 'hang', null]);
   });
 
   it('does not retry a timeout of the destructive tool, and retries one of the read-only tool', async () => {

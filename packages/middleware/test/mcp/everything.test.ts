@@ -167,8 +167,10 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     try {
       const first = await rejection(mcp.callTool(echo, undefined, options));
       expect(first).toMatchObject({ attempts: 2, classification: { type: 'timeout' } }); // read-only: retried
+      // The breaker counts failed calls: the second one opens it.
       const second = await rejection(mcp.callTool(echo, undefined, options));
-      expect(second.reason).toBe('circuit_open');
+      expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
+      expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
       const start = Date.now();
       const rejected = await rejection(mcp.callTool(echo, undefined, options));
       expect(Date.now() - start).toBeLessThan(100);

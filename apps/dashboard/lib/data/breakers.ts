@@ -1,0 +1,81 @@
+import type { BreakerStateName, BreakerSummary } from './types';
+
+/*
+ * How the per-instance states of a breaker add up to what the pages show, shared by every MetricsSource so
+ * that both backends aggregate the same way: the worst state among the instances still reporting, since the
+ * earliest of those instances entered it.
+ */
+
+export const RANK: Readonly<Record<BreakerStateName, number>> = { closed: 0, half_open: 1, open: 2 };
+export const asState = (s: string): BreakerStateName => (s === 'open' || s === 'half_open' ? s : 'closed');
+
+/** One agent instance's view of one breaker. */
+export interface InstanceBreakerState {
+  readonly service: string;
+  readonly instance: string;
+  readonly server: string;
+  /** '' for a per-server breaker. */
+  readonly tool: string;
+  readonly state: string;
+  readonly since: number;
+  /** The instance stopped reporting this breaker. */
+  readonly stale: boolean;
+}
+
+export interface AggregatedBreaker {
+  readonly server: string;
+  readonly tool: string;
+  readonly state: BreakerStateName;
+  readonly since: number;
+  /** No instance reports it any more. */
+  readonly stale: boolean;
+  readonly instances: Record<BreakerStateName, number>;
+}
+
+export function aggregateBreakers(rows: readonly InstanceBreakerState[]): AggregatedBreaker[] {
+  const groups = new Map<string, { server: string; tool: string; rows: InstanceBreakerState[] }>();
+  for (const row of rows) {
+    const key = `${row.server}\u0001${row.tool}`;
+    const g = groups.get(key) ?? { server: row.server, tool: row.tool, rows: [] };
+    g.rows.push(row);
+    groups.set(key, g);
+  }
+  const result: AggregatedBreaker[] = [];
+  for (const g of groups.values()) {
+    const live = g.rows.filter((r) => !r.stale);
+    const stale = live.length === 0;
+    const considered = stale ? g.rows : live;
+    let state: BreakerStateName = 'closed';
+    for (const r of considered) if (RANK[asState(r.state)] > RANK[state]) state = asState(r.state);
+    const since = Math.min(...considered.filter((r) => asState(r.state) === state).map((r) => r.since));
+    const instances: Record<BreakerStateName, number> = { closed: 0, open: 0, half_open: 0 };
+    for (const r of considered) instances[asState(r.state)]++;
+    result.push({ server: g.server, tool: g.tool, state, since, stale, instances });
+  }
+  return result;
+}
+
+/** The breakers still reported, worst first (`GET /api/v1/summary`'s `breakers`). */
+export function breakerSummaries(aggregated: readonly AggregatedBreaker[]): BreakerSummary[] {
+  return aggregated
+    .filter((b) => !b.stale)
+    .sort(
+      (a, b) =>
+        RANK[b.state] - RANK[a.state] || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool),
+    )
+    .map((b) => ({ server: b.server, tool: b.tool === '' ? null : b.tool, state: b.state, since: b.since }));
+}
+
+/** Worst first, then by error rate and traffic: the Breakers page's tile order. */
+export function compareTiles(
+  a: { stale: boolean; state: BreakerStateName; errorRate: number | null; calls: number; server: string },
+  b: { stale: boolean; state: BreakerStateName; errorRate: number | null; calls: number; server: string },
+): number {
+  return (
+    Number(a.stale) - Number(b.stale) ||
+    RANK[b.state] - RANK[a.state] ||
+    (b.errorRate ?? -1) - (a.errorRate ?? -1) ||
+    b.calls - a.calls ||
+    a.server.localeCompare(b.server)
+  );
+}
