@@ -213,14 +213,27 @@ afterAll(async () => {
 const sumTruth = (f: (t: GroundTruth) => number) => agents.reduce((s, a) => s + f(a.truth), 0);
 const embeddedSource = (): MetricsSource => embedded.runtime.source;
 
-/** Breaker summaries with `since` checked against the embedded (exact) one, then dropped. */
+/** The servers whose breakers changed state during the workload. */
+const CHANGED = new Set(['tickets', 'bouncy']);
+
+/**
+ * Breaker summaries equal apart from `since`, checked against the embedded one: for a breaker that changed
+ * state, the embedded store has the transition's exact time (from the span event) and Prometheus dates the
+ * change to the step after the first scrape that saw it: at most 2 scrape intervals + a step later. A breaker
+ * that never changed is dated by the embedded store to its first OTLP export, by Prometheus to the first scrape
+ * that saw it (earlier here: the agents export OTLP once, at the end).
+ */
 function sinceAgrees(prom: BreakerSummary[], emb: BreakerSummary[]) {
   expect(prom.map(({ since: _, ...b }) => b)).toEqual(emb.map(({ since: _, ...b }) => b));
   for (const [i, p] of prom.entries()) {
     const e = emb[i]!;
-    // Prometheus sees a state at the first scrape after the change and dates it to the next step: ≤ 2 s later.
-    expect(p.since - e.since, `${p.server} since`).toBeGreaterThanOrEqual(-250);
-    expect(p.since - e.since, `${p.server} since`).toBeLessThanOrEqual(2 * SCRAPE_MS + 1000);
+    if (CHANGED.has(p.server)) {
+      expect(p.since - e.since, `${p.server} since`).toBeGreaterThanOrEqual(-250);
+      expect(p.since - e.since, `${p.server} since`).toBeLessThanOrEqual(2 * SCRAPE_MS + 1000);
+    } else {
+      expect(p.since, `${p.server} since`).toBeLessThanOrEqual(e.since + 2 * SCRAPE_MS);
+      expect(p.since, `${p.server} since`).toBeGreaterThanOrEqual(q.from);
+    }
   }
 }
 
@@ -375,7 +388,7 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     for (const [i, row] of pl.entries()) {
       const e = el[i]!;
       const states = (r: typeof row) => r.segments.map((s) => s.state);
-      // Prometheus sees the worst state per 10 s step: a sub-step detour (half-open for a moment) may merge.
+      // Prometheus sees the state at each scrape: a change between two scrapes (a moment half-open) can be missed.
       expect(states(row).at(-1), row.server).toBe(states(e).at(-1));
       for (const s of states(row)) expect(states(e), row.server).toContain(s);
       expect(row.segments[0]!.from).toBe(q.from);

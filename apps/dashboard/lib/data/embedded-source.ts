@@ -16,7 +16,7 @@ import {
   compareTiles,
   RANK,
 } from './breakers';
-import { MAX_TRANSITIONS, type MetricsSource } from './metrics-source';
+import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type {
   AgentInstance,
   AttemptRow,
@@ -195,8 +195,8 @@ export class EmbeddedSource implements MetricsSource {
         efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
       },
       wastedRetries: byOutcome(retries, FAILURE),
-      wastedRetryTimeSeconds: EmbeddedSource.sum(wastedTime),
-      mttfNonRetryableSeconds: mttfCount > 0 ? mttfSum / mttfCount : null,
+      wastedRetryTimeSeconds: roundSeconds(EmbeddedSource.sum(wastedTime)),
+      mttfNonRetryableSeconds: mttfCount > 0 ? roundSeconds(mttfSum / mttfCount) : null,
     };
   }
 

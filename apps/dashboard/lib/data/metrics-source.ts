@@ -18,6 +18,12 @@ import type {
   TimeQuery,
 } from './types';
 
+/**
+ * Seconds as every source reports them: rounded to the nanosecond, so that two backends summing the same
+ * durations in a different order report the same number (floating-point sums differ in the last bits).
+ */
+export const roundSeconds = (seconds: number): number => Math.round(seconds * 1e9) / 1e9;
+
 /** Default (and maximum) number of transitions `transitions()` returns. */
 export const MAX_TRANSITIONS = 1000;
 

@@ -156,7 +156,8 @@ export class PrometheusClient implements PrometheusApi {
   ): Promise<string[]> {
     const params = new URLSearchParams({ start: promTime(startMs), end: promTime(endMs) });
     for (const m of matchers) params.append('match[]', m);
-    const data = await this.call(`/api/v1/label/${encodeURIComponent(label)}/values`, params);
+    // GET: Prometheus 2.x takes no POST on this endpoint.
+    const data = await this.call(`/api/v1/label/${encodeURIComponent(label)}/values`, params, 'GET');
     if (!Array.isArray(data)) throw this.invalid('expected a list of label values');
     return (data as unknown[]).filter((v): v is string => typeof v === 'string');
   }
@@ -165,14 +166,19 @@ export class PrometheusClient implements PrometheusApi {
     return new PrometheusError('invalid_response', `${this.where} answered an unexpected body: ${what}`);
   }
 
-  private async call(path: string, params: Record<string, string> | URLSearchParams): Promise<ApiData> {
-    const url = `${this.base}${path}`;
+  private async call(
+    path: string,
+    params: Record<string, string> | URLSearchParams,
+    method: 'GET' | 'POST' = 'POST',
+  ): Promise<ApiData> {
+    const form = (params instanceof URLSearchParams ? params : new URLSearchParams(params)).toString();
+    const url = method === 'GET' ? `${this.base}${path}?${form}` : `${this.base}${path}`;
     let res: Response;
     try {
       res = await this.doFetch(url, {
-        method: 'POST',
+        method,
         headers: this.headers,
-        body: (params instanceof URLSearchParams ? params : new URLSearchParams(params)).toString(),
+        body: method === 'GET' ? undefined : form,
         signal: AbortSignal.timeout(this.options.timeoutMs),
         redirect: 'follow',
       });

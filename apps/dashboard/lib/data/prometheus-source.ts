@@ -12,7 +12,7 @@ import {
   PROM_LABEL_STATE,
   PROM_LABEL_TO_STATE,
 } from '@mcp-resilience/middleware/semconv';
-import { alignUp, planSeries, type SeriesPlan, type Tier } from '../store/tiers';
+import { alignDown, alignUp, planSeries, type SeriesPlan, type Tier } from '../store/tiers';
 import {
   type AggregatedBreaker,
   aggregateBreakers,
@@ -21,7 +21,7 @@ import {
   compareTiles,
   type InstanceBreakerState,
 } from './breakers';
-import { MAX_TRANSITIONS, type MetricsSource } from './metrics-source';
+import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { InstantSample, PrometheusApi, RangeSeries } from './prometheus-client';
 import * as promql from './promql';
 import type {
@@ -70,6 +70,7 @@ const MIN_STEP_LOOKBACK_MS = 300_000;
 const SERIES_MIN_STEP_MS = 10_000;
 const MAX_TRANSITION_STEPS = 1000;
 const MAX_INSTANCE_STEPS = 1000;
+const MAX_TIMELINE_STEPS = 1000;
 
 const label = (s: { labels: Readonly<Record<string, string>> }, name: string): string => s.labels[name] ?? '';
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
@@ -175,8 +176,8 @@ export class PrometheusSource implements MetricsSource {
         efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
       },
       wastedRetries: outcome(retries, FAILURE),
-      wastedRetryTimeSeconds: sumWhere(wasted),
-      mttfNonRetryableSeconds: count > 0 ? sumWhere(mttfSum) / count : null,
+      wastedRetryTimeSeconds: roundSeconds(sumWhere(wasted)),
+      mttfNonRetryableSeconds: count > 0 ? roundSeconds(sumWhere(mttfSum) / count) : null,
     };
   }
 
@@ -440,8 +441,11 @@ export class PrometheusSource implements MetricsSource {
     return tiles.sort(compareTiles);
   }
 
+  /** The worst state across instances per step (the scrape interval, or range/1000 for long ranges). */
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const plan = this.plan(q, 300);
+    const stepMs = Math.max(this.resolutionMs, alignUp(Math.ceil((q.to - q.from) / MAX_TIMELINE_STEPS), 1000));
+    const origin = alignDown(q.from, stepMs);
+    const plan = { step: stepMs, origin, count: Math.max(1, Math.ceil((q.to - origin) / stepMs)) };
     const start = plan.origin + plan.step;
     const series = await this.options.api.queryRange(
       promql.breakerWorstRank(q.filters, plan.step),

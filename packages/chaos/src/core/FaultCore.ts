@@ -90,9 +90,12 @@ export class FaultCore {
   }
 }
 
-function describe(request: JSONRPCRequest): { method: string; tool?: string } {
+function describe(request: JSONRPCRequest): { method: string; tool?: string; traceparent?: string } {
   const name = request.params?.name;
-  return request.method === 'tools/call' && typeof name === 'string'
-    ? { method: request.method, tool: name }
-    : { method: request.method };
+  const traceparent = (request.params?._meta as Record<string, unknown> | undefined)?.traceparent;
+  return {
+    method: request.method,
+    ...(request.method === 'tools/call' && typeof name === 'string' ? { tool: name } : {}),
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+  };
 }

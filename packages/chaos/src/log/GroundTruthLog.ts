@@ -14,6 +14,8 @@ export interface GroundTruthEntry {
   /** `params.name` of a `tools/call`. */
   tool?: string;
   requestId: RequestId;
+  /** The W3C trace context the client sent in `params._meta`, when it sent one. */
+  traceparent?: string;
   /** The injected fault's `name` (default: its kind), or null when none was injected. */
   fault: string | null;
   /**
