@@ -28,6 +28,7 @@ import { PrometheusClient } from '@/lib/data/prometheus-client';
 import { PrometheusSource } from '@/lib/data/prometheus-source';
 import type { BreakerSummary, Summary, TimeQuery } from '@/lib/data/types';
 import { fmtPct } from '@/lib/format';
+import { alignUp } from '@/lib/store/tiers';
 import { startTestServer, type TestServer } from '../test/support/runtime';
 import {
   countingRecorder,
@@ -38,8 +39,8 @@ import {
   type ScriptedCall,
   standardScript,
 } from '../test/support/workload';
+import { freePort, type RelabelRule, type RunningPrometheus, startPrometheus } from './prometheus';
 import { type Dashboard, launchChromium, startDashboard } from './support';
-import { freePort, type RunningPrometheus, type RelabelRule, startPrometheus } from './prometheus';
 
 /*
  * THE contract suite: one scripted workload, driven through the real middleware (`createResilience` +
@@ -58,6 +59,11 @@ import { freePort, type RunningPrometheus, type RelabelRule, startPrometheus } f
  */
 
 const SCRAPE_MS = 1000;
+/**
+ * How much later than the exact (span event) time PromQL may date a breaker change: the first scrape that saw
+ * it (≤ 1 interval), the step after (≤ 1 interval), and a second of slack for a late scrape on a busy machine.
+ */
+const LATE_MS = 2 * SCRAPE_MS + 2000;
 const sanitize = (otelName: string) => otelName.replace(/[^a-zA-Z0-9_]/g, '_');
 const RELABEL: RelabelRule[] = [
   {
@@ -145,6 +151,8 @@ let agents: Agent[];
 let promSource: PrometheusSource;
 let q: TimeQuery;
 let workEnd: number;
+let mid: number;
+let before: GroundTruth[];
 
 async function drive(resilience: ReturnType<typeof createResilience>, calls: readonly ScriptedCall[]) {
   for (const call of calls) await executeScripted(resilience, call);
@@ -156,7 +164,8 @@ async function scrapedAfter(t: number) {
   for (;;) {
     const up = await prometheus.query('timestamp(up{job="contract"})');
     if (up.length === agents.length && up.every((s) => s.value * 1000 > t + 20)) return;
-    if (Date.now() > deadline) throw new Error(`Prometheus did not scrape every agent after ${t}: ${JSON.stringify(up)}`);
+    if (Date.now() > deadline)
+      throw new Error(`Prometheus did not scrape every agent after ${t}: ${JSON.stringify(up)}`);
     await sleep(200);
   }
 }
@@ -198,6 +207,20 @@ beforeAll(async () => {
     ...Array.from({ length: 5 }, () => ({ server: 'search', tool: 'lookup', steps: [429, 'ok'] as const })),
     ...Array.from({ length: 2 }, () => ({ server: 'search', tool: 'lookup', steps: [429] as const })),
   ]);
+  await Promise.all(agents.map((x) => x.flush()));
+
+  // Phase 2, after a quiet boundary (past a 10 s bucket of the embedded store, and scraped by Prometheus):
+  // a window starting there must count only phase 2 (Prometheus: the last value minus the one before).
+  // (at least 2 s after phase 1, so that the last scrape before `mid` holds phase 1's final values)
+  mid = alignUp(Date.now() + 2000, 10_000) + 500;
+  await sleep(mid - Date.now() + 1200);
+  await scrapedAfter(mid);
+  before = agents.map((x) => structuredClone(x.truth));
+  await drive(a.steady, standardScript('weather').slice(10));
+  await drive(
+    c.steady,
+    Array.from({ length: 3 }, () => ({ server: 'search', tool: 'lookup', steps: [429, 'ok'] as const })),
+  );
   workEnd = Date.now();
   await Promise.all(agents.map((x) => x.flush()));
   await scrapedAfter(workEnd);
@@ -219,7 +242,7 @@ const CHANGED = new Set(['tickets', 'bouncy']);
 /**
  * Breaker summaries equal apart from `since`, checked against the embedded one: for a breaker that changed
  * state, the embedded store has the transition's exact time (from the span event) and Prometheus dates the
- * change to the step after the first scrape that saw it: at most 2 scrape intervals + a step later. A breaker
+ * change to the step after the first scrape that saw it (LATE_MS). A breaker
  * that never changed is dated by the embedded store to its first OTLP export, by Prometheus to the first scrape
  * that saw it (earlier here: the agents export OTLP once, at the end).
  */
@@ -229,7 +252,7 @@ function sinceAgrees(prom: BreakerSummary[], emb: BreakerSummary[]) {
     const e = emb[i]!;
     if (CHANGED.has(p.server)) {
       expect(p.since - e.since, `${p.server} since`).toBeGreaterThanOrEqual(-250);
-      expect(p.since - e.since, `${p.server} since`).toBeLessThanOrEqual(2 * SCRAPE_MS + 1000);
+      expect(p.since - e.since, `${p.server} since`).toBeLessThanOrEqual(LATE_MS);
     } else {
       expect(p.since, `${p.server} since`).toBeLessThanOrEqual(e.since + 2 * SCRAPE_MS);
       expect(p.since, `${p.server} since`).toBeGreaterThanOrEqual(q.from);
@@ -300,6 +323,12 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
       'weather:closed',
     ]);
 
+    // a week (the long-window form: a 5-minute subquery instead of every raw sample) counts the same
+    const week: TimeQuery = { from: q.to - 7 * 86_400_000, to: q.to, filters: {} };
+    const [ew, pw] = await Promise.all([embeddedSource().summary(week), promSource.summary(week)]);
+    expect(summaryWithoutSince(pw)).toEqual(summaryWithoutSince(ew));
+    expect(pw.calls).toEqual(emb.calls);
+
     for (const filters of [
       { server: 'weather' },
       { service: 'search-agent' },
@@ -314,6 +343,27 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     }
   });
 
+  it('a window that starts after the counters exist counts only what happened in it', async () => {
+    const q2: TimeQuery = { from: mid, to: q.to, filters: {} };
+    const [emb, prom] = await Promise.all([embeddedSource().summary(q2), promSource.summary(q2)]);
+    const delta = (f: (t: GroundTruth) => number) =>
+      agents.reduce((x, a, i) => x + f(a.truth) - f(before[i]!), 0);
+    expect(emb.calls.total).toBe(delta((t) => t.calls.total));
+    expect(emb.calls.total).toBeGreaterThan(0);
+    expect(emb.calls.total).toBeLessThan(sumTruth((t) => t.calls.total));
+    expect(emb.retries.total).toBe(delta((t) => t.retries.total));
+    expect(emb.retries.successful).toBe(delta((t) => t.retries.successful));
+    expect(emb.errors.byClass.conditional).toBe(delta((t) => t.errorsByClass.conditional));
+    expect(summaryWithoutSince(prom)).toEqual(summaryWithoutSince(emb));
+    const [er, pr] = await Promise.all([embeddedSource().retryTotals(q2), promSource.retryTotals(q2)]);
+    expect(pr).toEqual(er);
+    // PromQL counts exactly to the scrape: nothing at all in the quiet second before phase 2 (the embedded
+    // store counts to its 10 s buckets, so it has no such sub-bucket window)
+    const gap = await promSource.summary({ from: mid - 400, to: mid + 400, filters: {} });
+    expect(gap.calls.total).toBe(0);
+    expect(gap.retries.total).toBe(0);
+  });
+
   it('headline() and retryTotals() (what the alert engine evaluates)', async () => {
     const [emb, prom] = await Promise.all([embeddedSource().headline(q), promSource.headline(q)]);
     expect(prom).toEqual(emb);
@@ -325,7 +375,10 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
 
   it('series: same buckets, and the same totals as the summary', async () => {
     const s = await embeddedSource().summary(q);
-    const [ee, pe] = await Promise.all([embeddedSource().efficiencySeries(q), promSource.efficiencySeries(q)]);
+    const [ee, pe] = await Promise.all([
+      embeddedSource().efficiencySeries(q),
+      promSource.efficiencySeries(q),
+    ]);
     expect(pe.step).toBe(ee.step);
     expect(pe.points.map((p) => p.t)).toEqual(ee.points.map((p) => p.t));
     expect(pe.points.reduce((x, p) => x + p.total, 0)).toBe(s.retries.total);
@@ -334,7 +387,11 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     expect(pc.points.map((p) => p.t)).toEqual(ec.points.map((p) => p.t));
     const callTotals = (pts: typeof pc.points) =>
       pts.reduce(
-        (x, p) => ({ success: x.success + p.success, failure: x.failure + p.failure, rejected: x.rejected + p.rejected }),
+        (x, p) => ({
+          success: x.success + p.success,
+          failure: x.failure + p.failure,
+          rejected: x.rejected + p.rejected,
+        }),
         { success: 0, failure: 0, rejected: 0 },
       );
     expect(callTotals(pc.points)).toEqual(callTotals(ec.points));
@@ -352,7 +409,10 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
 
   it('errorBreakdown() by class, type, server and tool; dimensions()', async () => {
     for (const by of ['class', 'type', 'server', 'tool'] as const) {
-      const [e, p] = await Promise.all([embeddedSource().errorBreakdown(q, by), promSource.errorBreakdown(q, by)]);
+      const [e, p] = await Promise.all([
+        embeddedSource().errorBreakdown(q, by),
+        promSource.errorBreakdown(q, by),
+      ]);
       expect(p, by).toEqual(e);
     }
     const [ed, pd] = await Promise.all([embeddedSource().dimensions(q), promSource.dimensions(q)]);
@@ -410,7 +470,8 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     expect(only.map((i) => i.instance)).toEqual(['search-1']);
 
     const [et, pt] = await Promise.all([embeddedSource().transitions(q), promSource.transitions(q)]);
-    const key = (t: (typeof pt)[number]) => `${t.service}/${t.instance} ${t.server}:${t.tool} ${t.from}>${t.to}`;
+    const key = (t: (typeof pt)[number]) =>
+      `${t.service}/${t.instance} ${t.server}:${t.tool} ${t.from}>${t.to}`;
     expect(pt.map(key).sort()).toEqual(et.map(key).sort());
     expect(
       pt.filter((t) => t.server === 'bouncy').map((t) => `${t.from}>${t.to}`),
@@ -423,7 +484,7 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
       // stamped at the end of the 1 s step in which the counter's increase was scraped
       const e = et.find((x) => key(x) === key(t))!;
       expect(t.ts - e.ts, key(t)).toBeGreaterThanOrEqual(0);
-      expect(t.ts - e.ts, key(t)).toBeLessThanOrEqual(2 * SCRAPE_MS + 1000);
+      expect(t.ts - e.ts, key(t)).toBeLessThanOrEqual(LATE_MS);
       expect(t.reason).toBe('');
     }
     const filtered = await Promise.all([

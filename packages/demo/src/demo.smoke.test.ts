@@ -67,9 +67,14 @@ interface Summary {
 describe('npm run demo', () => {
   let demo: ChildProcess | undefined;
   const output: string[] = [];
-  afterAll(() => {
-    if (demo?.pid && alive(demo.pid)) demo.kill('SIGKILL');
-  });
+  // Whatever happened, nothing the demo started outlives the test: SIGTERM, then SIGKILL to what is left.
+  afterAll(async () => {
+    if (!demo?.pid || !alive(demo.pid)) return;
+    const family = [demo.pid, ...descendants(demo.pid)];
+    demo.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 8_000));
+    for (const pid of family.filter(alive)) process.kill(pid, 'SIGKILL');
+  }, 15_000);
 
   it('feeds the dashboard from every agent, tells naive from resilient, and stops without leftovers', async () => {
     const port = await freePort();
@@ -135,5 +140,5 @@ describe('npm run demo', () => {
     expect(await exited).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
     expect(started.filter(alive), output.join('')).toEqual([]);
-  });
+  }, 300_000);
 });

@@ -88,7 +88,9 @@ export async function startDemo(
   try {
     let url = options.otlpEndpoint;
     if (url === undefined) {
-      const server = built(join(packageDir('@mcp-resilience/dashboard'), 'dist/server.mjs'), 'the dashboard');
+      const dashboardDir = packageDir('@mcp-resilience/dashboard');
+      built(join(dashboardDir, '.next/BUILD_ID'), 'the dashboard');
+      const server = built(join(dashboardDir, 'dist/server.mjs'), 'the dashboard');
       await assertPortFree(options.port);
       url = `http://127.0.0.1:${options.port}`;
       const dashboard = children.start('dashboard', [server], {

@@ -1,4 +1,5 @@
 import { type Clock, realClock } from './Clock.js';
+import { boolean, type Check, checkOptions, hasMethods, integer, number, oneOf } from './checkOptions.js';
 import type { ClassificationRule } from './classify/ClassificationRule.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
@@ -98,31 +99,6 @@ export const defaults = {
   readonly [K in keyof Required<ResilienceOptions>]: Required<ResilienceOptions>[K] | undefined;
 };
 
-type Check = (value: unknown) => string | undefined;
-
-const integer =
-  (min: number): Check =>
-  (v) =>
-    Number.isInteger(v) && (v as number) >= min ? undefined : `an integer >= ${min}`;
-const number =
-  (min: number, max = Number.POSITIVE_INFINITY, minExclusive = false): Check =>
-  (v) =>
-    typeof v === 'number' && !Number.isNaN(v) && (minExclusive ? v > min : v >= min) && v <= max
-      ? undefined
-      : `a number ${minExclusive ? '>' : '>='} ${min}${max === Number.POSITIVE_INFINITY ? '' : ` and <= ${max}`}`;
-const oneOf =
-  (...values: string[]): Check =>
-  (v) =>
-    values.includes(v as string) ? undefined : `one of ${values.map((x) => `'${x}'`).join(', ')}`;
-const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'a boolean');
-const hasMethods =
-  (...names: string[]): Check =>
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function')
-      ? undefined
-      : `an object with ${names.map((n) => `${n}()`).join(', ')}`;
 const rules: Check = (v) =>
   Array.isArray(v) &&
   v.every((r) => typeof r === 'function' || (typeof r === 'object' && r !== null && 'classify' in r))
@@ -159,33 +135,9 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   recorder: hasMethods('record'),
 };
 
-const show = (v: unknown): string => {
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'function') return 'a function';
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-};
-
 /** Merges `options` over `defaults`; throws a `TypeError` naming the first bad option, its value and what is allowed. */
 export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`createResilience: options must be an object, got ${show(options)}`);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const check = checks[key as keyof ResilienceOptions];
-    if (!check) {
-      throw new TypeError(
-        `createResilience: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`,
-      );
-    }
-    const allowed = check(value);
-    if (allowed)
-      throw new TypeError(`createResilience: option '${key}' must be ${allowed}, got ${show(value)}`);
-  }
+  checkOptions('createResilience', options, checks);
   const resolved = { ...defaults } as Record<string, unknown>;
   for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
   const r = resolved as ResolvedOptions;

@@ -14,10 +14,10 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
       <main className="panel" data-testid="traces-elsewhere">
         <h2>Calls and attempt waterfalls need spans</h2>
         <p>
-          Traces are in your tracing backend (Jaeger, Tempo...): this dashboard reads metrics from
-          Prometheus (<code>DASHBOARD_SOURCE=prometheus</code>) and stores no spans. Look a call up there
-          by its trace: the call span is <code>mcp.resilience.call</code>, with one child span per attempt
-          and a <code>mcp.resilience.classification</code> event on each failed attempt.
+          Traces are in your tracing backend (Jaeger, Tempo...): this dashboard reads metrics from Prometheus
+          (<code>DASHBOARD_SOURCE=prometheus</code>) and stores no spans. Look a call up there by its trace:
+          the call span is <code>mcp.resilience.call</code>, with one child span per attempt and a{' '}
+          <code>mcp.resilience.classification</code> event on each failed attempt.
         </p>
       </main>
     );

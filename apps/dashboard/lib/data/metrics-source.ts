@@ -19,10 +19,10 @@ import type {
 } from './types';
 
 /**
- * Seconds as every source reports them: rounded to the nanosecond, so that two backends summing the same
- * durations in a different order report the same number (floating-point sums differ in the last bits).
+ * Seconds as every source reports them: rounded to 12 decimals, so that two backends adding the same durations
+ * in a different order report the same number (floating-point sums differ in their last bits).
  */
-export const roundSeconds = (seconds: number): number => Math.round(seconds * 1e9) / 1e9;
+export const roundSeconds = (seconds: number): number => Math.round(seconds * 1e12) / 1e12;
 
 /** Default (and maximum) number of transitions `transitions()` returns. */
 export const MAX_TRANSITIONS = 1000;

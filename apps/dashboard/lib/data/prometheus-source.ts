@@ -71,6 +71,8 @@ const SERIES_MIN_STEP_MS = 10_000;
 const MAX_TRANSITION_STEPS = 1000;
 const MAX_INSTANCE_STEPS = 1000;
 const MAX_TIMELINE_STEPS = 1000;
+const SINCE_CACHE_MS = 60_000;
+const MAX_SINCE_CACHE = 100_000;
 
 const label = (s: { labels: Readonly<Record<string, string>> }, name: string): string => s.labels[name] ?? '';
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
@@ -100,6 +102,8 @@ export class PrometheusSource implements MetricsSource {
   readonly capabilities = { traces: false, push: false } as const;
   private readonly now: () => number;
   private readonly resolutionMs: number;
+  /** Per state series (all its labels): since when it has been 1, and when that was computed. */
+  private readonly sinceCache = new Map<string, { since: number; at: number }>();
 
   constructor(private readonly options: PrometheusSourceOptions) {
     this.now = options.now ?? Date.now;
@@ -327,24 +331,37 @@ export class PrometheusSource implements MetricsSource {
   /** Each instance's current state of each breaker (from the one-hot gauge), and since when. */
   private async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
     const now = this.now();
-    const [states, since] = await Promise.all([
-      this.instant(promql.breakerStates(filters, this.options.staleMs), now),
-      this.instant(promql.breakerSince(filters, this.options.staleMs, this.resolutionMs), now),
-    ]);
-    const parts = new Map<string, Partial<Record<string, number>>>();
-    for (const s of since) {
-      const key = seriesKey(s.labels, ['part']);
-      const p = parts.get(key) ?? {};
-      p[label(s, 'part')] = s.value;
-      parts.set(key, p);
+    const states = await this.instant(promql.breakerStates(filters, this.options.staleMs), now);
+    const keys = states.map((s) => seriesKey(s.labels));
+    const cached = (key: string) => {
+      const c = this.sinceCache.get(key);
+      return c && now - c.at >= 0 && now - c.at < SINCE_CACHE_MS ? c.since : undefined;
+    };
+    // `since` takes subqueries over every state series: only when a current state is new (or the cached date
+    // is a minute old), so that live polling costs one cheap query while nothing changes.
+    if (keys.some((k) => cached(k) === undefined)) {
+      const since = await this.instant(
+        promql.breakerSince(filters, this.options.staleMs, this.resolutionMs),
+        now,
+      );
+      const parts = new Map<string, Partial<Record<string, number>>>();
+      for (const s of since) {
+        const key = seriesKey(s.labels, ['part']);
+        const p = parts.get(key) ?? {};
+        p[label(s, 'part')] = s.value;
+        parts.set(key, p);
+      }
+      if (this.sinceCache.size > MAX_SINCE_CACHE) this.sinceCache.clear();
+      for (const key of keys)
+        this.sinceCache.set(key, { since: this.since(parts.get(key) ?? {}, now), at: now });
     }
-    return states.map((s) => ({
+    return states.map((s, i) => ({
       service: label(s, promql.LABEL_JOB),
       instance: label(s, promql.LABEL_INSTANCE),
       server: label(s, SERVER),
       tool: label(s, TOOL),
       state: asState(label(s, PROM_LABEL_STATE)),
-      since: this.since(parts.get(seriesKey(s.labels)) ?? {}, now),
+      since: cached(keys[i]!) ?? now,
       stale: s.value !== 1,
     }));
   }
@@ -443,7 +460,10 @@ export class PrometheusSource implements MetricsSource {
 
   /** The worst state across instances per step (the scrape interval, or range/1000 for long ranges). */
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const stepMs = Math.max(this.resolutionMs, alignUp(Math.ceil((q.to - q.from) / MAX_TIMELINE_STEPS), 1000));
+    const stepMs = Math.max(
+      this.resolutionMs,
+      alignUp(Math.ceil((q.to - q.from) / MAX_TIMELINE_STEPS), 1000),
+    );
     const origin = alignDown(q.from, stepMs);
     const plan = { step: stepMs, origin, count: Math.max(1, Math.ceil((q.to - origin) / stepMs)) };
     const start = plan.origin + plan.step;

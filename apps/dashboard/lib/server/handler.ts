@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadError, parseAlertmanagerPayload } from '../alerts/alertmanager';
 import { RuleValidationError, validateRule } from '../alerts/rule';
+import { PrometheusError } from '../data/prometheus-client';
 import {
   ParamError,
   parseInstancesParams,
   parseSummaryParams,
   parseTransitionsParams,
 } from '../data/query-params';
-import { PrometheusError } from '../data/prometheus-client';
 import type { TimeQuery } from '../data/types';
 import type { OtlpHttpRequest } from '../otlp/receiver';
 import type { Runtime } from '../runtime';

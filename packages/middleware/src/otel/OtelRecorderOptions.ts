@@ -1,4 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { boolean, type Check, checkOptions, hasMethods, integer } from '../checkOptions.js';
 
 /** Options of `createOtelRecorder`. Flat and all optional; `otelRecorderDefaults` holds every default. */
 export interface OtelRecorderOptions {
@@ -47,54 +48,20 @@ export const otelRecorderDefaults: ResolvedOtelRecorderOptions = Object.freeze({
   maxOpenCalls: 10_000,
 });
 
-type Check = (value: unknown) => string | undefined;
-
-const hasMethod =
-  (name: string): Check =>
-  (v) =>
-    typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)[name] === 'function'
-      ? undefined
-      : `an object with ${name}()`;
-
 const checks: { readonly [K in keyof OtelRecorderOptions]-?: Check } = {
-  tracerProvider: hasMethod('getTracer'),
-  meterProvider: hasMethod('getMeter'),
-  captureMessages: (v) => (typeof v === 'boolean' ? undefined : 'a boolean'),
-  messageMaxLength: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'an integer >= 1'),
+  tracerProvider: hasMethods('getTracer'),
+  meterProvider: hasMethods('getMeter'),
+  captureMessages: boolean,
+  messageMaxLength: integer(1),
   costPerAttempt: (v) =>
     typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'a finite number >= 0',
   redact: (v) => (Array.isArray(v) && v.every((p) => p instanceof RegExp) ? undefined : 'an array of RegExp'),
-  maxOpenCalls: (v) => (Number.isInteger(v) && (v as number) >= 1 ? undefined : 'an integer >= 1'),
-};
-
-const show = (v: unknown): string => {
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'function') return 'a function';
-  if (v instanceof RegExp) return String(v);
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
+  maxOpenCalls: integer(1),
 };
 
 /** Merges `options` over the defaults; throws a `TypeError` naming the first bad option and what is allowed. */
 export function resolveOtelRecorderOptions(options: OtelRecorderOptions = {}): ResolvedOtelRecorderOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`createOtelRecorder: options must be an object, got ${show(options)}`);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const check = checks[key as keyof OtelRecorderOptions];
-    if (!check) {
-      throw new TypeError(
-        `createOtelRecorder: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`,
-      );
-    }
-    const allowed = check(value);
-    if (allowed)
-      throw new TypeError(`createOtelRecorder: option '${key}' must be ${allowed}, got ${show(value)}`);
-  }
+  checkOptions('createOtelRecorder', options, checks);
   const resolved: Record<string, unknown> = { ...otelRecorderDefaults };
   for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
   return resolved as unknown as ResolvedOtelRecorderOptions;
