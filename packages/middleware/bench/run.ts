@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { scenarios, simulate } from './adaptiveBackoff.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -39,6 +41,7 @@ const readme = await readFile(readmeUrl, 'utf8');
 const marked = /(<!-- bench:adaptive -->\n)[\s\S]*?(<!-- \/bench:adaptive -->)/;
 if (!marked.test(readme)) throw new Error('README.md has no <!-- bench:adaptive --> markers');
 await writeFile(readmeUrl, readme.replace(marked, `$1\n${table}\n\n$2`));
+execFileSync('npx', ['biome', 'format', '--write', fileURLToPath(readmeUrl)], { stdio: 'ignore' });
 console.log(
   '\n(README.md updated.) The comparison with the anchors and the overhead per call: packages/bench (docs/benchmarks.md).',
 );
