@@ -44,7 +44,12 @@ const alive = (pid: number) => {
   }
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  output: readonly string[] = [],
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -56,7 +61,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     }
     await new Promise((r) => setTimeout(r, 1_000));
   }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+  const tail = output.join('').split('\n').slice(-30).join('\n');
+  throw new Error(
+    `timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\ndemo output:\n${tail}`,
+  );
 }
 
 interface Summary {
@@ -106,6 +114,7 @@ describe('npm run demo', () => {
         return expected.every((e) => seen.has(e)) ? true : undefined;
       },
       120_000,
+      output,
     );
 
     // Once both groups have retried enough, the naive group's retry efficiency is the lower one.
@@ -117,6 +126,7 @@ describe('npm run demo', () => {
         return r && n && r.retries.total >= 20 && n.retries.total >= 20 ? [r, n] : undefined;
       },
       120_000,
+      output,
     );
     expect(naive.retries.efficiency!).toBeLessThan(resilient.retries.efficiency!);
 
@@ -129,6 +139,7 @@ describe('npm run demo', () => {
         return body.transitions.length > 0 ? body.transitions : undefined;
       },
       120_000,
+      output,
     );
     expect(transitions.some((t) => t.to === 'open')).toBe(true);
 

@@ -1,4 +1,4 @@
-import { type Clock, createFakeClock, createResilience, type ResilienceOptions } from '../dist/index.js';
+import { type Clock, createFakeClock, createResilience, type ResilienceOptions } from '../src/index.js';
 import { mulberry32 } from './mulberry32.js';
 
 /** Down intervals [from, to) in virtual milliseconds. */

@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   context,
+  type HrTime,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -110,7 +111,7 @@ export function createSpanRecorder(
     let failure: unknown;
     for (const attempt of open) {
       try {
-        attempt.span.end(attempt.endTime ?? time);
+        attempt.span.end(at(attempt.endTime ?? time));
       } catch (error) {
         failure ??= error;
       }
@@ -127,7 +128,7 @@ export function createSpanRecorder(
       try {
         endAttempts(oldest, event.time);
       } finally {
-        oldest.span.end(event.time);
+        oldest.span.end(at(event.time));
       }
     }
     // `record` runs synchronously inside `execute`: the active context is the caller's.
@@ -135,7 +136,7 @@ export function createSpanRecorder(
     const attributes = callSpanAttributes(event);
     const span = t.startSpan(
       SPAN_MCP_RESILIENCE_CALL,
-      { kind: SpanKind.INTERNAL, startTime: event.time, attributes },
+      { kind: SpanKind.INTERNAL, startTime: at(event.time), attributes },
       parent,
     );
     calls.set(event.callId, {
@@ -156,7 +157,7 @@ export function createSpanRecorder(
       attemptSpanName(event),
       {
         kind: SpanKind.CLIENT,
-        startTime: event.time,
+        startTime: at(event.time),
         attributes: { ...call.attributes, [ATTR_MCP_RESILIENCE_ATTEMPT]: event.attempt },
       },
       call.context,
@@ -170,7 +171,7 @@ export function createSpanRecorder(
     if (!attempt) return;
     if (event.outcome === 'success') {
       calls.get(event.callId)?.attempts.delete(event.attempt);
-      attempt.span.end(event.time);
+      attempt.span.end(at(event.time));
       return;
     }
     failStatus(attempt.span, event.classification);
@@ -214,13 +215,13 @@ export function createSpanRecorder(
       giveUpReason,
     );
     if (!attempt) {
-      call.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, event.time);
+      call.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, at(event.time));
       return;
     }
     try {
-      attempt.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, event.time);
+      attempt.span.addEvent(EVENT_MCP_RESILIENCE_CLASSIFICATION, attributes, at(event.time));
     } finally {
-      attempt.span.end(attempt.endTime ?? event.time);
+      attempt.span.end(at(attempt.endTime ?? event.time));
     }
   };
 
@@ -246,13 +247,13 @@ export function createSpanRecorder(
           span.addEvent(
             EVENT_MCP_RESILIENCE_CLASSIFICATION,
             classificationAttributes(c, decision, 0, undefined),
-            event.time,
+            at(event.time),
           );
         }
         failStatus(span, c);
       }
     } finally {
-      call.span.end(event.time);
+      call.span.end(at(event.time));
     }
   };
 
@@ -266,19 +267,19 @@ export function createSpanRecorder(
     };
     const call = event.callId === undefined ? undefined : calls.get(event.callId);
     if (call) {
-      call.span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, event.time);
+      call.span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, at(event.time));
       return;
     }
     // Outside any open call (timer-driven open → half_open): a short root span of its own, so it is exported.
     // Root: a breaker timer runs in the async context of the call that opened the breaker, long finished.
     const span = t.startSpan(SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, {
       kind: SpanKind.INTERNAL,
-      startTime: event.time,
+      startTime: at(event.time),
       attributes,
       root: true,
     });
-    span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, event.time);
-    span.end(event.time);
+    span.addEvent(EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION, attributes, at(event.time));
+    span.end(at(event.time));
   };
 
   return {
@@ -307,4 +308,13 @@ export function createSpanRecorder(
       }
     },
   };
+}
+
+/**
+ * Event times (epoch milliseconds, or virtual ones) as `HrTime`: the SDK reads a small number as relative to
+ * `performance.now()`, which would mix up the two kinds of time.
+ */
+function at(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
 }
