@@ -1,14 +1,4 @@
-/** A small seeded PRNG (mulberry32), uniform in [0, 1): the same seed gives the same sequence. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@mcp-resilience/middleware';
 
 /** A uniform in [0, 1) that depends only on its integer inputs: a stateless draw, keyed by (seed, call, attempt, ...). */
 export function hashUniform(...keys: number[]): number {
@@ -19,5 +9,5 @@ export function hashUniform(...keys: number[]): number {
     h = Math.imul(h, 0x5bd1e995);
     h ^= h >>> 15;
   }
-  return mulberry32(h)();
+  return seededRandom(h)();
 }

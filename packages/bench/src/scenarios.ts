@@ -1,5 +1,5 @@
+import { seededRandom } from '@mcp-resilience/middleware';
 import { FAULTS, type FaultKind } from './faults.js';
-import { mulberry32 } from './prng.js';
 
 /** What the endpoint does to every request sent while it is in this state. */
 export type EndpointState =
@@ -249,7 +249,7 @@ function scenarioSalt(key: string): number {
 
 /** Records a scenario's fault sequence: the same seed gives the same sequence, byte for byte. */
 export function recordSequence(spec: ScenarioSpec, seed: number): Sequence {
-  const random = mulberry32((seed ^ scenarioSalt(spec.key)) >>> 0);
+  const random = seededRandom((seed ^ scenarioSalt(spec.key)) >>> 0);
   const segments = withoutOverlaps(spec.segments(random));
   const calls: RecordedCall[] = [];
   for (let id = 0, at = 0; at < spec.durationMs; id++, at += spec.callEveryMs) {

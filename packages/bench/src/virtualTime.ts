@@ -1,5 +1,5 @@
+import { seededRandom } from '@mcp-resilience/middleware';
 import FakeTimers from '@sinonjs/fake-timers';
-import { mulberry32 } from './prng.js';
 
 /** Virtual time starts here (a weekday morning), so that no library sees a suspicious `Date.now() === 0`. */
 export const EPOCH = Date.UTC(2026, 0, 15, 9, 0, 0);
@@ -31,7 +31,7 @@ export async function onVirtualTime<T>(
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
   });
   const realRandom = Math.random;
-  Math.random = mulberry32(seed);
+  Math.random = seededRandom(seed);
   let done = false;
   let failed = false;
   let value: T | undefined;

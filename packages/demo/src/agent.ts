@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { seededRandom } from '@mcp-resilience/middleware';
 import { observeFetch, withResilience } from '@mcp-resilience/middleware/mcp';
 import { setupTelemetry } from '@mcp-resilience/telemetry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,7 +7,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentConfig, serviceName } from './AgentConfig.js';
-import { mulberry32 } from './mulberry32.js';
 import { naiveOptions, resilientOptions } from './policies.js';
 import { phaseAt } from './timeline.js';
 import { nextStep, type Step } from './tools.js';
@@ -22,7 +22,7 @@ async function main(config: AgentConfig) {
     resourceAttributes: { 'service.instance.id': `${config.group}-${config.id}` },
   });
   const policy = config.group === 'resilient' ? resilientOptions(config.speed) : naiveOptions(config.speed);
-  const random = mulberry32(config.seed * 1_000 + config.id);
+  const random = seededRandom(config.seed * 1_000 + config.id);
 
   const weatherTransport = () =>
     new StdioClientTransport({

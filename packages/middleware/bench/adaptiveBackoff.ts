@@ -1,5 +1,10 @@
-import { type Clock, createFakeClock, createResilience, type ResilienceOptions } from '../src/index.js';
-import { mulberry32 } from './mulberry32.js';
+import {
+  type Clock,
+  createFakeClock,
+  createResilience,
+  type ResilienceOptions,
+  seededRandom,
+} from '../src/index.js';
 
 /** Down intervals [from, to) in virtual milliseconds. */
 type Outages = Array<[number, number]>;
@@ -67,8 +72,8 @@ export async function simulate(
   seed: number,
 ): Promise<Result> {
   const fake = createFakeClock(0);
-  const random = mulberry32(seed);
-  const clock: Clock = { now: fake.now, sleep: fake.sleep, random: mulberry32(seed + 1) };
+  const random = seededRandom(seed);
+  const clock: Clock = { now: fake.now, sleep: fake.sleep, random: seededRandom(seed + 1) };
   const outages = scenario.outages(random);
   const down = (t: number) => outages.some(([from, to]) => t >= from && t < to);
   const r = createResilience({ ...options, clock });

@@ -27,3 +27,4 @@ export type { Recorder } from './record/Recorder.js';
 export type * from './record/ResilienceEvent.js';
 export type { FakeClock } from './testing/createFakeClock.js';
 export { createFakeClock } from './testing/createFakeClock.js';
+export { seededRandom } from './testing/seededRandom.js';
