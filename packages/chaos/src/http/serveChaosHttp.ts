@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   isInitializeRequest,
@@ -11,6 +11,7 @@ import type { FaultCore } from '../core/FaultCore.js';
 import type { Fault } from '../plan/FaultPlan.js';
 import { type BackendFactory, HttpSession } from './HttpSession.js';
 import { answerHttpFault } from './httpFaults.js';
+import { listen } from './listen.js';
 import { readBody } from './readBody.js';
 import { rpcError, sendJson, sendUnknownSession } from './responses.js';
 
@@ -150,17 +151,7 @@ export async function serveChaosHttp(options: ChaosHttpFrontOptions): Promise<Ch
     await session.transport.handleRequest(req, res);
   };
 
-  const http = createServer((req, res) => {
-    route(req, res).catch(() => {
-      if (res.headersSent) res.destroy();
-      else sendJson(res, 500, rpcError(-32603, 'Internal server error'));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, () => resolve());
-  });
-  const address = http.address() as AddressInfo;
+  const { http, address } = await listen(route, port, host);
 
   return {
     url: endpointUrl(address),

@@ -1,6 +1,5 @@
 import {
   type Agent,
-  createServer,
   Agent as HttpAgent,
   request as httpRequest,
   type IncomingHttpHeaders,
@@ -9,11 +8,11 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { isJSONRPCRequest, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Admission, FaultCore, Origin } from '../core/FaultCore.js';
 import { localOutcome } from '../core/outcomes.js';
 import { answerHttpFault } from '../http/httpFaults.js';
+import { listen } from '../http/listen.js';
 import { readBody } from '../http/readBody.js';
 import { rpcError, sendJson, sendUnknownSession } from '../http/responses.js';
 import { type ChaosHttpFront, endpointUrl, MCP_PATH } from '../http/serveChaosHttp.js';
@@ -257,17 +256,7 @@ export async function serveHttpProxy(options: HttpProxyOptions): Promise<ChaosHt
     forward(req, res);
   };
 
-  const http = createServer((req, res) => {
-    route(req, res).catch(() => {
-      if (res.headersSent) res.destroy();
-      else sendJson(res, 500, rpcError(-32603, 'Internal server error'));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, () => resolve());
-  });
-  const address = http.address() as AddressInfo;
+  const { http, address } = await listen(route, port, host);
 
   return {
     url: endpointUrl(address),
