@@ -1,7 +1,11 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ERROR_TYPES, type ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ResilienceOptions } from '../options.js';
+import type { FallbackTarget } from './fallback.js';
 import type { ObservedFetch } from './observeFetch.js';
+import { TERMINAL_OUTCOMES, type TerminalOutcome } from './outcomeResult.js';
 
 /** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
 export interface McpResilienceOptions extends ResilienceOptions {
@@ -40,12 +44,51 @@ export interface McpResilienceOptions extends ResilienceOptions {
   readonly fetch?: ObservedFetch;
   /** Share one pipeline (breakers, budgets) between clients; core options must then be given to it, not here. */
   readonly resilience?: Resilience;
+  /**
+   * For `tools/call`, the other terminal outcomes that resolve to an `isError` result a model can act on (one
+   * sentence: what failed, whether calling again can help, when; the classification in `_meta`) instead of a
+   * `ResilienceError`: `'circuit_open'`, `'shed'` (the breaker's wait queue was full), `'deadline'`,
+   * `'budget_exhausted'`, `'retries_exhausted'`. Default: none.
+   */
+  readonly resultOn?: readonly TerminalOutcome[];
+  /**
+   * How long a `tools/call` that failed for good is remembered: an identical repeat (same server, tool and
+   * arguments) within this time is answered with the same result (or error) without a request. `0` turns it
+   * off. Any successful call of a tool that is not read-only, and a change of the tools, clear it.
+   */
+  readonly negativeCacheTtlMs?: number;
+  /** Failed calls remembered at most; the least recently used is dropped beyond. */
+  readonly negativeCacheMaxEntries?: number;
+  /**
+   * The failure types remembered (non-retryable failures only). Default: `invalid_params`, `invalid_request`,
+   * `parse_error`, `method_not_found`, `payload_too_large`, `tool_error`. Auth failures (`unauthorized`,
+   * `forbidden`, `user_action_required`) are left out by default: a user may fix them.
+   */
+  readonly negativeCacheTypes?: readonly ErrorType[];
+  /**
+   * Fallback servers, tried in order when a `tools/call` cannot be served here: this server's breaker is open
+   * (or its wait queue full), or the call failed with a retryable error after its attempts and sending it
+   * elsewhere cannot run it twice. Only a fallback that lists the tool in `tools/list` gets it; each has its
+   * own breaker, budget and retries (it shares this client's pipeline and telemetry).
+   */
+  readonly fallbacks?: readonly FallbackTarget[];
 }
 
 export const mcpDefaults = {
   idempotency: 'annotations',
   nonRetryableAs: 'throw',
   breakerScope: 'server',
+  resultOn: [] as readonly TerminalOutcome[],
+  negativeCacheTtlMs: 30_000,
+  negativeCacheMaxEntries: 256,
+  negativeCacheTypes: [
+    'invalid_params',
+    'invalid_request',
+    'parse_error',
+    'method_not_found',
+    'payload_too_large',
+    'tool_error',
+  ] as readonly ErrorType[],
 } as const;
 
 const MCP_KEYS = [
@@ -57,6 +100,11 @@ const MCP_KEYS = [
   'breakerScope',
   'fetch',
   'resilience',
+  'resultOn',
+  'negativeCacheTtlMs',
+  'negativeCacheMaxEntries',
+  'negativeCacheTypes',
+  'fallbacks',
 ] as const;
 
 /** Splits the options into the MCP ones (validated) and the core ones. */
@@ -103,6 +151,7 @@ export function splitMcpOptions(options: McpResilienceOptions): {
   if (fetch !== undefined && typeof (fetch as Partial<ObservedFetch>).failuresSince !== 'function') {
     fail('fetch', 'the function returned by observeFetch()', typeof fetch);
   }
+  checkAgentLoopOptions(mcp, fail);
   if (resilience !== undefined) {
     if (typeof (resilience as Partial<Resilience>).execute !== 'function') {
       fail('resilience', 'an object returned by createResilience()', typeof resilience);
@@ -115,4 +164,62 @@ export function splitMcpOptions(options: McpResilienceOptions): {
     }
   }
   return { mcp, core };
+}
+
+const isListOf = (value: unknown, allowed: readonly string[]) =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string' && allowed.includes(v));
+
+/** Validates `resultOn`, the negative cache and `fallbacks`. */
+function checkAgentLoopOptions(
+  mcp: Record<string, unknown>,
+  fail: (name: string, allowed: string, value: unknown) => void,
+): void {
+  const { resultOn, negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes, fallbacks } = mcp;
+  if (resultOn !== undefined && !isListOf(resultOn, TERMINAL_OUTCOMES)) {
+    fail('resultOn', `an array of ${TERMINAL_OUTCOMES.map((o) => `'${o}'`).join(', ')}`, resultOn);
+  }
+  if (
+    negativeCacheTtlMs !== undefined &&
+    (typeof negativeCacheTtlMs !== 'number' || !Number.isFinite(negativeCacheTtlMs) || negativeCacheTtlMs < 0)
+  ) {
+    fail(
+      'negativeCacheTtlMs',
+      'a finite number >= 0 (milliseconds; 0 turns the cache off)',
+      negativeCacheTtlMs,
+    );
+  }
+  if (
+    negativeCacheMaxEntries !== undefined &&
+    (!Number.isInteger(negativeCacheMaxEntries) || (negativeCacheMaxEntries as number) < 1)
+  ) {
+    fail('negativeCacheMaxEntries', 'an integer >= 1', negativeCacheMaxEntries);
+  }
+  if (negativeCacheTypes !== undefined && !isListOf(negativeCacheTypes, ERROR_TYPES)) {
+    fail('negativeCacheTypes', 'an array of error types (ERROR_TYPES)', negativeCacheTypes);
+  }
+  if (fallbacks !== undefined) {
+    const isClient = (c: unknown) => typeof (c as Partial<Client> | null)?.request === 'function';
+    const valid =
+      Array.isArray(fallbacks) &&
+      fallbacks.every(
+        (f) =>
+          isClient(f) ||
+          (typeof f === 'object' &&
+            f !== null &&
+            isClient((f as { client?: unknown }).client) &&
+            ((f as { server?: unknown }).server === undefined ||
+              (typeof (f as { server?: unknown }).server === 'string' &&
+                (f as { server: string }).server !== '')) &&
+            ((f as { tools?: unknown }).tools === undefined ||
+              (Array.isArray((f as { tools?: unknown }).tools) &&
+                ((f as { tools: unknown[] }).tools as unknown[]).every((t) => typeof t === 'string')))),
+      );
+    if (!valid) {
+      fail(
+        'fallbacks',
+        'an array of MCP clients or { client, server?, tools? } objects',
+        Array.isArray(fallbacks) ? `array of ${fallbacks.length}` : typeof fallbacks,
+      );
+    }
+  }
 }

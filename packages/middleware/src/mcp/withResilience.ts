@@ -6,7 +6,9 @@ import type { AttemptContext, Recovery } from '../call/CallOptions.js';
 import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { agentLoop } from './agentLoop.js';
 import { idempotencyPolicy } from './idempotency.js';
+import { FALLBACK_FROM, INTERNALS, type ResilientInternals } from './internals.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
 import { UNWRAPPED_METHODS } from './methods.js';
@@ -73,7 +75,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
   const watchTools = (transport: Transport | undefined) => {
     if (!transport || watched.has(transport)) return;
     watched.add(transport);
-    watchToolListChanged(transport, annotations);
+    watchToolListChanged(transport, annotations, () => loop.toolsChanged());
   };
   watchTools(client.transport);
   const reconnect = mcp.reconnect
@@ -84,6 +86,16 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     : undefined;
 
   const serverName = () => mcp.server ?? client.getServerVersion()?.name ?? 'mcp';
+  // The model's repeats (negative cache), results for other terminal outcomes, fallback servers.
+  const loop = agentLoop(mcp, resilience, (target, server) =>
+    withResilience(target, {
+      resilience,
+      server,
+      idempotency: mcp.idempotency ?? mcpDefaults.idempotency,
+      ...(mcp.toolIdempotency ? { toolIdempotency: mcp.toolIdempotency } : {}),
+      negativeCacheTtlMs: 0,
+    }),
+  );
 
   async function request(this: unknown, req: AnyRequest, schema: unknown, requestOptions?: RequestOptions) {
     const self = this ?? proxy;
@@ -95,6 +107,14 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
       await refreshAnnotations(requestOptions?.signal);
     }
+    const attributes = callAttributes(server, req, tool, client.transport);
+    const from = (requestOptions as { [FALLBACK_FROM]?: unknown } | undefined)?.[FALLBACK_FROM];
+    if (typeof from === 'string') attributes['mcp.resilience.fallback.from'] = from;
+    const repeat =
+      tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
+    if (repeat?.kind === 'result') return repeat.result;
+    if (repeat?.kind === 'error') throw repeat.error;
+    const started = clock.now();
     const perTool = breakerScope === 'tool' && tool !== undefined;
     // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
     let attemptTransport: Transport | undefined;
@@ -143,14 +163,14 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       return result;
     };
     try {
-      return await resilience.execute(attempt, {
+      const value = await resilience.execute(attempt, {
         endpoint: perTool ? `${server}/${tool}` : server,
         endpointAttributes: perTool
           ? { 'mcp.server': server, 'gen_ai.tool.name': tool }
           : { 'mcp.server': server },
         operation: method,
         idempotent: policy.isSafe(method, tool),
-        attributes: callAttributes(server, req, tool, client.transport),
+        attributes,
         rules,
         ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
         ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
@@ -158,8 +178,29 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
           ? { timeoutMs: requestOptions.maxTotalTimeout }
           : {}),
       });
-    } catch (error) {
-      if (!isResilienceError(error)) throw error;
+      if (tool !== undefined) loop.succeeded(annotations.get(tool)?.readOnlyHint === true);
+      return value;
+    } catch (thrown) {
+      if (!isResilienceError(thrown)) throw thrown;
+      let error: ResilienceError = thrown;
+      if (tool !== undefined) {
+        const routed = await loop.fallBack({
+          request: req,
+          schema,
+          options: requestOptions,
+          tool,
+          primary: server,
+          attributes,
+          cause: error,
+          safeToRepeat: policy.isSafe(method, tool),
+        });
+        if (routed.kind === 'value') return routed.value;
+        if (routed.kind === 'failed' && isResilienceError(routed.error)) error = routed.error;
+      }
+      const remember = <T>(settled: T): T =>
+        tool === undefined
+          ? settled
+          : loop.remember(server, tool, req.params?.arguments, error, settled, clock.now() - started);
       const meta: McpClassificationMeta = {
         ...error.classification,
         attempts: error.attempts,
@@ -173,15 +214,17 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       if (error.cause instanceof ToolResultError) {
         const original = error.cause.result;
         const result = asResult ? nonRetryableResult(meta, meta.attempts, tool, original) : original;
-        return { ...result, _meta: { ...result._meta, [CLASSIFICATION_META_KEY]: meta } };
+        return remember({ ...result, _meta: { ...result._meta, [CLASSIFICATION_META_KEY]: meta } });
       }
       if (method === 'tools/call' && asResult) {
-        return {
+        return remember({
           ...nonRetryableResult(meta, meta.attempts, tool),
           _meta: { [CLASSIFICATION_META_KEY]: meta },
-        };
+        });
       }
-      throw error;
+      const outcome = method === 'tools/call' ? loop.asResult(error, tool) : undefined;
+      if (outcome) return { ...outcome, _meta: { [CLASSIFICATION_META_KEY]: meta } };
+      throw remember(error);
     }
   }
 
@@ -209,11 +252,19 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     return refreshing;
   }
 
+  const internals: ResilientInternals = {
+    tools: annotations,
+    refreshTools: refreshAnnotations,
+    server: serverName,
+    now: () => clock.now(),
+  };
   const proxy: C = new Proxy(client, {
     get(target, property, receiver) {
       switch (property) {
         case 'request':
           return request;
+        case INTERNALS:
+          return internals;
         case 'connect':
           return (transport: Transport, connectOptions?: RequestOptions) => {
             closedByCaller = false;
@@ -306,11 +357,17 @@ function reconnector(
  * (before `connect`, the SDK chains it; after, it wraps the SDK's), so that it survives the handlers the SDK
  * or the caller set with `setNotificationHandler`.
  */
-function watchToolListChanged(transport: Transport, annotations: ToolAnnotationCache): void {
+function watchToolListChanged(
+  transport: Transport,
+  annotations: ToolAnnotationCache,
+  onToolsChanged?: () => void,
+): void {
   const previous = transport.onmessage;
   transport.onmessage = ((message, extra) => {
-    if ((message as { method?: unknown }).method === 'notifications/tools/list_changed')
+    if ((message as { method?: unknown }).method === 'notifications/tools/list_changed') {
       annotations.markStale();
+      onToolsChanged?.();
+    }
     previous?.call(transport, message, extra);
   }) as Transport['onmessage'];
 }

@@ -22,6 +22,7 @@ import {
   stateValue,
 } from './attributes.js';
 import type { ResolvedOtelRecorderOptions } from './OtelRecorderOptions.js';
+import { type AgentLoopInstruments, createAgentLoopInstruments, recordAgentLoop } from './recordAgentLoop.js';
 import {
   ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
@@ -64,6 +65,7 @@ interface Instruments {
   readonly transitions: Counter;
   readonly operationDuration: Histogram;
   readonly breakerState: ObservableGauge;
+  readonly agentLoop: AgentLoopInstruments;
 }
 
 /** Breaker sources (resilience instances) followed at most; the oldest is dropped beyond. */
@@ -123,6 +125,7 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
       unit: UNIT_STATE,
       valueType: ValueType.INT,
     }),
+    agentLoop: createAgentLoopInstruments(meter),
   };
 }
 
@@ -273,6 +276,9 @@ export function createMetricRecorder(
             [ATTR_TO_STATE]: stateValue(event.to),
           });
           return;
+        case 'model_retry_avoided':
+        case 'fallback':
+          return recordAgentLoop(m.agentLoop, event);
         default:
           return;
       }

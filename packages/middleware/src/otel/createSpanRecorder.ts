@@ -19,6 +19,7 @@ import type {
   CallStartedEvent,
   FailureClassifiedEvent,
 } from '../record/ResilienceEvent.js';
+import { agentLoopSpanEvent } from './agentLoopSpanEvent.js';
 import {
   attemptSpanName,
   breakerMetricAttributes,
@@ -303,6 +304,9 @@ export function createSpanRecorder(
           if (event.type === 'attempt_started') return attemptStarted(t, event);
           return breakerTransition(t, event);
         }
+        case 'model_retry_avoided':
+        case 'fallback':
+          return agentLoopSpanEvent(event);
         default:
           return;
       }

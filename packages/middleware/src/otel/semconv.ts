@@ -220,3 +220,35 @@ export const PROM_LABEL_OUTCOME = 'outcome' as const;
 export const PROM_LABEL_STATE = 'state' as const;
 export const PROM_LABEL_FROM_STATE = 'from_state' as const;
 export const PROM_LABEL_TO_STATE = 'to_state' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The agent loop (withResilience: negative cache, fallback servers)
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Counter `{call}`: repeats of a `tools/call` that failed non-retryably a moment ago (same server, tool and
+ * arguments), answered from the negative cache without a request. Attrs: server, method, tool, `error.type`.
+ */
+export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model_retries.avoided' as const;
+/** Counter `s` (double): the duration of the original failed call, per avoided repeat. Same attributes. */
+export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME =
+  'mcp.resilience.model_retries.saved_time' as const;
+/**
+ * Counter `{call}`: calls sent to a fallback server. Attrs: `mcp.server` (the primary),
+ * `mcp.resilience.fallback.server` (the target), tool, `outcome` = success | failure.
+ */
+export const METRIC_MCP_RESILIENCE_FALLBACKS = 'mcp.resilience.fallbacks' as const;
+/** The fallback server a call went to (metric attribute of `mcp.resilience.fallbacks`, span attribute). */
+export const ATTR_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp.resilience.fallback.server' as const;
+/** On a fallback call's span: the primary server it replaced. Span attribute only. */
+export const ATTR_MCP_RESILIENCE_FALLBACK_FROM = 'mcp.resilience.fallback.from' as const;
+/** Span event on the active span when a repeat is answered from the negative cache. */
+export const EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED = 'mcp.resilience.model_retry_avoided' as const;
+/** Span event on the active span when a call goes to a fallback server. */
+export const EVENT_MCP_RESILIENCE_FALLBACK = 'mcp.resilience.fallback' as const;
+export const PROM_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED_TOTAL =
+  'mcp_resilience_model_retries_avoided_total' as const;
+export const PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
+  'mcp_resilience_model_retries_saved_time_seconds_total' as const;
+export const PROM_MCP_RESILIENCE_FALLBACKS_TOTAL = 'mcp_resilience_fallbacks_total' as const;
+export const PROM_LABEL_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp_resilience_fallback_server' as const;

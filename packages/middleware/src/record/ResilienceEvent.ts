@@ -107,6 +107,39 @@ export interface RecorderAttachedEvent {
   readonly breakers: () => readonly BreakerSnapshot[];
 }
 
+/**
+ * A repeat of a `tools/call` that failed for good a moment ago (same server, tool and arguments), answered from
+ * the negative cache of `withResilience` without a request: a retry the model made that could not succeed.
+ */
+export interface ModelRetryAvoidedEvent {
+  readonly type: 'model_retry_avoided';
+  readonly time: number;
+  readonly endpoint: string;
+  readonly operation: string;
+  /** The call's attributes (`mcp.server`, `mcp.method.name`, `gen_ai.tool.name`...). */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** The original failure's classification. */
+  readonly classification: Classification;
+  /** The duration of the original failed call: the time this repeat did not spend. */
+  readonly savedMs: number;
+}
+
+/** A `tools/call` that failed on its server (breaker open, retryable failure) was sent to a fallback server. */
+export interface FallbackEvent {
+  readonly type: 'fallback';
+  readonly time: number;
+  readonly durationMs: number;
+  readonly operation: string;
+  /** The call's attributes on the primary server (`mcp.server` is the primary). */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** The fallback server's name. */
+  readonly target: string;
+  /** `success` when the fallback answered (a tool result), `failure` when it failed too. */
+  readonly outcome: 'success' | 'failure';
+  /** Why the primary failed. */
+  readonly classification: Classification;
+}
+
 export type ResilienceEvent =
   | CallStartedEvent
   | AttemptStartedEvent
@@ -116,6 +149,8 @@ export type ResilienceEvent =
   | BudgetRefusedEvent
   | CallFinishedEvent
   | BreakerTransitionEvent
-  | RecorderAttachedEvent;
+  | RecorderAttachedEvent
+  | ModelRetryAvoidedEvent
+  | FallbackEvent;
 
 export type ResilienceEventType = ResilienceEvent['type'];

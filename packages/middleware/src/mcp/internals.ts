@@ -1,0 +1,29 @@
+import type { ToolAnnotationCache } from './ToolAnnotationCache.js';
+
+/** Read on a `withResilience` client: its tool listing, so that a fallback router can ask which tools it has. */
+export const INTERNALS: unique symbol = Symbol.for('@mcp-resilience/withResilience.internals');
+
+/**
+ * Set in a request's options by the fallback router: the primary server the call was sent on from. The
+ * fallback's call span carries it as `mcp.resilience.fallback.from`.
+ */
+export const FALLBACK_FROM: unique symbol = Symbol.for('@mcp-resilience/withResilience.fallbackFrom');
+
+export interface ResilientInternals {
+  /** The tools as last listed (names and annotations). */
+  readonly tools: ToolAnnotationCache;
+  /** Lists the tools again (all pages), once at a time; never rejects. */
+  refreshTools(signal: AbortSignal | undefined): Promise<void>;
+  /** The server name used as breaker key and `mcp.server`. */
+  server(): string;
+  now(): number;
+}
+
+/** The internals of a `withResilience` client, `undefined` for any other client. */
+export function internalsOf(client: object): ResilientInternals | undefined {
+  try {
+    return (client as { [INTERNALS]?: ResilientInternals })[INTERNALS];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,41 @@
+import { trace } from '@opentelemetry/api';
+import type { FallbackEvent, ModelRetryAvoidedEvent } from '../record/ResilienceEvent.js';
+import { errorTypeValue } from './attributes.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_RESILIENCE_FALLBACK_SERVER,
+  ATTR_MCP_SERVER,
+  ATTR_OUTCOME,
+  EVENT_MCP_RESILIENCE_FALLBACK,
+  EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED,
+} from './semconv.js';
+
+/**
+ * Adds the event to the active span (the agent framework's tool span, or the caller's): a repeat answered from
+ * the negative cache has no call span of its own, and a fallback's call span is a sibling of the primary's.
+ */
+export function agentLoopSpanEvent(event: ModelRetryAvoidedEvent | FallbackEvent): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  const base: Record<string, string> = {};
+  const server = event.attributes[ATTR_MCP_SERVER];
+  const tool = event.attributes[ATTR_GEN_AI_TOOL_NAME];
+  if (server !== undefined) base[ATTR_MCP_SERVER] = server;
+  if (tool !== undefined) base[ATTR_GEN_AI_TOOL_NAME] = tool;
+  const seconds = Math.floor(event.time / 1000);
+  const time: [number, number] = [seconds, Math.round((event.time - seconds * 1000) * 1e6)];
+  if (event.type === 'model_retry_avoided') {
+    span.addEvent(
+      EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED,
+      { ...base, [ATTR_ERROR_TYPE]: errorTypeValue(event.classification?.type) },
+      time,
+    );
+    return;
+  }
+  span.addEvent(
+    EVENT_MCP_RESILIENCE_FALLBACK,
+    { ...base, [ATTR_MCP_RESILIENCE_FALLBACK_SERVER]: event.target, [ATTR_OUTCOME]: event.outcome },
+    time,
+  );
+}
