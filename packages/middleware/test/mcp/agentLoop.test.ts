@@ -1,0 +1,288 @@
+import { type ChaosHttpServer, type FaultPlan, startChaosHttpServer } from '@mcp-resilience/chaos';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isResilienceError } from '../../src/errors/ResilienceError.js';
+import {
+  CLASSIFICATION_META_KEY,
+  type McpClassificationMeta,
+  type McpResilienceOptions,
+  withResilience,
+} from '../../src/mcp/index.js';
+import { createOtelRecorder } from '../../src/otel/createOtelRecorder.js';
+import { createOtelHarness } from '../../src/otel/test-support/otelHarness.js';
+import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
+import { createFakeClock } from '../../src/testing/createFakeClock.js';
+import { fast, httpTransport, newClient } from './harness.js';
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function chaos(plan: FaultPlan): Promise<{ http: ChaosHttpServer; client: Client }> {
+  const http = await startChaosHttpServer({ plan, seed: 1 });
+  cleanups.push(() => http.close());
+  const client = newClient();
+  await client.connect(httpTransport(http.url));
+  cleanups.push(() => client.close().catch(() => {}));
+  return { http, client };
+}
+
+const toolCalls = (http: ChaosHttpServer, tool: string) =>
+  http.log.filter((e) => e.method === 'tools/call' && e.tool === tool);
+const textOf = (result: unknown) =>
+  ((result as CallToolResult).content as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n');
+const metaOf = (result: unknown) =>
+  (result as CallToolResult)._meta?.[CLASSIFICATION_META_KEY] as McpClassificationMeta | undefined;
+
+describe('negative cache: the model repeating a call that failed for good', () => {
+  it('answers identical repeats (any key order) without a request, with the same result, and counts them', async () => {
+    const { http, client } = await chaos({ faults: [] });
+    const recorder = createMemoryRecorder();
+    const mcp = withResilience(client, { ...fast, server: 'chaos', recorder, nonRetryableAs: 'result' });
+    // A real schema violation: `get_weather` takes `city`, the model sends `town`.
+    const call = { name: 'get_weather', arguments: { town: 'Paris', units: 'C' } };
+    const first = await mcp.callTool(call);
+    const second = await mcp.callTool({ name: 'get_weather', arguments: { units: 'C', town: 'Paris' } });
+    const third = await mcp.callTool(call);
+
+    expect(toolCalls(http, 'get_weather')).toHaveLength(1);
+    expect(first.isError).toBe(true);
+    expect(metaOf(first)).toMatchObject({ class: 'non_retryable', type: 'invalid_params' });
+    expect(second).toEqual(first);
+    expect(third).toEqual(first);
+    const avoided = recorder.ofType('model_retry_avoided');
+    expect(avoided).toHaveLength(2);
+    expect(avoided[0]).toMatchObject({
+      endpoint: 'chaos',
+      attributes: { 'mcp.server': 'chaos', 'gen_ai.tool.name': 'get_weather' },
+      classification: { type: 'invalid_params' },
+    });
+    const original = recorder.ofType('call_finished').find((c) => c.operation === 'tools/call');
+    expect(avoided[0]?.savedMs).toBeGreaterThanOrEqual(original?.durationMs ?? Number.NaN);
+
+    // Other arguments are another call.
+    await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    expect(toolCalls(http, 'get_weather')).toHaveLength(2);
+  });
+
+  it('rethrows the same error in the throw form, and forgets after the TTL', async () => {
+    const { http, client } = await chaos({
+      faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }],
+    });
+    const clock = createFakeClock(1_000);
+    const mcp = withResilience(client, { ...fast, server: 'chaos', clock, negativeCacheTtlMs: 5_000 });
+    const call = { name: 'search', arguments: { query: 'mcp' } };
+    const first = await mcp.callTool(call).catch((e: unknown) => e);
+    const second = await mcp.callTool(call).catch((e: unknown) => e);
+    expect(isResilienceError(first) && first.classification.type).toBe('invalid_params');
+    expect(second).toBe(first);
+    expect(toolCalls(http, 'search')).toHaveLength(1);
+    await clock.advance(5_000);
+    await mcp.callTool(call).catch(() => {});
+    expect(toolCalls(http, 'search')).toHaveLength(2);
+  });
+
+  it('does not remember auth failures by default, and forgets after a tool that writes succeeded', async () => {
+    const { http, client } = await chaos({
+      faults: [{ kind: 'unauthorized', tool: 'search', times: 2 }],
+    });
+    const mcp = withResilience(client, { ...fast, server: 'chaos', nonRetryableAs: 'result' });
+    const search = { name: 'search', arguments: { query: 'mcp' } };
+    expect((await mcp.callTool(search)).isError).toBe(true);
+    expect((await mcp.callTool(search)).isError).toBe(true);
+    expect(toolCalls(http, 'search')).toHaveLength(2);
+
+    const weather = { name: 'get_weather', arguments: { town: 'Paris' } };
+    await mcp.callTool(weather);
+    await mcp.callTool(weather);
+    expect(toolCalls(http, 'get_weather')).toHaveLength(1);
+    // A read-only tool succeeding changes nothing; a ticket created may have: the repeat goes through.
+    expect((await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } })).isError).toBeFalsy();
+    await mcp.callTool(weather);
+    expect(toolCalls(http, 'get_weather')).toHaveLength(2);
+    expect((await mcp.callTool({ name: 'create_ticket', arguments: { title: 'x' } })).isError).toBeFalsy();
+    await mcp.callTool(weather);
+    expect(toolCalls(http, 'get_weather')).toHaveLength(3);
+  });
+
+  it('counts avoided repeats and saved time in OpenTelemetry metrics', async () => {
+    const { client } = await chaos({ faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }] });
+    const otel = createOtelHarness();
+    cleanups.push(() => otel.shutdown());
+    const recorder = createOtelRecorder({
+      meterProvider: otel.meterProvider,
+      tracerProvider: otel.tracerProvider,
+    });
+    const mcp = withResilience(client, { ...fast, server: 'chaos', recorder, nonRetryableAs: 'result' });
+    for (let i = 0; i < 3; i++) await mcp.callTool({ name: 'search', arguments: { query: 'x' } });
+    const attributes = {
+      'mcp.server': 'chaos',
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'search',
+      'error.type': 'invalid_params',
+    };
+    expect(await otel.points('mcp.resilience.model_retries.avoided')).toEqual([{ attributes, value: 2 }]);
+    const [saved] = await otel.points('mcp.resilience.model_retries.saved_time');
+    expect(saved?.attributes).toEqual(attributes);
+    expect(saved?.value).toBeGreaterThan(0);
+  });
+
+  it('names the option in validation errors', () => {
+    const client = newClient();
+    const bad = (options: McpResilienceOptions) => () => withResilience(client, options);
+    expect(bad({ negativeCacheTtlMs: -1 })).toThrow(
+      /option 'negativeCacheTtlMs' must be a finite number >= 0/,
+    );
+    expect(bad({ negativeCacheMaxEntries: 0 })).toThrow(
+      /option 'negativeCacheMaxEntries' must be an integer >= 1/,
+    );
+    expect(bad({ negativeCacheTypes: ['nope' as never] })).toThrow(/option 'negativeCacheTypes'/);
+    expect(bad({ resultOn: ['circuit_open', 'later' as never] })).toThrow(
+      /option 'resultOn' must be an array of 'circuit_open', 'shed', 'deadline', 'budget_exhausted', 'retries_exhausted', got \["circuit_open","later"\]/,
+    );
+    expect(bad({ fallbacks: [{} as never] })).toThrow(/option 'fallbacks' must be an array of MCP clients/);
+  });
+});
+
+describe('resultOn: terminal outcomes as results the model can act on', () => {
+  it('turns retries exhausted and an open breaker into isError results with the classification', async () => {
+    const { client } = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const mcp = withResilience(client, {
+      ...fast,
+      server: 'chaos',
+      maxAttempts: 2,
+      breakerConsecutiveFailures: 1,
+      breakerBreakMs: 60_000,
+      idempotency: 'assume-idempotent',
+      resultOn: ['retries_exhausted', 'circuit_open'],
+    });
+    const exhausted = await mcp.callTool({ name: 'search', arguments: { query: 'a' } });
+    expect(exhausted.isError).toBe(true);
+    expect(textOf(exhausted)).toMatch(
+      /^Tool 'search' failed 2 attempts in a row with a temporary error \(unavailable\); calling it again .*may succeed/,
+    );
+    expect(metaOf(exhausted)).toMatchObject({ class: 'retryable', reason: 'max_attempts', attempts: 2 });
+
+    const open = await mcp.callTool({ name: 'search', arguments: { query: 'b' } });
+    expect(textOf(open)).toMatch(/^Tool 'search' is unavailable: .* can only succeed after about \d+ s/);
+    expect(metaOf(open)).toMatchObject({ type: 'circuit_open', reason: 'circuit_open', attempts: 0 });
+
+    // Not opted in: still a ResilienceError.
+    const plain = withResilience(client, { ...fast, server: 'chaos-plain', maxAttempts: 1 });
+    const error = await plain
+      .callTool({ name: 'search', arguments: { query: 'c' } })
+      .catch((e: unknown) => e);
+    expect(isResilienceError(error)).toBe(true);
+  });
+});
+
+describe('fallback servers', () => {
+  it('sends a call whose server fails to the next server that lists the tool, each with its own breaker', async () => {
+    const primary = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const backup = await chaos({ faults: [] });
+    const otel = createOtelHarness();
+    cleanups.push(() => otel.shutdown());
+    const memory = createMemoryRecorder();
+    const otelRecorder = createOtelRecorder({
+      meterProvider: otel.meterProvider,
+      tracerProvider: otel.tracerProvider,
+    });
+    const recorder = {
+      record: (e: Parameters<typeof memory.record>[0]) => (memory.record(e), otelRecorder.record(e)),
+    };
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      recorder,
+      maxAttempts: 2,
+      breakerConsecutiveFailures: 1,
+      breakerBreakMs: 60_000,
+      fallbacks: [{ client: backup.client, server: 'backup', tools: ['search', 'get_weather'] }],
+    });
+    const first = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(first.isError).toBeFalsy();
+    expect(toolCalls(primary.http, 'search')).toHaveLength(2);
+    expect(toolCalls(backup.http, 'search')).toHaveLength(1);
+    // The primary's breaker is open now: straight to the backup.
+    await mcp.callTool({ name: 'search', arguments: { query: 'again' } });
+    expect(toolCalls(primary.http, 'search')).toHaveLength(2);
+    expect(toolCalls(backup.http, 'search')).toHaveLength(2);
+
+    const breakers = memory.ofType('breaker_transition').map((t) => [t.endpoint, t.to]);
+    expect(breakers).toEqual([['primary', 'open']]);
+    expect(memory.ofType('fallback').map((f) => [f.target, f.outcome, f.classification.type])).toEqual([
+      ['backup', 'success', 'unavailable'],
+      ['backup', 'success', 'circuit_open'],
+    ]);
+    const fallbackCalls = memory
+      .ofType('call_finished')
+      .filter((c) => c.attributes['mcp.resilience.fallback.from'] === 'primary');
+    expect(fallbackCalls.map((c) => [c.endpoint, c.outcome])).toEqual([
+      ['backup', 'success'],
+      ['backup', 'success'],
+    ]);
+    expect(await otel.points('mcp.resilience.fallbacks')).toEqual([
+      {
+        attributes: {
+          'mcp.server': 'primary',
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'search',
+          'mcp.resilience.fallback.server': 'backup',
+          outcome: 'success',
+        },
+        value: 2,
+      },
+    ]);
+    const spans = otel
+      .spansNamed('mcp.resilience.call')
+      .filter(
+        (s) => s.attributes['mcp.server'] === 'backup' && s.attributes['mcp.method.name'] === 'tools/call',
+      );
+    expect(spans.map((s) => s.attributes['mcp.resilience.fallback.from'])).toEqual(['primary', 'primary']);
+
+    // A tool the backup is not given for is not sent there.
+    await mcp.callTool({ name: 'create_ticket', arguments: { title: 't' } }).catch(() => {});
+    expect(toolCalls(backup.http, 'create_ticket')).toHaveLength(0);
+  });
+
+  it('skips a fallback that does not list the tool, and never falls back after a non-retryable failure', async () => {
+    const primary = await chaos({
+      faults: [
+        { kind: 'http_error', status: 503, tool: 'search' },
+        { kind: 'invalid_params', mode: 'error', tool: 'get_weather' },
+      ],
+    });
+    const backup = await chaos({ faults: [] });
+    // A backup client whose listing lacks `search`: the real server's list, filtered.
+    const listing = backup.client.listTools.bind(backup.client);
+    const lacking = new Proxy(backup.client, {
+      get(target, property, receiver) {
+        if (property !== 'request') return Reflect.get(target, property, receiver);
+        return async (req: { method: string }, ...rest: unknown[]) => {
+          const result = await (target.request as (...a: unknown[]) => Promise<unknown>).call(
+            receiver,
+            req,
+            ...rest,
+          );
+          if (req.method !== 'tools/list') return result;
+          const { tools } = result as { tools: Array<{ name: string }> };
+          return { ...(result as object), tools: tools.filter((t) => t.name !== 'search') };
+        };
+      },
+    });
+    expect((await listing()).tools.some((t) => t.name === 'search')).toBe(true);
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      maxAttempts: 1,
+      fallbacks: [lacking],
+    });
+    const error = await mcp.callTool({ name: 'search', arguments: { query: 'x' } }).catch((e: unknown) => e);
+    expect(isResilienceError(error) && error.classification.type).toBe('unavailable');
+    expect(toolCalls(backup.http, 'search')).toHaveLength(0);
+    await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }).catch(() => {});
+    expect(toolCalls(backup.http, 'get_weather')).toHaveLength(0);
+  });
+});
