@@ -1,0 +1,178 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Classification, ErrorType } from '../classify/Classification.js';
+import { isErrorType } from '../classify/Classification.js';
+import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
+import { createResilience, type Resilience } from '../createResilience.js';
+import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { callKey } from '../mcp/callKey.js';
+import { mcpDefaults } from '../mcp/McpResilienceOptions.js';
+import { NegativeCache } from '../mcp/NegativeCache.js';
+import { nonRetryableText } from '../mcp/nonRetryableResult.js';
+import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
+import { ToolResultError } from '../mcp/ToolResultError.js';
+import type { ResilienceOptions } from '../options.js';
+
+/** Options of the framework adapters: every core option, plus the ones below. All optional. */
+export interface ToolGuardOptions extends ResilienceOptions {
+  /** The name the tools' calls are recorded under (`mcp.server`, breaker and budget key). Default `'tools'`. */
+  readonly server?: string;
+  /** Share one pipeline (breakers, budgets, telemetry); core options must then be given to it, not here. */
+  readonly resilience?: Resilience;
+  /**
+   * Tools safe to repeat after a failure that may have run (timeout, reset): `true` for all, or by tool name.
+   * Default: none (only failures that certainly did not run are retried).
+   */
+  readonly idempotent?: boolean | Readonly<Record<string, boolean>>;
+  /** As in `withResilience`: how long an identical call that failed for good is answered without running. */
+  readonly negativeCacheTtlMs?: number;
+  readonly negativeCacheMaxEntries?: number;
+  readonly negativeCacheTypes?: readonly ErrorType[];
+}
+
+/** How a guarded tool call ended: its value, or a failure with the sentence the model should read. */
+export type GuardedCall<T> =
+  | { readonly ok: true; readonly value: T }
+  | {
+      readonly ok: false;
+      readonly error: ResilienceError;
+      /** What failed, whether calling again can help, and when: for the model. */
+      readonly text: string;
+      /** True when the answer came from the negative cache: the tool did not run. */
+      readonly repeat: boolean;
+    };
+
+/** The classification a guarded failure carries, as adapters expose it (`_meta`, artifact, output). */
+export type GuardedClassification = Classification & { readonly attempts: number; readonly reason: string };
+
+/**
+ * `@langchain/mcp-adapters` throws a `ToolException` for an MCP result with `isError`: the tool ran and failed.
+ * The text of a `withResilience` result inside it names the type (`non-retryable error (invalid_params)`).
+ */
+const toolException: FunctionRule = (error) => {
+  if ((error as { name?: unknown } | null)?.name !== 'ToolException') return undefined;
+  const message = String((error as Error).message ?? '');
+  if (!/ returned an error: /.test(message)) return undefined;
+  const named = /non-retryable error \((\w+)\)/.exec(message)?.[1];
+  return {
+    class: 'non_retryable',
+    type: named !== undefined && isErrorType(named) ? named : 'tool_error',
+    execution: 'executed',
+    healthNeutral: true,
+  };
+};
+
+/** The sentence a model reads for a failed call. */
+export function failureText(error: ResilienceError, tool: string): string {
+  if (error.classification.class === 'non_retryable') {
+    return nonRetryableText(error.classification, error.attempts, tool);
+  }
+  const outcome = terminalOutcome(error);
+  if (outcome !== undefined) return outcomeText(outcome, error, tool);
+  return `Tool '${tool}' failed (${error.classification.type}): ${error.classification.message ?? 'no detail'}; it was not retried.`;
+}
+
+/** The classification a failure is exposed with. */
+export function classificationOf(error: ResilienceError): GuardedClassification {
+  return { ...error.classification, attempts: error.attempts, reason: error.reason };
+}
+
+/**
+ * Runs framework tool calls through the resilience pipeline: classified, retried when that can succeed and is safe,
+ * guarded by a breaker and budget, recorded; an identical repeat of a call that failed for good is answered from
+ * a negative cache without running the tool. An MCP-shaped `{ isError: true }` value counts as a failure.
+ * Never throws for a tool failure: it returns it with the sentence for the model (a caller's abort rethrows).
+ */
+export function createToolGuard(options: ToolGuardOptions = {}) {
+  const {
+    server = 'tools',
+    resilience: shared,
+    idempotent,
+    negativeCacheTtlMs,
+    negativeCacheMaxEntries,
+    negativeCacheTypes,
+    ...core
+  } = options;
+  if (typeof server !== 'string' || server === '') {
+    throw new TypeError(
+      `resilient tools: option 'server' must be a non-empty string, got ${JSON.stringify(server)}`,
+    );
+  }
+  if (shared !== undefined && Object.keys(core).some((k) => k !== 'rules')) {
+    throw new TypeError(
+      `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
+    );
+  }
+  const resilience = shared ?? createResilience({ ...core, rules: [] });
+  const rules: ClassificationRule[] = [...(core.rules ?? []), toolException];
+  const { clock, recorder } = resilience.options;
+  const ttl = negativeCacheTtlMs ?? mcpDefaults.negativeCacheTtlMs;
+  const types = new Set<string>(negativeCacheTypes ?? mcpDefaults.negativeCacheTypes);
+  const cache = new NegativeCache<ResilienceError>(
+    ttl,
+    negativeCacheMaxEntries ?? mcpDefaults.negativeCacheMaxEntries,
+  );
+  const safe = (tool: string) =>
+    typeof idempotent === 'object' ? idempotent[tool] === true : idempotent === true;
+
+  return async function run<T>(
+    tool: string,
+    args: unknown,
+    invoke: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<GuardedCall<T>> {
+    const attributes = { 'mcp.server': server, 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool };
+    const key = ttl > 0 ? callKey(server, tool, args) : undefined;
+    const hit = key === undefined ? undefined : cache.get(key, clock.now());
+    if (hit) {
+      try {
+        recorder.record({
+          type: 'model_retry_avoided',
+          time: clock.now(),
+          endpoint: server,
+          operation: 'tools/call',
+          attributes,
+          classification: hit.value.classification,
+          savedMs: hit.durationMs,
+        });
+      } catch {
+        // telemetry never breaks the call
+      }
+      return { ok: false, error: hit.value, text: failureText(hit.value, tool), repeat: true };
+    }
+    const started = clock.now();
+    try {
+      const value = await resilience.execute(
+        async (context) => {
+          const result = await invoke(context.signal);
+          if ((result as CallToolResult | null)?.isError === true)
+            throw new ToolResultError(result as CallToolResult);
+          return result;
+        },
+        {
+          endpoint: server,
+          operation: 'tools/call',
+          attributes,
+          endpointAttributes: { 'mcp.server': server },
+          idempotent: safe(tool),
+          rules,
+          ...(signal ? { signal } : {}),
+        },
+      );
+      return { ok: true, value };
+    } catch (error) {
+      if (!isResilienceError(error) || error.reason === 'aborted') throw error;
+      const c = error.classification;
+      if (
+        key !== undefined &&
+        c.class === 'non_retryable' &&
+        error.reason === 'non_retryable' &&
+        types.has(c.type)
+      ) {
+        cache.set(key, error, clock.now() - started, clock.now());
+      }
+      return { ok: false, error, text: failureText(error, tool), repeat: false };
+    }
+  };
+}
+
+export type ToolGuard = ReturnType<typeof createToolGuard>;
