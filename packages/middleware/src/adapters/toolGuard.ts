@@ -1,11 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Classification, ErrorType } from '../classify/Classification.js';
-import { isErrorType } from '../classify/Classification.js';
 import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
+import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { callKey } from '../mcp/callKey.js';
 import { mcpDefaults } from '../mcp/McpResilienceOptions.js';
+import { mcpRules } from '../mcp/mcpRules.js';
 import { NegativeCache } from '../mcp/NegativeCache.js';
 import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
@@ -44,21 +45,19 @@ export type GuardedCall<T> =
 /** The classification a guarded failure carries, as adapters expose it (`_meta`, artifact, output). */
 export type GuardedClassification = Classification & { readonly attempts: number; readonly reason: string };
 
+/** The MCP rules without HTTP facts: they classify `isError` results from their text, and MCP errors. */
+const mcp = mcpRules();
+
 /**
  * `@langchain/mcp-adapters` throws a `ToolException` for an MCP result with `isError`: the tool ran and failed.
- * The text of a `withResilience` result inside it names the type (`non-retryable error (invalid_params)`).
+ * Classified as that result would be (from its text), so every adapter agrees on a tool's failures.
  */
-const toolException: FunctionRule = (error) => {
+const toolException: FunctionRule = (error, context) => {
   if ((error as { name?: unknown } | null)?.name !== 'ToolException') return undefined;
-  const message = String((error as Error).message ?? '');
-  if (!/ returned an error: /.test(message)) return undefined;
-  const named = /non-retryable error \((\w+)\)/.exec(message)?.[1];
-  return {
-    class: 'non_retryable',
-    type: named !== undefined && isErrorType(named) ? named : 'tool_error',
-    execution: 'executed',
-    healthNeutral: true,
-  };
+  const text = / returned an error: ([\s\S]*)$/.exec(String((error as Error).message ?? ''))?.[1];
+  if (text === undefined) return undefined;
+  const result = { content: [{ type: 'text' as const, text }], isError: true };
+  return classifyError(new ToolResultError(result), { ...context, rules: mcp });
 };
 
 /** The sentence a model reads for a failed call. */
@@ -103,7 +102,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     );
   }
   const resilience = shared ?? createResilience({ ...core, rules: [] });
-  const rules: ClassificationRule[] = [...(core.rules ?? []), toolException];
+  const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
   const ttl = negativeCacheTtlMs ?? mcpDefaults.negativeCacheTtlMs;
   const types = new Set<string>(negativeCacheTypes ?? mcpDefaults.negativeCacheTypes);

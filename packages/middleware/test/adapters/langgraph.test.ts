@@ -73,12 +73,12 @@ describe('LangGraph.js adapter', () => {
       const message = answer as ToolMessage;
       expect(message.status).toBe('error');
       expect(message.content).toMatch(
-        /^Tool call 'get_weather' failed with a non-retryable error \(tool_error\): .*Invalid city/,
+        /^Tool call 'get_weather' failed with a non-retryable error \(invalid_params\): .*Invalid city/,
       );
       expect(message.content).toMatch(/calling it again with the same arguments cannot succeed/);
       expect(message.artifact[CLASSIFICATION_META_KEY]).toMatchObject({
         class: 'non_retryable',
-        type: 'tool_error',
+        type: 'invalid_params',
       });
     }
     expect(answers.map((m) => (m as ToolMessage).artifact.repeat)).toEqual([false, true, true]);
@@ -97,8 +97,8 @@ describe('LangGraph.js adapter', () => {
     for (let i = 0; i < 3; i++) {
       await expect(weather?.invoke(INVALID_CALL.args)).rejects.toMatchObject({
         name: 'ResilientToolError',
-        message: expect.stringMatching(/non-retryable error \(tool_error\)/),
-        classification: { type: 'tool_error' },
+        message: expect.stringMatching(/non-retryable error \(invalid_params\)/),
+        classification: { type: 'invalid_params' },
       });
     }
     expect(callsOf(chaos.http, 'get_weather')).toBe(2);
