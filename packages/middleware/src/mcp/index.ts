@@ -1,3 +1,4 @@
+export type { FallbackTarget } from './fallback.js';
 export type { IdempotencyMode } from './idempotency.js';
 export type { McpResilienceOptions } from './McpResilienceOptions.js';
 export { mcpDefaults } from './McpResilienceOptions.js';
@@ -6,6 +7,8 @@ export { mcpRules } from './mcpRules.js';
 export { IDEMPOTENT_METHODS, READ_ONLY_METHODS } from './methods.js';
 export type { HttpFailure, ObservedFetch } from './observeFetch.js';
 export { observeFetch } from './observeFetch.js';
+export type { TerminalOutcome } from './outcomeResult.js';
+export { TERMINAL_OUTCOMES } from './outcomeResult.js';
 export { ReconnectError } from './ReconnectError.js';
 export { ToolResultError } from './ToolResultError.js';
 export type { McpClassificationMeta } from './withResilience.js';

@@ -190,7 +190,10 @@ describe('fallback servers', () => {
       tracerProvider: otel.tracerProvider,
     });
     const recorder = {
-      record: (e: Parameters<typeof memory.record>[0]) => (memory.record(e), otelRecorder.record(e)),
+      record: (e: Parameters<typeof memory.record>[0]) => {
+        memory.record(e);
+        otelRecorder.record(e);
+      },
     };
     const mcp = withResilience(primary.client, {
       ...fast,
