@@ -151,3 +151,4 @@ for (const t of results.targets) {
 log(
   `\n[${seconds()} s] wrote docs/benchmarks.md, docs/benchmarks/{${Object.keys(rendered.charts).join(',')},results.json} and the headline of README.md`,
 );
+await import('./agentLayerRun.js'); // the agent-layer section (docs/benchmarks/agent-layer.md)
