@@ -1,7 +1,4 @@
-import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { toolsCondition } from '@langchain/langgraph/prebuilt';
 import { loadMcpTools } from '@langchain/mcp-adapters';
@@ -11,25 +8,7 @@ import { CLASSIFICATION_META_KEY } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import { createFakeClock } from '../../src/testing/createFakeClock.js';
 import { callsOf, connectedChaos, INVALID_CALL } from './chaosServer.js';
-
-/**
- * A scripted tool-calling chat model on LangChain's own `BaseChatModel` (core's `FakeListChatModel` answers with
- * text only): each call returns the next scripted AI message, and records the messages it was given.
- */
-class ScriptedChatModel extends BaseChatModel {
-  readonly seen: BaseMessage[][] = [];
-  constructor(private readonly script: AIMessage[]) {
-    super({});
-  }
-  _llmType() {
-    return 'scripted';
-  }
-  async _generate(messages: BaseMessage[], _o?: unknown, _r?: CallbackManagerForLLMRun): Promise<ChatResult> {
-    this.seen.push([...messages]);
-    const message = this.script[this.seen.length - 1] ?? new AIMessage('out of script');
-    return { generations: [{ text: String(message.content), message }] };
-  }
-}
+import { ScriptedChatModel } from './scriptedModels.js';
 
 const repeatInvalid = (times: number) => [
   ...Array.from(

@@ -2,32 +2,16 @@ import {
   Agent,
   type AgentInputItem,
   MCPServerStreamableHttp,
-  type Model,
   type ModelRequest,
   type ModelResponse,
   run,
   setTracingDisabled,
-  Usage,
 } from '@openai/agents';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resilientMcpServer } from '../../src/adapters/openaiAgents.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import { callsOf, connectedChaos, INVALID_CALL } from './chaosServer.js';
-
-/** A scripted model on the Agents SDK's own `Model` interface: each turn returns the next scripted output. */
-class ScriptedModel implements Model {
-  readonly requests: ModelRequest[] = [];
-  constructor(private readonly script: ModelResponse['output'][]) {}
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const output = this.script[this.requests.length - 1] ?? this.script.at(-1) ?? [];
-    return { usage: new Usage(), output, responseId: `r${this.requests.length}` };
-  }
-  // biome-ignore lint/correctness/useYield: the agent loop here uses getResponse only
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('not streamed');
-  }
-}
+import { ScriptedModel } from './scriptedModels.js';
 
 const functionCall = (callId: string): ModelResponse['output'] => [
   {
