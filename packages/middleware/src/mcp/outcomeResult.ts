@@ -55,7 +55,7 @@ export function outcomeText(
     case 'budget_exhausted':
       return `${name} failed (${error.classification.type}) and was not retried because its server is failing many calls right now; call it again ${wait ? `in about ${wait}` : 'in a few seconds'} at the earliest, or continue without it.`;
     case 'retries_exhausted':
-      return `${name} failed ${n === 1 ? 'once' : `${tries} in a row`} with a temporary error (${error.classification.type}); calling it again ${wait ? `in about ${wait}` : 'in a few seconds'} may succeed, or continue without it.`;
+      return `${name} failed ${n === 1 ? 'once' : `${n} times in a row`} with a temporary error (${error.classification.type}); calling it again ${wait ? `in about ${wait}` : 'in a few seconds'} may succeed, or continue without it.`;
   }
 }
 

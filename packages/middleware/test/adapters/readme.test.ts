@@ -58,7 +58,7 @@ describe('README agent-loop examples', () => {
   it('LangGraph.js', async () => {
     const url = await start();
     const ChatOpenAI = class {
-      constructor(_options: { model: string }) {}
+      constructor(readonly options: { model: string }) {}
       bindTools(_tools: unknown) {
         return new ScriptedChatModel([
           ...['c1', 'c2', 'c3'].map(

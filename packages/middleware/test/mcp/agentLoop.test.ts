@@ -1,6 +1,8 @@
 import { type ChaosHttpServer, type FaultPlan, startChaosHttpServer } from '@mcp-resilience/chaos';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isResilienceError } from '../../src/errors/ResilienceError.js';
 import {
@@ -116,7 +118,20 @@ describe('negative cache: the model repeating a call that failed for good', () =
       tracerProvider: otel.tracerProvider,
     });
     const mcp = withResilience(client, { ...fast, server: 'chaos', recorder, nonRetryableAs: 'result' });
-    for (let i = 0; i < 3; i++) await mcp.callTool({ name: 'search', arguments: { query: 'x' } });
+    // Inside the agent framework's tool span: the avoided repeats are events on it.
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    cleanups.push(() => context.disable());
+    const tracer = otel.tracerProvider.getTracer('agent');
+    await tracer.startActiveSpan('agent tool step', async (span) => {
+      for (let i = 0; i < 3; i++) await mcp.callTool({ name: 'search', arguments: { query: 'x' } });
+      span.end();
+    });
+    const [step] = otel.spansNamed('agent tool step');
+    expect(step?.events.map((e) => [e.name, e.attributes?.['error.type']])).toEqual([
+      ['mcp.resilience.model_retry_avoided', 'invalid_params'],
+      ['mcp.resilience.model_retry_avoided', 'invalid_params'],
+    ]);
     const attributes = {
       'mcp.server': 'chaos',
       'mcp.method.name': 'tools/call',
@@ -161,7 +176,7 @@ describe('resultOn: terminal outcomes as results the model can act on', () => {
     const exhausted = await mcp.callTool({ name: 'search', arguments: { query: 'a' } });
     expect(exhausted.isError).toBe(true);
     expect(textOf(exhausted)).toMatch(
-      /^Tool 'search' failed 2 attempts in a row with a temporary error \(unavailable\); calling it again .*may succeed/,
+      /^Tool 'search' failed 2 times in a row with a temporary error \(unavailable\); calling it again .*may succeed/,
     );
     expect(metaOf(exhausted)).toMatchObject({ class: 'retryable', reason: 'max_attempts', attempts: 2 });
 
