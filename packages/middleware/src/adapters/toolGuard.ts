@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Classification, ErrorType } from '../classify/Classification.js';
+import { type Classification, type ErrorType, isErrorType } from '../classify/Classification.js';
 import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
 import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
@@ -96,6 +96,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
       `resilient tools: option 'server' must be a non-empty string, got ${JSON.stringify(server)}`,
     );
   }
+  checkGuardOptions(options);
   if (shared !== undefined && Object.keys(core).some((k) => k !== 'rules')) {
     throw new TypeError(
       `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
@@ -175,3 +176,35 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
 }
 
 export type ToolGuard = ReturnType<typeof createToolGuard>;
+
+/** Validates the adapter options (core options are validated by `createResilience`). */
+function checkGuardOptions(options: ToolGuardOptions): void {
+  const fail = (name: string, allowed: string, value: unknown) => {
+    throw new TypeError(
+      `resilient tools: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
+    );
+  };
+  const {
+    idempotent,
+    negativeCacheTtlMs: ttl,
+    negativeCacheMaxEntries: max,
+    negativeCacheTypes: types,
+  } = options;
+  if (
+    idempotent !== undefined &&
+    typeof idempotent !== 'boolean' &&
+    (typeof idempotent !== 'object' ||
+      idempotent === null ||
+      Object.values(idempotent).some((v) => typeof v !== 'boolean'))
+  ) {
+    fail('idempotent', 'a boolean, or an object of booleans by tool name', idempotent);
+  }
+  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
+    fail('negativeCacheTtlMs', 'a finite number >= 0 (milliseconds; 0 turns the cache off)', ttl);
+  }
+  if (max !== undefined && (!Number.isInteger(max) || max < 1))
+    fail('negativeCacheMaxEntries', 'an integer >= 1', max);
+  if (types !== undefined && (!Array.isArray(types) || types.some((t) => !isErrorType(t)))) {
+    fail('negativeCacheTypes', 'an array of error types (ERROR_TYPES)', types);
+  }
+}

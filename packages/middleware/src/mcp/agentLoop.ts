@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Classification } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ResilienceError } from '../errors/ResilienceError.js';
 import type { ResilienceEvent } from '../record/ResilienceEvent.js';
@@ -9,9 +10,10 @@ import { type McpResilienceOptions, mcpDefaults } from './McpResilienceOptions.j
 import { NegativeCache } from './NegativeCache.js';
 import { outcomeResult, terminalOutcome } from './outcomeResult.js';
 
-type Remembered =
+type Remembered = (
   | { readonly kind: 'result'; readonly result: unknown }
-  | { readonly kind: 'error'; readonly error: unknown };
+  | { readonly kind: 'error'; readonly error: unknown }
+) & { readonly classification: Classification };
 type Options = Pick<
   McpResilienceOptions,
   'resultOn' | 'negativeCacheTtlMs' | 'negativeCacheMaxEntries' | 'negativeCacheTypes' | 'fallbacks'
@@ -60,25 +62,18 @@ export function agentLoop(
       const key = callKey(server, tool, args);
       const hit = key === undefined ? undefined : cache.get(key, now());
       if (!hit) return undefined;
-      const classification =
-        hit.value.kind === 'error'
-          ? (hit.value.error as ResilienceError).classification
-          : ((hit.value.result as CallToolResult)._meta?.['io.mcp-resilience/classification'] as
-              | ResilienceError['classification']
-              | undefined);
-      if (classification) {
-        emit({
-          type: 'model_retry_avoided',
-          time: now(),
-          endpoint: server,
-          operation: 'tools/call',
-          attributes,
-          classification,
-          savedMs: hit.durationMs,
-        });
-      }
+      const { classification } = hit.value;
+      emit({
+        type: 'model_retry_avoided',
+        time: now(),
+        endpoint: server,
+        operation: 'tools/call',
+        attributes,
+        classification,
+        savedMs: hit.durationMs,
+      });
       return hit.value.kind === 'result'
-        ? { kind: 'result', result: { ...(hit.value.result as object) } }
+        ? { ...hit.value, result: { ...(hit.value.result as object) } }
         : hit.value;
     },
 
@@ -102,7 +97,9 @@ export function agentLoop(
       const key = callKey(server, tool, args);
       if (key === undefined) return settled;
       const value: Remembered =
-        settled === (error as unknown) ? { kind: 'error', error } : { kind: 'result', result: settled };
+        settled === (error as unknown)
+          ? { kind: 'error', error, classification: c }
+          : { kind: 'result', result: settled, classification: c };
       cache.set(key, value, durationMs, now());
       return settled;
     },

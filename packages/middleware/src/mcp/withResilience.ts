@@ -6,6 +6,7 @@ import type { AttemptContext, Recovery } from '../call/CallOptions.js';
 import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { ATTR_MCP_RESILIENCE_FALLBACK_FROM } from '../otel/semconv.js';
 import { agentLoop } from './agentLoop.js';
 import { idempotencyPolicy } from './idempotency.js';
 import { FALLBACK_FROM, INTERNALS, type ResilientInternals } from './internals.js';
@@ -109,7 +110,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     }
     const attributes = callAttributes(server, req, tool, client.transport);
     const from = (requestOptions as { [FALLBACK_FROM]?: unknown } | undefined)?.[FALLBACK_FROM];
-    if (typeof from === 'string') attributes['mcp.resilience.fallback.from'] = from;
+    if (typeof from === 'string') attributes[ATTR_MCP_RESILIENCE_FALLBACK_FROM] = from;
     const repeat =
       tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
     if (repeat?.kind === 'result') return repeat.result;

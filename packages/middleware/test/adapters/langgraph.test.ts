@@ -114,3 +114,19 @@ describe('LangGraph.js adapter', () => {
     });
   });
 });
+
+describe('adapter options', () => {
+  it('names the option in validation errors', () => {
+    expect(() => resilientTools([], { negativeCacheTtlMs: Number.NaN })).toThrow(
+      "resilient tools: option 'negativeCacheTtlMs' must be a finite number >= 0 (milliseconds; 0 turns the cache off), got null",
+    );
+    expect(() => resilientToolNode([], { idempotent: { search: 'yes' as never } })).toThrow(
+      /option 'idempotent' must be a boolean, or an object of booleans by tool name/,
+    );
+    expect(() => resilientTools([], { negativeCacheTypes: ['typo' as never] })).toThrow(
+      /option 'negativeCacheTypes'/,
+    );
+    expect(() => resilientTools([], { server: '' })).toThrow(/option 'server' must be a non-empty string/);
+    expect(() => resilientTools([], { maxAttempts: 0 })).toThrow(/maxAttempts/);
+  });
+});
