@@ -1,9 +1,21 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { dynamicTool, jsonSchema, type ToolSet } from 'ai';
 import { CLASSIFICATION_META_KEY } from '../mcp/withResilience.js';
-import { classificationOf, createToolGuard, type ToolGuardOptions } from './toolGuard.js';
+import {
+  classificationOf,
+  createToolGuard,
+  type GuardedClassification,
+  type ToolGuardOptions,
+} from './toolGuard.js';
 
 export type { GuardedClassification, ToolGuardOptions } from './toolGuard.js';
+
+/** What a tool wrapped by `resilientToolSet` resolves to when its call failed. */
+export interface ToolFailureOutput {
+  readonly isError: true;
+  readonly content: readonly [{ readonly type: 'text'; readonly text: string }];
+  readonly _meta: { readonly [CLASSIFICATION_META_KEY]: GuardedClassification };
+}
 
 /** Tools listed at most by `mcpToolSet` (pages × tools), so a misbehaving server cannot grow it without end. */
 const MAX_LISTED_TOOLS = 10_000;
@@ -13,7 +25,8 @@ const MAX_LISTED_TOOLS = 10_000;
  * classified, retried when that can succeed and is safe, guarded by a breaker and budget, recorded, and an
  * identical repeat of a call that failed for good is answered without running the tool. A failure resolves to
  * an output the model reads, `{ isError: true, content: [{ type: 'text', text }], _meta }`: what failed, whether
- * calling again can help and when, and the classification. A caller's abort still rejects.
+ * calling again can help and when, and the classification. A caller's abort still rejects. The record keeps
+ * its type; a tool's output may also be that failure object ({@link ToolFailureOutput}).
  */
 export function resilientToolSet<T extends ToolSet>(tools: T, options: ToolGuardOptions = {}): T {
   const guard = createToolGuard(options);
@@ -34,16 +47,17 @@ export function resilientToolSet<T extends ToolSet>(tools: T, options: ToolGuard
           async (signal) =>
             execute(input as never, {
               ...context,
-              abortSignal: outer ? AbortSignal.any([outer, signal]) : signal,
+              abortSignal: signal, // the attempt's: aborts with the caller's, or at the attempt's time limit
             }),
           outer,
         );
         if (call.ok) return call.value;
-        return {
+        const failure: ToolFailureOutput = {
           isError: true,
           content: [{ type: 'text', text: call.text }],
           _meta: { [CLASSIFICATION_META_KEY]: classificationOf(call.error) },
         };
+        return failure;
       },
     };
   }

@@ -28,10 +28,7 @@ export function resilientMcpServer<S extends MCPServer>(server: S, options: Tool
       toolName,
       args ?? {},
       (signal) => {
-        const merged = {
-          ...callOptions,
-          signal: callOptions?.signal ? AbortSignal.any([callOptions.signal, signal]) : signal,
-        };
+        const merged = { ...callOptions, signal }; // the attempt's: aborts with the caller's too
         return own
           ? own.call(server, toolName, args, meta, merged)
           : server

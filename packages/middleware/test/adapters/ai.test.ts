@@ -1,10 +1,12 @@
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mcpToolSet, resilientToolSet } from '../../src/adapters/ai.js';
+import { z } from 'zod';
+import { mcpToolSet, resilientToolSet, type ToolFailureOutput } from '../../src/adapters/ai.js';
 import { CLASSIFICATION_META_KEY, withResilience } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
+import { createFakeClock } from '../../src/testing/createFakeClock.js';
 import { callsOf, connectedChaos, INVALID_CALL } from './chaosServer.js';
 
 const usage = {
@@ -95,5 +97,40 @@ describe('AI SDK 6 adapter', () => {
     expect(callsOf(chaos.http, 'get_weather')).toBe(1);
     const [output] = toolResultsSeen(model, 3);
     expect(JSON.stringify(output)).toMatch(/non-retryable error \(invalid_params\)/);
+  });
+
+  it('resilientToolSet: any tool; a retryable failure is retried when the tool is safe to repeat, a rejected one explained', async () => {
+    let calls = 0;
+    const flaky = tool({
+      description: 'flaky',
+      inputSchema: z.object({ q: z.string() }),
+      execute: async () => {
+        calls++;
+        if (calls < 3) throw Object.assign(new Error('HTTP 503 Service Unavailable'), { status: 503 });
+        return { answer: 42 };
+      },
+    });
+    const tools = resilientToolSet(
+      { flaky },
+      {
+        server: 'api',
+        idempotent: { flaky: true },
+        clock: createFakeClock(0),
+        jitter: 'none',
+        backoffBaseMs: 0,
+        adaptiveBackoff: false,
+      },
+    );
+    const context = { toolCallId: 't', messages: [] };
+    expect(await tools.flaky.execute?.({ q: 'x' }, context)).toEqual({ answer: 42 });
+    expect(calls).toBe(3);
+    const unsafe = resilientToolSet({ flaky }, { server: 'api2', clock: createFakeClock(0) });
+    calls = 0;
+    const failed = (await unsafe.flaky.execute?.({ q: 'x' }, context)) as unknown as ToolFailureOutput;
+    expect(calls).toBe(1); // may have run: not repeated for a tool not declared safe to repeat
+    expect(failed.isError).toBe(true);
+    expect(failed.content[0]?.text).toBe(
+      "Tool 'flaky' failed (unavailable): HTTP 503 Service Unavailable; it was not retried.",
+    );
   });
 });
