@@ -303,4 +303,27 @@ describe('fallback servers', () => {
     await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }).catch(() => {});
     expect(toolCalls(backup.http, 'get_weather')).toHaveLength(0);
   });
+
+  it('when every fallback fails too, the last failure is what the call ends with (as a result when opted in)', async () => {
+    const primary = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const backup = await chaos({ faults: [{ kind: 'http_error', status: 500, tool: 'search' }] });
+    const recorder = createMemoryRecorder();
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      recorder,
+      maxAttempts: 2,
+      resultOn: ['retries_exhausted'],
+      fallbacks: [{ client: backup.client, server: 'backup' }],
+    });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ type: 'server_error', reason: 'max_attempts', attempts: 2 });
+    expect(textOf(result)).toMatch(
+      /^Tool 'search' failed 2 times in a row with a temporary error \(server_error\)/,
+    );
+    expect(toolCalls(primary.http, 'search')).toHaveLength(2);
+    expect(toolCalls(backup.http, 'search')).toHaveLength(2);
+    expect(recorder.ofType('fallback').map((f) => [f.target, f.outcome])).toEqual([['backup', 'failure']]);
+  });
 });
