@@ -1,10 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Classification, type ErrorType, isErrorType } from '../classify/Classification.js';
+import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
 import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { callKey } from '../mcp/callKey.js';
+import { checkNegativeCacheOptions } from '../mcp/checkNegativeCacheOptions.js';
 import { mcpDefaults } from '../mcp/McpResilienceOptions.js';
 import { mcpRules } from '../mcp/mcpRules.js';
 import { NegativeCache } from '../mcp/NegativeCache.js';
@@ -184,12 +185,7 @@ function checkGuardOptions(options: ToolGuardOptions): void {
       `resilient tools: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
     );
   };
-  const {
-    idempotent,
-    negativeCacheTtlMs: ttl,
-    negativeCacheMaxEntries: max,
-    negativeCacheTypes: types,
-  } = options;
+  const { idempotent } = options;
   if (
     idempotent !== undefined &&
     typeof idempotent !== 'boolean' &&
@@ -199,12 +195,5 @@ function checkGuardOptions(options: ToolGuardOptions): void {
   ) {
     fail('idempotent', 'a boolean, or an object of booleans by tool name', idempotent);
   }
-  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
-    fail('negativeCacheTtlMs', 'a finite number >= 0 (milliseconds; 0 turns the cache off)', ttl);
-  }
-  if (max !== undefined && (!Number.isInteger(max) || max < 1))
-    fail('negativeCacheMaxEntries', 'an integer >= 1', max);
-  if (types !== undefined && (!Array.isArray(types) || types.some((t) => !isErrorType(t)))) {
-    fail('negativeCacheTypes', 'an array of error types (ERROR_TYPES)', types);
-  }
+  checkNegativeCacheOptions(options, fail);
 }

@@ -1,9 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ERROR_TYPES, type ErrorType } from '../classify/Classification.js';
+import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ResilienceOptions } from '../options.js';
-import type { FallbackTarget } from './fallback.js';
+import { checkNegativeCacheOptions } from './checkNegativeCacheOptions.js';
+import { type FallbackTarget, isFallbackTarget } from './fallback.js';
 import type { ObservedFetch } from './observeFetch.js';
 import { TERMINAL_OUTCOMES, type TerminalOutcome } from './outcomeResult.js';
 
@@ -174,52 +174,15 @@ function checkAgentLoopOptions(
   mcp: Record<string, unknown>,
   fail: (name: string, allowed: string, value: unknown) => void,
 ): void {
-  const { resultOn, negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes, fallbacks } = mcp;
+  const { resultOn, fallbacks } = mcp;
   if (resultOn !== undefined && !isListOf(resultOn, TERMINAL_OUTCOMES)) {
     fail('resultOn', `an array of ${TERMINAL_OUTCOMES.map((o) => `'${o}'`).join(', ')}`, resultOn);
   }
-  if (
-    negativeCacheTtlMs !== undefined &&
-    (typeof negativeCacheTtlMs !== 'number' || !Number.isFinite(negativeCacheTtlMs) || negativeCacheTtlMs < 0)
-  ) {
-    fail(
-      'negativeCacheTtlMs',
-      'a finite number >= 0 (milliseconds; 0 turns the cache off)',
-      negativeCacheTtlMs,
-    );
-  }
-  if (
-    negativeCacheMaxEntries !== undefined &&
-    (!Number.isInteger(negativeCacheMaxEntries) || (negativeCacheMaxEntries as number) < 1)
-  ) {
-    fail('negativeCacheMaxEntries', 'an integer >= 1', negativeCacheMaxEntries);
-  }
-  if (negativeCacheTypes !== undefined && !isListOf(negativeCacheTypes, ERROR_TYPES)) {
-    fail('negativeCacheTypes', 'an array of error types (ERROR_TYPES)', negativeCacheTypes);
-  }
-  if (fallbacks !== undefined) {
-    const isClient = (c: unknown) => typeof (c as Partial<Client> | null)?.request === 'function';
-    const valid =
-      Array.isArray(fallbacks) &&
-      fallbacks.every(
-        (f) =>
-          isClient(f) ||
-          (typeof f === 'object' &&
-            f !== null &&
-            isClient((f as { client?: unknown }).client) &&
-            ((f as { server?: unknown }).server === undefined ||
-              (typeof (f as { server?: unknown }).server === 'string' &&
-                (f as { server: string }).server !== '')) &&
-            ((f as { tools?: unknown }).tools === undefined ||
-              (Array.isArray((f as { tools?: unknown }).tools) &&
-                ((f as { tools: unknown[] }).tools as unknown[]).every((t) => typeof t === 'string')))),
-      );
-    if (!valid) {
-      fail(
-        'fallbacks',
-        'an array of MCP clients or { client, server?, tools? } objects',
-        Array.isArray(fallbacks) ? `array of ${fallbacks.length}` : typeof fallbacks,
-      );
-    }
+  checkNegativeCacheOptions(mcp, fail);
+  if (fallbacks !== undefined && !(Array.isArray(fallbacks) && fallbacks.every(isFallbackTarget))) {
+    const got = Array.isArray(fallbacks)
+      ? `an array with ${fallbacks.filter((f) => !isFallbackTarget(f)).length} invalid entries`
+      : typeof fallbacks;
+    fail('fallbacks', 'an array of MCP clients or { client, server?, tools? } objects', got);
   }
 }

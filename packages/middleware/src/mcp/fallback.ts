@@ -14,6 +14,21 @@ export type FallbackTarget =
   | Client
   | { readonly client: Client; readonly server?: string; readonly tools?: readonly string[] };
 
+const isClient = (value: unknown): value is Client =>
+  typeof (value as { request?: unknown } | null)?.request === 'function';
+
+/** A valid `fallbacks` entry: a client, or `{ client, server?, tools? }` with a non-empty name and tool names. */
+export function isFallbackTarget(value: unknown): value is FallbackTarget {
+  if (isClient(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const { client, server, tools } = value as { client?: unknown; server?: unknown; tools?: unknown };
+  return (
+    isClient(client) &&
+    (server === undefined || (typeof server === 'string' && server !== '')) &&
+    (tools === undefined || (Array.isArray(tools) && tools.every((t) => typeof t === 'string')))
+  );
+}
+
 /** Reasons after which a call may go to a fallback: the primary refused it, or failed it with a passing error. */
 const ROUTED_REASONS: ReadonlySet<string> = new Set([
   'circuit_open',
@@ -73,11 +88,9 @@ export function fallbackRouter(
   now: () => number,
 ) {
   const routed: Routed[] = targets.map((t) =>
-    'client' in t && !('request' in t)
-      ? { client: t.client, tools: t.tools }
-      : { client: t as Client, tools: undefined },
+    isClient(t) ? { client: t, tools: undefined } : { client: t.client, tools: t.tools },
   );
-  const names = targets.map((t) => ('client' in t && !('request' in t) ? t.server : undefined));
+  const names = targets.map((t) => (isClient(t) ? undefined : t.server));
   const wrapped = new Map<number, Client>();
 
   const clientAt = (index: number, primary: string): Client | undefined => {

@@ -16,7 +16,6 @@ export interface ResilientInternals {
   refreshTools(signal: AbortSignal | undefined): Promise<void>;
   /** The server name used as breaker key and `mcp.server`. */
   server(): string;
-  now(): number;
 }
 
 /** The internals of a `withResilience` client, `undefined` for any other client. */

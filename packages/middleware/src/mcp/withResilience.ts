@@ -257,7 +257,6 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     tools: annotations,
     refreshTools: refreshAnnotations,
     server: serverName,
-    now: () => clock.now(),
   };
   const proxy: C = new Proxy(client, {
     get(target, property, receiver) {
