@@ -19,6 +19,17 @@ type Options = Pick<
   'resultOn' | 'negativeCacheTtlMs' | 'negativeCacheMaxEntries' | 'negativeCacheTypes' | 'fallbacks'
 >;
 
+/** A remembered result larger than this (as JSON) is not kept: the cache holds at most entries × this. */
+const MAX_REMEMBERED_RESULT_CHARS = 64 * 1024;
+
+const smallEnough = (result: unknown): boolean => {
+  try {
+    return (JSON.stringify(result)?.length ?? 0) <= MAX_REMEMBERED_RESULT_CHARS;
+  } catch {
+    return false;
+  }
+};
+
 /**
  * What `withResilience` does about the agent loop around a `tools/call`: answers the model's identical repeats
  * of a call that failed for good from a negative cache, turns the `resultOn` outcomes into results, and sends
@@ -95,7 +106,7 @@ export function agentLoop(
       )
         return settled;
       const key = callKey(server, tool, args);
-      if (key === undefined) return settled;
+      if (key === undefined || (settled !== (error as unknown) && !smallEnough(settled))) return settled;
       const value: Remembered =
         settled === (error as unknown)
           ? { kind: 'error', error, classification: c }
