@@ -94,6 +94,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       server,
       idempotency: mcp.idempotency ?? mcpDefaults.idempotency,
       ...(mcp.toolIdempotency ? { toolIdempotency: mcp.toolIdempotency } : {}),
+      ...(core.rules ? { rules: core.rules } : {}),
       negativeCacheTtlMs: 0,
     }),
   );

@@ -193,6 +193,26 @@ describe('resultOn: terminal outcomes as results the model can act on', () => {
   });
 });
 
+describe('resultOn: deadline', () => {
+  it('a call that cannot finish before its deadline resolves to a result saying so', async () => {
+    const { client } = await chaos({ faults: [{ kind: 'hang', delay: 5_000, tool: 'search' }] });
+    const mcp = withResilience(client, {
+      ...fast,
+      server: 'chaos',
+      idempotency: 'assume-idempotent',
+      timeoutMs: 300,
+      attemptTimeoutMs: 200,
+      resultOn: ['deadline'],
+    });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'slow' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ reason: 'deadline', type: 'timeout' });
+    expect(textOf(result)).toMatch(
+      /^Tool 'search' did not finish within its time limit \(\d attempts?, timeout\); calling it again/,
+    );
+  });
+});
+
 describe('fallback servers', () => {
   it('sends a call whose server fails to the next server that lists the tool, each with its own breaker', async () => {
     const primary = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
