@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { type HrTime, trace } from '@opentelemetry/api';
 import type { FallbackEvent, ModelRetryAvoidedEvent } from '../record/ResilienceEvent.js';
 import { errorTypeValue } from './attributes.js';
 import {
@@ -15,7 +15,10 @@ import {
  * Adds the event to the active span (the agent framework's tool span, or the caller's): a repeat answered from
  * the negative cache has no call span of its own, and a fallback's call span is a sibling of the primary's.
  */
-export function agentLoopSpanEvent(event: ModelRetryAvoidedEvent | FallbackEvent): void {
+export function agentLoopSpanEvent(
+  event: ModelRetryAvoidedEvent | FallbackEvent,
+  at: (ms: number) => HrTime,
+): void {
   const span = trace.getActiveSpan();
   if (!span) return;
   const base: Record<string, string> = {};
@@ -23,8 +26,7 @@ export function agentLoopSpanEvent(event: ModelRetryAvoidedEvent | FallbackEvent
   const tool = event.attributes[ATTR_GEN_AI_TOOL_NAME];
   if (server !== undefined) base[ATTR_MCP_SERVER] = server;
   if (tool !== undefined) base[ATTR_GEN_AI_TOOL_NAME] = tool;
-  const seconds = Math.floor(event.time / 1000);
-  const time: [number, number] = [seconds, Math.round((event.time - seconds * 1000) * 1e6)];
+  const time = at(event.time);
   if (event.type === 'model_retry_avoided') {
     span.addEvent(
       EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED,

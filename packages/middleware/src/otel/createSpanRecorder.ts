@@ -306,7 +306,7 @@ export function createSpanRecorder(
         }
         case 'model_retry_avoided':
         case 'fallback':
-          return agentLoopSpanEvent(event);
+          return agentLoopSpanEvent(event, at);
         default:
           return;
       }
