@@ -4,11 +4,9 @@ import type { ClassificationRule, FunctionRule } from '../classify/Classificatio
 import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
-import { callKey } from '../mcp/callKey.js';
 import { checkNegativeCacheOptions } from '../mcp/checkNegativeCacheOptions.js';
-import { mcpDefaults } from '../mcp/McpResilienceOptions.js';
+import { ModelRepeats } from '../mcp/ModelRepeats.js';
 import { mcpRules } from '../mcp/mcpRules.js';
-import { NegativeCache } from '../mcp/NegativeCache.js';
 import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
@@ -106,11 +104,10 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
   const resilience = shared ?? createResilience({ ...core, rules: [] });
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
-  const ttl = negativeCacheTtlMs ?? mcpDefaults.negativeCacheTtlMs;
-  const types = new Set<string>(negativeCacheTypes ?? mcpDefaults.negativeCacheTypes);
-  const cache = new NegativeCache<ResilienceError>(
-    ttl,
-    negativeCacheMaxEntries ?? mcpDefaults.negativeCacheMaxEntries,
+  const repeats = new ModelRepeats<ResilienceError>(
+    { negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes },
+    clock,
+    recorder,
   );
   const safe = (tool: string) =>
     typeof idempotent === 'object' ? idempotent[tool] === true : idempotent === true;
@@ -122,24 +119,8 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     signal?: AbortSignal,
   ): Promise<GuardedCall<T>> {
     const attributes = { 'mcp.server': server, 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool };
-    const key = ttl > 0 ? callKey(server, tool, args) : undefined;
-    const hit = key === undefined ? undefined : cache.get(key, clock.now());
-    if (hit) {
-      try {
-        recorder.record({
-          type: 'model_retry_avoided',
-          time: clock.now(),
-          endpoint: server,
-          operation: 'tools/call',
-          attributes,
-          classification: hit.value.classification,
-          savedMs: hit.durationMs,
-        });
-      } catch {
-        // telemetry never breaks the call
-      }
-      return { ok: false, error: hit.value, text: failureText(hit.value, tool), repeat: true };
-    }
+    const hit = repeats.repeat(server, tool, args, attributes)?.value;
+    if (hit) return { ok: false, error: hit, text: failureText(hit, tool), repeat: true };
     const started = clock.now();
     try {
       const value = await resilience.execute(
@@ -162,15 +143,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
       return { ok: true, value };
     } catch (error) {
       if (!isResilienceError(error) || error.reason === 'aborted') throw error;
-      const c = error.classification;
-      if (
-        key !== undefined &&
-        c.class === 'non_retryable' &&
-        error.reason === 'non_retryable' &&
-        types.has(c.type)
-      ) {
-        cache.set(key, error, clock.now() - started, clock.now());
-      }
+      repeats.remember(server, tool, args, error, error, clock.now() - started);
       return { ok: false, error, text: failureText(error, tool), repeat: false };
     }
   };

@@ -51,11 +51,7 @@ describe('agentLoop', () => {
     loop.remember('s', 't', { i: 1 }, invalid, invalid, 7);
     expect(loop.repeat('s', 't', { r: 1 }, attributes)).toBeUndefined();
     expect(loop.repeat('s', 't', { n: 1 }, attributes)).toBeUndefined();
-    expect(loop.repeat('s', 't', { i: 1 }, attributes)).toEqual({
-      kind: 'error',
-      error: invalid,
-      classification: invalid.classification,
-    });
+    expect(loop.repeat('s', 't', { i: 1 }, attributes)).toEqual({ kind: 'error', error: invalid });
     expect(recorder.ofType('model_retry_avoided').map((e) => e.savedMs)).toEqual([7]);
     loop.succeeded(true);
     expect(loop.repeat('s', 't', { i: 1 }, attributes)).toBeDefined();

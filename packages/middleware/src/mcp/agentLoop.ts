@@ -1,19 +1,16 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Classification } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ResilienceError } from '../errors/ResilienceError.js';
 import type { ResilienceEvent } from '../record/ResilienceEvent.js';
-import { callKey } from './callKey.js';
 import { type FallbackOutcome, type FallbackRequest, fallbackRouter, shouldFallBack } from './fallback.js';
 import { type McpResilienceOptions, mcpDefaults } from './McpResilienceOptions.js';
-import { NegativeCache } from './NegativeCache.js';
+import { ModelRepeats } from './ModelRepeats.js';
 import { outcomeResult, terminalOutcome } from './outcomeResult.js';
 
-type Remembered = (
+type Settled =
   | { readonly kind: 'result'; readonly result: unknown }
-  | { readonly kind: 'error'; readonly error: unknown }
-) & { readonly classification: Classification };
+  | { readonly kind: 'error'; readonly error: unknown };
 type Options = Pick<
   McpResilienceOptions,
   'resultOn' | 'negativeCacheTtlMs' | 'negativeCacheMaxEntries' | 'negativeCacheTypes' | 'fallbacks'
@@ -41,12 +38,8 @@ export function agentLoop(
   wrap: (client: Client, server: string) => Client,
 ) {
   const { clock, recorder } = resilience.options;
-  const types = new Set<string>(options.negativeCacheTypes ?? mcpDefaults.negativeCacheTypes);
   const resultOn = new Set<string>(options.resultOn ?? mcpDefaults.resultOn);
-  const cache = new NegativeCache<Remembered>(
-    options.negativeCacheTtlMs ?? mcpDefaults.negativeCacheTtlMs,
-    options.negativeCacheMaxEntries ?? mcpDefaults.negativeCacheMaxEntries,
-  );
+  const repeats = new ModelRepeats<Settled>(options, clock, recorder);
   const emit = (event: ResilienceEvent) => {
     try {
       recorder.record(event);
@@ -59,7 +52,6 @@ export function agentLoop(
     options.fallbacks && options.fallbacks.length > 0
       ? fallbackRouter(options.fallbacks, wrap, emit, now)
       : undefined;
-  const remembering = (options.negativeCacheTtlMs ?? mcpDefaults.negativeCacheTtlMs) > 0 && types.size > 0;
 
   return {
     /** The remembered outcome of an identical call that failed for good a moment ago, else `undefined`. */
@@ -68,24 +60,9 @@ export function agentLoop(
       tool: string,
       args: unknown,
       attributes: Readonly<Record<string, string>>,
-    ): Remembered | undefined {
-      if (cache.size === 0) return undefined;
-      const key = callKey(server, tool, args);
-      const hit = key === undefined ? undefined : cache.get(key, now());
-      if (!hit) return undefined;
-      const { classification } = hit.value;
-      emit({
-        type: 'model_retry_avoided',
-        time: now(),
-        endpoint: server,
-        operation: 'tools/call',
-        attributes,
-        classification,
-        savedMs: hit.durationMs,
-      });
-      return hit.value.kind === 'result'
-        ? { ...hit.value, result: { ...(hit.value.result as object) } }
-        : hit.value;
+    ): Settled | undefined {
+      const hit = repeats.repeat(server, tool, args, attributes)?.value;
+      return hit?.kind === 'result' ? { kind: 'result', result: { ...(hit.result as object) } } : hit;
     },
 
     /** Remembers what a call that failed for good settled to (a result, or the error thrown); returns it. */
@@ -97,32 +74,22 @@ export function agentLoop(
       settled: T,
       durationMs: number,
     ): T {
-      const c = error.classification;
-      if (
-        !remembering ||
-        c.class !== 'non_retryable' ||
-        error.reason !== 'non_retryable' ||
-        !types.has(c.type)
-      )
-        return settled;
-      const key = callKey(server, tool, args);
-      if (key === undefined || (settled !== (error as unknown) && !smallEnough(settled))) return settled;
-      const value: Remembered =
-        settled === (error as unknown)
-          ? { kind: 'error', error, classification: c }
-          : { kind: 'result', result: settled, classification: c };
-      cache.set(key, value, durationMs, now());
+      if (settled === (error as unknown)) {
+        repeats.remember(server, tool, args, error, { kind: 'error', error }, durationMs);
+      } else if (smallEnough(settled)) {
+        repeats.remember(server, tool, args, error, { kind: 'result', result: settled }, durationMs);
+      }
       return settled;
     },
 
     /** A call succeeded: unless the tool is read-only, the server's state may have changed, so forget. */
     succeeded(readOnly: boolean): void {
-      if (!readOnly) cache.clear();
+      if (!readOnly) repeats.clear();
     },
 
     /** `notifications/tools/list_changed`: the tools (and what a call of them does) may have changed. */
     toolsChanged(): void {
-      cache.clear();
+      repeats.clear();
     },
 
     /** Sends a failed call to the fallback servers, when it should go there. */
