@@ -1,0 +1,171 @@
+import {
+  ATTR_ERROR_CLASS,
+  ATTR_ERROR_TYPE,
+  ATTR_FROM_STATE,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_SERVER,
+  ATTR_OUTCOME,
+  ATTR_SERVICE_INSTANCE_ID,
+  ATTR_SERVICE_NAME,
+  ATTR_STATE,
+  ATTR_TO_STATE,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+} from '@mcp-resilience/middleware/semconv';
+import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
+import { M, METRIC_IDS } from '../store/metric-ids';
+import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
+import type { LabelName } from './label-limiter';
+import type {
+  BreakerObservation,
+  DimLabels,
+  FactDelta,
+  InstanceSeen,
+  MetricBatch,
+  SeriesUpdate,
+} from './records';
+import { Rejections } from './rejections';
+import { type TimeBounds, timeRefusal } from './time-bounds';
+
+/** What the mapping asks of the store: series states, label admission, and when the store was created. */
+export interface IngestContext {
+  readonly bounds: TimeBounds;
+  /** Cumulative series that started before this are baselined (their history predates the store). */
+  readonly baselineBefore: number;
+  seriesState(key: string): SeriesState | undefined;
+  label(name: LabelName, value: string): string;
+}
+
+export const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+
+export function stableKey(attrs: Attrs): string {
+  const keys = Object.keys(attrs).sort();
+  let out = '';
+  for (const k of keys) out += `${k}\u0001${JSON.stringify(attrs[k])}\u0002`;
+  return out;
+}
+
+export const resourceIdentity = (resource: Attrs, ctx: IngestContext): InstanceSeen => ({
+  service: ctx.label('service', text(resource[ATTR_SERVICE_NAME]) || 'unknown_service'),
+  instance: ctx.label('instance', text(resource[ATTR_SERVICE_INSTANCE_ID])),
+});
+
+function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestContext): DimLabels {
+  return {
+    service,
+    server: ctx.label('server', text(a[ATTR_MCP_SERVER])),
+    method: ctx.label('method', text(a[ATTR_MCP_METHOD_NAME])),
+    tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
+    outcome: ctx.label('outcome', text(a[ATTR_OUTCOME])),
+    errorClass: ctx.label('error_class', text(a[ATTR_ERROR_CLASS])),
+    errorType: ctx.label('error_type', text(a[ATTR_ERROR_TYPE])),
+    extra:
+      metricId === M.transitions
+        ? `${ctx.label('state', text(a[ATTR_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_TO_STATE]))}`
+        : '',
+  };
+}
+
+/** Why a contract point's values are refused (negative counts, sums, buckets), or undefined. */
+function valueRefusal(
+  name: string,
+  isHistogram: boolean,
+  p: NumberPoint | HistogramPoint,
+): string | undefined {
+  if (isHistogram) {
+    const h = p as HistogramPoint;
+    if (h.sum < 0) return `${name}: negative histogram sum`;
+    if (h.buckets.some((b) => b < 0)) return `${name}: negative histogram bucket count`;
+    return undefined;
+  }
+  return (p as NumberPoint).value < 0 ? `${name}: negative value for a counter` : undefined;
+}
+
+/**
+ * Maps an OTLP metrics request to facts, cumulative-series updates and breaker observations. Contract counters
+ * and histograms become deltas (cumulative ones against the series' state); the breaker state gauge becomes
+ * observations; other metrics are ignored. Refused, with the reason (OTLP partial success): points outside the
+ * time bounds, negative counter values or histogram sums/buckets, and a start time after the point's time.
+ * A refused point never touches its series' state.
+ */
+export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricBatch {
+  const rejections = new Rejections();
+  const instances: InstanceSeen[] = [];
+  const facts: FactDelta[] = [];
+  const breakers: BreakerObservation[] = [];
+  const updated = new Map<string, SeriesState>();
+  for (const rm of request.resources) {
+    const { service, instance } = resourceIdentity(rm.resource, ctx);
+    if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0)))
+      instances.push({ service, instance });
+    const resourceKey = stableKey(rm.resource);
+    for (const sm of rm.scopes) {
+      for (const metric of sm.metrics) {
+        const isBreakerGauge =
+          metric.type === 'gauge' && metric.name === METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE;
+        const metricId = metric.type === 'gauge' ? undefined : METRIC_IDS.get(metric.name);
+        if (!isBreakerGauge && metricId === undefined) continue;
+        for (const p of metric.points as ReadonlyArray<NumberPoint | HistogramPoint>) {
+          const late = timeRefusal(p.timeMs, ctx.bounds);
+          if (late) {
+            rejections.add(1, `${metric.name}: ${late}`);
+            continue;
+          }
+          if (isBreakerGauge) {
+            if ((p as NumberPoint).value !== 1) continue;
+            const state = ctx.label('state', text(p.attributes[ATTR_STATE]));
+            if (state === '') continue;
+            breakers.push({
+              service,
+              instance,
+              server: ctx.label('server', text(p.attributes[ATTR_MCP_SERVER])),
+              tool: ctx.label('tool', text(p.attributes[ATTR_GEN_AI_TOOL_NAME])),
+              state,
+              at: p.timeMs,
+            });
+            continue;
+          }
+          if (metricId === undefined || metric.type === 'gauge') continue;
+          const isHistogram = metric.type === 'histogram';
+          const bad = valueRefusal(metric.name, isHistogram, p);
+          if (bad) {
+            rejections.add(1, bad);
+            continue;
+          }
+          const value = isHistogram ? (p as HistogramPoint).count : (p as NumberPoint).value;
+          const sum = isHistogram ? (p as HistogramPoint).sum : 0;
+          let delta: Delta | undefined;
+          if (metric.temporality !== 1) {
+            if (p.startMs > p.timeMs) {
+              rejections.add(1, `${metric.name}: startTimeUnixNano after timeUnixNano`);
+              continue;
+            }
+            const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(p.attributes)}`;
+            let prev = updated.get(key) ?? ctx.seriesState(key);
+            // A state from a time beyond the bounds (stored before they existed) would stop the series for good.
+            if (prev && prev.time > ctx.bounds.now + ctx.bounds.maxFutureSkewMs) prev = undefined;
+            const r = cumulativeToDelta(
+              prev,
+              { startMs: p.startMs, timeMs: p.timeMs, value, sum },
+              ctx.baselineBefore,
+            );
+            if (r.next) updated.set(key, r.next);
+            delta = r.delta;
+          } else {
+            delta = { value, sum };
+          }
+          if (!delta || (delta.value === 0 && delta.sum === 0)) continue;
+          const labels = dimLabels(service, metricId, p.attributes, ctx);
+          facts.push(
+            isHistogram
+              ? { metric: metricId, timeMs: p.timeMs, labels, value: delta.sum, count: delta.value }
+              : { metric: metricId, timeMs: p.timeMs, labels, value: delta.value, count: 0 },
+          );
+        }
+      }
+    }
+  }
+  const series: SeriesUpdate[] = [...updated].map(([key, state]) => ({ key, state }));
+  return { instances, facts, series, breakers, points: request.points, rejected: rejections.result() };
+}
