@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export interface TestServer {
   readonly url: string;
   readonly runtime: Runtime;
+  readonly server?: http.Server;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function startTestServer(
   return {
     url: `http://127.0.0.1:${port}`,
     runtime,
+    server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
