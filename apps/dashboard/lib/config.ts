@@ -137,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
       'set both DASHBOARD_USER and DASHBOARD_PASSWORD, or neither',
     );
   }
+  const maxBodyBytes = int(env, 'OTLP_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   return {
     prometheus: source === 'prometheus' ? loadPrometheusConfig(env) : undefined,
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -147,7 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardToken: optional(env, 'DASHBOARD_TOKEN'),
     dashboardUser: user,
     dashboardPassword: password,
-    maxBodyBytes: int(env, 'OTLP_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxBodyBytes,
     maxConcurrentIngest: int(env, 'OTLP_MAX_CONCURRENT', 8, 1, 1024),
     maxStoredCalls: int(env, 'MAX_STORED_CALLS', 50_000, 100, 100_000_000),
     maxStoredAttempts: int(env, 'MAX_STORED_ATTEMPTS', 200_000, 100, 100_000_000),
@@ -156,7 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     breakerStaleMs: int(env, 'BREAKER_STALE_MS', 10 * 60_000, 1_000, 7 * 86_400_000),
     source,
     publicUrl: publicUrl(env),
-    limits: loadLimits(env),
+    limits: loadLimits(env, maxBodyBytes),
   };
 }
 
@@ -181,7 +182,7 @@ const list = (env: Env, name: string): string[] =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-function loadLimits(env: Env): Limits {
+function loadLimits(env: Env, maxBodyBytes: number): Limits {
   const d = LIMIT_DEFAULTS;
   const networks = list(env, 'ALERT_TARGET_ALLOWED_NETWORKS');
   for (const n of networks) {
@@ -198,11 +199,32 @@ function loadLimits(env: Env): Limits {
       throw new ConfigError('ALLOWED_HOSTS', `expected comma-separated host names, got '${h.slice(0, 60)}'`);
     }
   }
+  const maxBufferedBytes = int(
+    env,
+    'OTLP_MAX_BUFFERED_BYTES',
+    Math.max(d.maxBufferedBytes, maxBodyBytes),
+    1024,
+    16 * 1024 * 1024 * 1024,
+  );
+  if (maxBufferedBytes < maxBodyBytes) {
+    throw new ConfigError(
+      'OTLP_MAX_BUFFERED_BYTES',
+      `must be at least OTLP_MAX_BODY_BYTES (${maxBodyBytes}), or a body of the allowed size could never be read`,
+    );
+  }
+  const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 100, 600_000);
+  const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      `must be at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the request includes its headers`,
+    );
+  }
   return {
     bodyTimeoutMs: int(env, 'OTLP_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 100, 3_600_000),
-    maxBufferedBytes: int(env, 'OTLP_MAX_BUFFERED_BYTES', d.maxBufferedBytes, 1024, 16 * 1024 * 1024 * 1024),
-    headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 100, 600_000),
-    requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000),
+    maxBufferedBytes,
+    headersTimeoutMs,
+    requestTimeoutMs,
     keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 100, 600_000),
     maxFutureSkewMs: int(env, 'OTLP_MAX_FUTURE_SKEW_MS', d.maxFutureSkewMs, 0, 86_400_000),
     maxAttributeLength: int(env, 'OTLP_MAX_ATTRIBUTE_LENGTH', d.maxAttributeLength, 16, 1024 * 1024),

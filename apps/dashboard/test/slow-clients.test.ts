@@ -82,10 +82,14 @@ describe('slow clients', () => {
   });
 
   it('a client holding back body bytes beyond the buffer budget gets 429, the budget is freed after', async () => {
-    const s = await server({ OTLP_MAX_BUFFERED_BYTES: '4096', OTLP_BODY_TIMEOUT_MS: '1000' });
-    const hog = await rawClient(s.url, `${slowExport(8000)}${' '.repeat(4000)}`);
+    const s = await server({
+      OTLP_MAX_BODY_BYTES: '4096',
+      OTLP_MAX_BUFFERED_BYTES: '4096',
+      OTLP_BODY_TIMEOUT_MS: '1000',
+    });
+    const hog = await rawClient(s.url, `${slowExport(4090)}${' '.repeat(3900)}`);
     await connections(s, 1);
-    await new Promise((r) => setTimeout(r, 50)); // the 4 KB are read into the budget
+    await new Promise((r) => setTimeout(r, 50)); // the 3.9 KB are read into the budget
     const r = await validExport();
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('1');

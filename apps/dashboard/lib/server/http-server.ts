@@ -15,7 +15,7 @@ export function createHttpServer(
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(limits.headersTimeoutMs / 4))),
     },
