@@ -1,7 +1,8 @@
 import type { MetricsRequest, TracesRequest } from '../otlp/model';
 import type { IngestResult, OtlpSink } from '../otlp/receiver';
 import type { EmbeddedStore } from '../store/embedded-store';
-import { type IngestContext, mapMetrics } from './map-metrics';
+import type { IngestContext } from './ingest-context';
+import { mapMetrics } from './map-metrics';
 import { mapTraces } from './map-traces';
 import type { Rejected } from './records';
 

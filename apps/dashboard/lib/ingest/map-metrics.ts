@@ -6,8 +6,6 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SERVER,
   ATTR_OUTCOME,
-  ATTR_SERVICE_INSTANCE_ID,
-  ATTR_SERVICE_NAME,
   ATTR_STATE,
   ATTR_TO_STATE,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
@@ -15,7 +13,7 @@ import {
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
 import { M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
-import type { LabelName } from './label-limiter';
+import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
 import type {
   BreakerObservation,
   DimLabels,
@@ -25,31 +23,7 @@ import type {
   SeriesUpdate,
 } from './records';
 import { Rejections } from './rejections';
-import { type TimeBounds, timeRefusal } from './time-bounds';
-
-/** What the mapping asks of the store: series states, label admission, and when the store was created. */
-export interface IngestContext {
-  readonly bounds: TimeBounds;
-  /** Cumulative series that started before this are baselined (their history predates the store). */
-  readonly baselineBefore: number;
-  seriesState(key: string): SeriesState | undefined;
-  label(name: LabelName, value: string): string;
-}
-
-export const text = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
-
-export function stableKey(attrs: Attrs): string {
-  const keys = Object.keys(attrs).sort();
-  let out = '';
-  for (const k of keys) out += `${k}\u0001${JSON.stringify(attrs[k])}\u0002`;
-  return out;
-}
-
-export const resourceIdentity = (resource: Attrs, ctx: IngestContext): InstanceSeen => ({
-  service: ctx.label('service', text(resource[ATTR_SERVICE_NAME]) || 'unknown_service'),
-  instance: ctx.label('instance', text(resource[ATTR_SERVICE_INSTANCE_ID])),
-});
+import { timeRefusal } from './time-bounds';
 
 function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestContext): DimLabels {
   return {

@@ -25,7 +25,7 @@ import {
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import type { Span, TracesRequest } from '../otlp/model';
-import { type IngestContext, resourceIdentity, text } from './map-metrics';
+import { type IngestContext, resourceIdentity, text } from './ingest-context';
 import type { AttemptRecord, BreakerObservation, CallRecord, InstanceSeen, TraceBatch } from './records';
 import { Rejections } from './rejections';
 import { timeRefusal } from './time-bounds';

@@ -239,7 +239,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       }
       inFlight++;
       try {
-        return await process(signal, read.body, contentEncoding, encoding, reply, fail);
+        return await ingest(signal, read.body, contentEncoding, encoding, reply, fail);
       } finally {
         inFlight--;
       }
@@ -248,7 +248,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
     }
   };
 
-  async function process(
+  async function ingest(
     signal: Signal,
     raw: Buffer,
     contentEncoding: string,
