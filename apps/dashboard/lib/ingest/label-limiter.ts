@@ -8,7 +8,8 @@ export type LabelName =
   | 'outcome'
   | 'error_class'
   | 'error_type'
-  | 'state';
+  | 'state'
+  | 'variant';
 
 /** What a label value becomes once its label has `maxValues` distinct values. */
 export const OTHER = '_OTHER';

@@ -11,7 +11,7 @@ import {
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
-import { M, METRIC_IDS } from '../store/metric-ids';
+import { ATTR_VARIANT, M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
 import type {
@@ -34,14 +34,61 @@ function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestConte
     outcome: ctx.label('outcome', text(a[ATTR_OUTCOME])),
     errorClass: ctx.label('error_class', text(a[ATTR_ERROR_CLASS])),
     errorType: ctx.label('error_type', text(a[ATTR_ERROR_TYPE])),
+    // transitions: `from>to`; other metrics: the experiment variant (the read side filters on it)
     extra:
       metricId === M.transitions
         ? `${ctx.label('state', text(a[ATTR_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_TO_STATE]))}`
-        : '',
+        : ctx.label('variant', text(a[ATTR_VARIANT])),
   };
 }
 
-/** Why a contract point's values are refused (negative counts, sums, buckets), or undefined. */
+/**
+ * Per-bucket counts of a call-duration delta, for latency quantiles: `dims.extra` = `lower~le`, then
+ * `\u0001variant`; zero buckets are not stored, so each bucket names its own lower bound.
+ */
+function bucketFacts(p: HistogramPoint, labels: DimLabels, buckets: readonly number[]): FactDelta[] {
+  const variant = labels.extra;
+  const facts: FactDelta[] = [];
+  for (const [i, n] of buckets.entries()) {
+    if (!(n > 0)) continue;
+    const lower = i === 0 ? '' : String(p.bounds[i - 1]);
+    const le = `${lower}~${i < p.bounds.length ? String(p.bounds[i]) : '+Inf'}`;
+    facts.push({
+      metric: M.callDurationBucket,
+      timeMs: p.timeMs,
+      labels: { ...labels, extra: variant ? `${le}\u0001${variant}` : le },
+      value: n,
+      count: 0,
+    });
+  }
+  return facts;
+}
+
+/** A level point (`circuit_breaker.waiting`): value = the level (never below 0), count = 1, extra = instance. */
+function levelFact(service: string, instance: string, p: NumberPoint, ctx: IngestContext): FactDelta {
+  const a = p.attributes;
+  return {
+    metric: M.breakerWaiting,
+    timeMs: p.timeMs,
+    labels: {
+      service,
+      server: ctx.label('server', text(a[ATTR_MCP_SERVER])),
+      method: '',
+      tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
+      outcome: '',
+      errorClass: '',
+      errorType: '',
+      extra: instance,
+    },
+    value: Math.max(0, p.value),
+    count: 1,
+  };
+}
+
+/** Beyond 2^53 a count is no longer exact (and sums of such values overflow): refused. */
+const MAX_VALUE = Number.MAX_SAFE_INTEGER;
+
+/** Why a contract point's values are refused (negative or huge counts, sums, buckets), or undefined. */
 function valueRefusal(
   name: string,
   isHistogram: boolean,
@@ -51,9 +98,12 @@ function valueRefusal(
     const h = p as HistogramPoint;
     if (h.sum < 0) return `${name}: negative histogram sum`;
     if (h.buckets.some((b) => b < 0)) return `${name}: negative histogram bucket count`;
+    if (h.count > MAX_VALUE || h.sum > MAX_VALUE) return `${name}: histogram count or sum beyond 2^53`;
     return undefined;
   }
-  return (p as NumberPoint).value < 0 ? `${name}: negative value for a counter` : undefined;
+  const v = (p as NumberPoint).value;
+  if (v < 0) return `${name}: negative value for a counter`;
+  return v > MAX_VALUE ? `${name}: counter value beyond 2^53` : undefined;
 }
 
 /**
@@ -78,7 +128,10 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
       for (const metric of sm.metrics) {
         const isBreakerGauge =
           metric.type === 'gauge' && metric.name === METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE;
-        const metricId = metric.type === 'gauge' ? undefined : METRIC_IDS.get(metric.name);
+        const id = METRIC_IDS.get(metric.name);
+        // A level (gauge or up-down counter), not a count: its mean per bucket and instance.
+        const isLevel = metric.type !== 'histogram' && id === M.breakerWaiting;
+        const metricId = metric.type === 'gauge' && !isLevel ? undefined : id;
         if (!isBreakerGauge && metricId === undefined) continue;
         for (const p of metric.points as ReadonlyArray<NumberPoint | HistogramPoint>) {
           const late = timeRefusal(p.timeMs, ctx.bounds);
@@ -100,7 +153,12 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
             });
             continue;
           }
-          if (metricId === undefined || metric.type === 'gauge') continue;
+          if (metricId === undefined) continue;
+          if (isLevel) {
+            facts.push(levelFact(service, instance, p as NumberPoint, ctx));
+            continue;
+          }
+          if (metric.type === 'gauge') continue;
           const isHistogram = metric.type === 'histogram';
           const bad = valueRefusal(metric.name, isHistogram, p);
           if (bad) {
@@ -109,6 +167,7 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
           }
           const value = isHistogram ? (p as HistogramPoint).count : (p as NumberPoint).value;
           const sum = isHistogram ? (p as HistogramPoint).sum : 0;
+          const buckets = isHistogram ? (p as HistogramPoint).buckets : undefined;
           let delta: Delta | undefined;
           if (metric.temporality !== 1) {
             if (p.startMs > p.timeMs) {
@@ -121,13 +180,13 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
             if (prev && prev.time > ctx.bounds.now + ctx.bounds.maxFutureSkewMs) prev = undefined;
             const r = cumulativeToDelta(
               prev,
-              { startMs: p.startMs, timeMs: p.timeMs, value, sum },
+              { startMs: p.startMs, timeMs: p.timeMs, value, sum, buckets },
               ctx.baselineBefore,
             );
             if (r.next) updated.set(key, r.next);
             delta = r.delta;
           } else {
-            delta = { value, sum };
+            delta = { value, sum, buckets };
           }
           if (!delta || (delta.value === 0 && delta.sum === 0)) continue;
           const labels = dimLabels(service, metricId, p.attributes, ctx);
@@ -136,6 +195,8 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
               ? { metric: metricId, timeMs: p.timeMs, labels, value: delta.sum, count: delta.value }
               : { metric: metricId, timeMs: p.timeMs, labels, value: delta.value, count: 0 },
           );
+          if (metricId === M.callDuration && delta.buckets)
+            facts.push(...bucketFacts(p as HistogramPoint, labels, delta.buckets));
         }
       }
     }

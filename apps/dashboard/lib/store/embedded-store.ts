@@ -37,6 +37,9 @@ const KNOWN_VALUES: Record<LabelName, string> = {
   error_class: 'SELECT error_class AS v FROM dims UNION SELECT error_class FROM calls',
   error_type: 'SELECT error_type AS v FROM dims UNION SELECT error_type FROM calls',
   state: 'SELECT state AS v FROM breakers UNION SELECT to_state FROM breaker_transitions',
+  // the variant is stored in `dims.extra` (beside the transitions' `from>to` and the buckets' `lower~le`)
+  variant:
+    "SELECT extra AS v FROM dims WHERE extra NOT LIKE '%>%' AND extra NOT LIKE '%~%' AND (outcome <> '' OR error_class <> '')",
 };
 
 export interface BreakerKey {
