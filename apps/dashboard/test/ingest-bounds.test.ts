@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedSource } from '@/lib/data/embedded-source';
 import { decodeMetrics } from '@/lib/otlp/decode';
+import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { histogramRequest, spanRequest, sumRequest } from './support/otlp-json';
-import { startTestServer, type TestServer } from './support/runtime';
+import { startTestServer, type TestServer, tempDir } from './support/runtime';
 
 /*
  * Hostile or broken OTLP input against the real receiver and store (node:http on 127.0.0.1): every refused
@@ -242,5 +244,48 @@ describe('ingest caps', () => {
     const again = await s.runtime.source.dimensions({ from: 0, to: t0 + 60_000, filters: {} });
     expect(again.tools).toHaveLength(6);
     expect(await totalCalls(s)).toBe(21);
+  });
+
+  it('frees label values once retention removed every fact that used them', async () => {
+    let now = Date.now();
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: DAY,
+      maxCalls: 100,
+      maxAttempts: 100,
+      maxLabelValues: 2,
+      now: () => now,
+    });
+    const source = new EmbeddedSource(store, { staleMs: 600_000 });
+    const tools = async () => (await source.dimensions({ from: 0, to: now + 60_000, filters: {} })).tools;
+    const ingest = (tool: string) =>
+      store.metrics(
+        decodeMetrics(
+          Buffer.from(
+            JSON.stringify(
+              sumRequest(
+                CALLS,
+                [{ timeMs: now, asInt: 1, attributes: { ...ok, 'gen_ai.tool.name': tool } }],
+                {
+                  temporality: 1,
+                },
+              ),
+            ),
+          ),
+          'json',
+        ),
+      );
+    try {
+      ingest('a');
+      ingest('b');
+      ingest('c');
+      expect(await tools()).toEqual(['_OTHER', 'a', 'b']);
+      now += 3 * DAY;
+      store.enforceRetention();
+      ingest('c');
+      expect(await tools()).toEqual(['c']);
+    } finally {
+      store.close();
+    }
   });
 });
