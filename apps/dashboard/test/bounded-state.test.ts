@@ -56,14 +56,13 @@ describe('alert state is bounded', () => {
     const store = new AlertStore(openDatabase(':memory:').db, () => 0, { maxInstances: 10 });
     for (let i = 0; i < 5; i++) store.upsertInstance(instance(`r${i}`, 'resolved', i));
     for (let i = 0; i < 5; i++) store.upsertInstance(instance(`f${i}`, 'firing', 10 + i));
-    expect(store.hasRoom()).toBe(true); // r0 dropped
+    expect(store.room()).toBe(1); // r0 (the oldest resolved) dropped to make room
     expect(store.instance('r0')).toBeUndefined();
-    store.upsertInstance(instance('f5', 'firing', 20));
-    for (let i = 6; i < 11; i++) {
-      if (store.hasRoom()) store.upsertInstance(instance(`f${i}`, 'firing', 20 + i));
+    for (let i = 5; i < 12; i++) {
+      if (store.room() > 0) store.upsertInstance(instance(`f${i}`, 'firing', 20 + i));
     }
     expect(store.firingCount()).toBe(10);
-    expect(store.hasRoom()).toBe(false);
+    expect(store.room()).toBe(0);
     expect(store.firing(3).map((i) => i.key)).toEqual(['f0', 'f1', 'f2']);
   });
 });

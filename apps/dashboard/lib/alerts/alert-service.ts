@@ -189,12 +189,17 @@ export class AlertService {
     const now = this.now();
     const changes: AlertChange[] = [];
     let dropped = 0;
+    let room: number | undefined;
     for (const a of alerts) {
       const key = `alertmanager:${a.fingerprint}`;
       const prev = this.o.store.instance(key);
-      if (!prev && !this.o.store.hasRoom()) {
-        dropped++;
-        continue;
+      if (!prev) {
+        room ??= this.o.store.room();
+        if (room <= 0) {
+          dropped++;
+          continue;
+        }
+        room--;
       }
       const state = a.status;
       const name = a.labels.alertname ?? 'alert';

@@ -120,20 +120,22 @@ export class AlertStore {
   }
 
   /**
-   * Whether a NEW instance may be added: under `maxInstances`, after dropping the oldest resolved instances
-   * to make room. Existing instances can always be updated.
+   * How many NEW instances may be added now (under `maxInstances`), after dropping the oldest resolved
+   * instances to make room. Existing instances can always be updated.
    */
-  hasRoom(): boolean {
+  room(): number {
     const count = () =>
       (this.db.prepare('SELECT COUNT(*) AS n FROM alert_instances').get() as { n: number }).n;
-    if (count() < this.limits.maxInstances) return true;
+    const max = this.limits.maxInstances;
+    const before = count();
+    if (before < max) return max - before;
     this.db
       .prepare(
         `DELETE FROM alert_instances WHERE key IN (SELECT key FROM alert_instances WHERE state = 'resolved'
          ORDER BY updated LIMIT ?)`,
       )
-      .run(Math.max(1, Math.ceil(this.limits.maxInstances / 10)));
-    return count() < this.limits.maxInstances;
+      .run(before - max + Math.max(1, Math.ceil(max / 10)));
+    return Math.max(0, max - count());
   }
 
   rules(): AlertRule[] {
