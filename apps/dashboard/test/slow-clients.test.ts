@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sumRequest } from './support/otlp-json';
 import { startTestServer, type TestServer } from './support/runtime';
 
@@ -111,5 +111,20 @@ describe('slow clients', () => {
     const c = await rawClient(s.url, 'GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await c.closed;
     expect(c.answer()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('drops a client that disconnects mid-body quietly, and serves the next export', async () => {
+    const s = await server();
+    const errors = vi.spyOn(console, 'error');
+    try {
+      const c = await rawClient(s.url, `${slowExport(1000)}"resourceMetrics"`);
+      await connections(s, 1);
+      c.socket.destroy();
+      await c.closed;
+      expect((await validExport()).status).toBe(200);
+      expect(errors.mock.calls.flat().join('\n')).not.toMatch(/request failed/);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

@@ -74,10 +74,10 @@ class TooLarge extends Error {}
 /** How reading a body ended: plain data, the caller answers. */
 type BodyRead =
   | { readonly ok: true; readonly body: Buffer }
-  | { readonly ok: false; readonly why: 'too_large' | 'timeout' | 'over_budget' };
+  | { readonly ok: false; readonly why: 'too_large' | 'timeout' | 'over_budget' | 'aborted' };
 
 /**
- * Reads a body of at most `max` bytes before `deadline`, taking each chunk from a byte budget shared by every
+ * Reads a body of at most `max` bytes within `timeoutMs`, taking each chunk from a byte budget shared by every
  * request being read (`budget.take` returns false when the chunk does not fit). The bytes stay taken until
  * the caller gives them back. A stalled body is abandoned at the deadline (the caller closes the connection).
  */
@@ -96,7 +96,12 @@ async function readBody(
   });
   try {
     for (;;) {
-      const next = await Promise.race([it.next(), expired]);
+      let next: IteratorResult<Uint8Array> | 'timeout';
+      try {
+        next = await Promise.race([it.next(), expired]);
+      } catch {
+        return { ok: false, why: 'aborted' }; // the client went away mid-body
+      }
       // The pending read is left to the connection's close (the caller answers 408 and closes it).
       if (next === 'timeout') return { ok: false, why: 'timeout' };
       if (next.done) break;
@@ -227,6 +232,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
           return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
         if (read.why === 'timeout')
           return refuse(408, INVALID_ARGUMENT, `body not received within ${bodyTimeoutMs} ms`);
+        if (read.why === 'aborted') return refuse(400, INVALID_ARGUMENT, 'the body was cut off');
         return refuse(429, RESOURCE_EXHAUSTED, 'too much export data in flight, retry later', {
           'retry-after': retryAfter,
         });
