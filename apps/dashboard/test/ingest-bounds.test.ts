@@ -113,6 +113,11 @@ describe('ingest time bounds', () => {
     );
     expect(span.partialSuccess?.rejectedSpans).toBe('1');
     expect(span.partialSuccess?.errorMessage).toMatch(/span x: timestamp more than 300 s in the future/);
+    const endless = await send(s, 'traces', spanRequest({ name: 'y', startMs: t0, endMs: 0 }));
+    expect(endless.partialSuccess).toEqual({
+      rejectedSpans: '1',
+      errorMessage: 'span y: start, end or event time missing',
+    });
     expect(await totalCalls(s)).toBe(0);
   });
 });

@@ -110,9 +110,10 @@ export function mapTraces(request: TracesRequest, ctx: IngestContext): TraceBatc
     if (rs.scopes.some((ss) => ss.spans.length > 0)) instances.push({ service, instance });
     for (const ss of rs.scopes) {
       for (const span of ss.spans) {
-        const late = [span.startMs, span.endMs, ...span.events.map((e) => e.timeMs)]
-          .map((t) => timeRefusal(t, ctx.bounds))
-          .find((r) => r !== undefined);
+        const times = [span.startMs, span.endMs, ...span.events.map((e) => e.timeMs)];
+        const late = times.some((t) => !(t > 0))
+          ? 'start, end or event time missing'
+          : times.map((t) => timeRefusal(t, ctx.bounds)).find((r) => r !== undefined);
         if (late) {
           rejections.add(1, `span ${span.name || span.spanId}: ${late}`);
           continue;
