@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SeriesState } from '../ingest/delta';
 import { createIngestSink } from '../ingest/ingest-sink';
-import { LabelLimiter, type LabelName, type LabelLimiter as Limiter } from '../ingest/label-limiter';
+import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
 import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
 import type { MetricsRequest, TracesRequest } from '../otlp/model';
 import type { IngestResult } from '../otlp/receiver';
@@ -72,7 +72,7 @@ export class EmbeddedStore {
   readonly db: Db;
   readonly maxFutureSkewMs: number;
   /** The cap on distinct label values, shared by every write. */
-  readonly labels: Limiter;
+  readonly labels: LabelLimiter;
   readonly tiers: readonly Tier[];
   readonly createdAt: number;
   readonly now: () => number;
