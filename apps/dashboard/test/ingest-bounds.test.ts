@@ -155,6 +155,14 @@ describe('ingest values', () => {
       histogramRequest('mcp.resilience.call.duration', { timeMs: t0, count: 2, sum: 3, buckets: ['-1', 3] }),
     );
     expect(b.partialSuccess?.errorMessage).toMatch(/negative histogram bucket count/);
+    const upDown = await send(
+      s,
+      'metrics',
+      sumRequest(CALLS, [{ timeMs: t0, asInt: 9, attributes: ok }], { temporality: 1, monotonic: false }),
+    );
+    expect(upDown.partialSuccess?.errorMessage).toBe(
+      'mcp.resilience.calls: not a monotonic sum (the contract defines a Counter)',
+    );
     expect(await totalCalls(s)).toBe(3);
   });
 

@@ -110,7 +110,8 @@ function valueRefusal(
  * Maps an OTLP metrics request to facts, cumulative-series updates and breaker observations. Contract counters
  * and histograms become deltas (cumulative ones against the series' state); the breaker state gauge becomes
  * observations; other metrics are ignored. Refused, with the reason (OTLP partial success): points outside the
- * time bounds, negative counter values or histogram sums/buckets, and a start time after the point's time.
+ * time bounds, non-monotonic sums for counters, negative or huge (beyond 2^53) counter values or histogram
+ * counts/sums/buckets, and a start time after the point's time.
  * A refused point never touches its series' state.
  */
 export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricBatch {
@@ -159,6 +160,11 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
             continue;
           }
           if (metric.type === 'gauge') continue;
+          if (metric.type === 'sum' && !metric.monotonic) {
+            // A counter of the contract never goes down: a non-monotonic sum's deltas could be negative.
+            rejections.add(1, `${metric.name}: not a monotonic sum (the contract defines a Counter)`);
+            continue;
+          }
           const isHistogram = metric.type === 'histogram';
           const bad = valueRefusal(metric.name, isHistogram, p);
           if (bad) {

@@ -25,7 +25,7 @@ const resource = (service: string) => ({
 export function sumRequest(
   name: string,
   points: readonly JsonPoint[],
-  options: { temporality?: 1 | 2; service?: string } = {},
+  options: { temporality?: 1 | 2; service?: string; monotonic?: boolean } = {},
 ) {
   return {
     resourceMetrics: [
@@ -39,7 +39,7 @@ export function sumRequest(
                 name,
                 sum: {
                   aggregationTemporality: options.temporality ?? 2,
-                  isMonotonic: true,
+                  isMonotonic: options.monotonic ?? true,
                   dataPoints: points.map((p) => ({
                     timeUnixNano: nanos(p.timeMs),
                     startTimeUnixNano: nanos(p.startMs ?? 0),
