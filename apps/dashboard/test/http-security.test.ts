@@ -240,6 +240,7 @@ describe('?token= login redirect', () => {
     ['/a/..//evil.example?token=tok&range=1h', '/evil.example?range=1h'],
     ['/%2e//evil.example?token=tok', '/evil.example'],
     ['/./\\evil.example?token=tok', '/evil.example'],
+    ['http://evil.example/x?token=tok', '/x'], // absolute-form request target
     ['/calls?token=tok&server=a', '/calls?server=a'],
   ])('redirects %s to the same-origin path %s', async (path, location) => {
     const s = await server({ DASHBOARD_TOKEN: 'tok' });
