@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import next from 'next';
 import { ConfigError, isLoopback, loadConfig } from './lib/config';
 import { createRuntime, setRuntime } from './lib/runtime';
 import { createRequestListener } from './lib/server/handler';
+import { createHttpServer } from './lib/server/http-server';
 
 /*
  * The dashboard's server: one node:http server on HOST:PORT (default 127.0.0.1:3000) that serves the OTLP
@@ -60,8 +60,10 @@ async function main() {
   const handle = app.getRequestHandler();
   await app.prepare();
 
-  const server = http.createServer(createRequestListener(runtime, (req, res) => handle(req, res)));
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(
+    createRequestListener(runtime, (req, res) => handle(req, res)),
+    config.limits,
+  );
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

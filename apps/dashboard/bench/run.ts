@@ -271,7 +271,8 @@ async function post(url: string, body: Uint8Array) {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, OTLP_MAX_CONCURRENT: '16' });
+  // 8 days: the fill starts 7 days back and must stay inside the retention while it runs (older points are refused)
+  const config = loadConfig({ DATA_DIR: dataDir, OTLP_MAX_CONCURRENT: '16', RETENTION_DAYS: '8' });
   const rt = createRuntime(config, { log: () => undefined });
   const server = http.createServer(createRequestListener(rt));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -3,6 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { maskUrl } from './alerts/alert-store';
 import { RuleValidationError, validateRule } from './alerts/rule';
+import { resolveTarget } from './alerts/webhook-request';
 import { getRuntime } from './runtime';
 
 export interface ActionState {
@@ -49,13 +50,12 @@ export async function addTarget(_prev: ActionState, form: FormData): Promise<Act
   const kind = form.get('kind') === 'slack' ? 'slack' : 'json';
   if (name === '' || name.length > 64)
     return { ok: false, message: 'Name: 1 to 64 characters.', field: 'name' };
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    return { ok: false, message: 'URL: an http(s) URL.', field: 'url' };
-  }
-  getRuntime().alertStore.addTarget({ name, url, kind });
+  if (url.length > 2048) return { ok: false, message: 'URL: at most 2048 characters.', field: 'url' };
+  const rt = getRuntime();
+  // Checked again at every send (the name may resolve elsewhere by then): this only refuses early.
+  const target = await resolveTarget(url, rt.targetPolicy);
+  if (!target.ok) return { ok: false, message: `URL: ${target.reason}.`, field: 'url' };
+  rt.alertStore.addTarget({ name, url, kind });
   revalidatePath('/alerts');
   return { ok: true, message: `Target ${name} (${maskUrl(url)}) added.` };
 }

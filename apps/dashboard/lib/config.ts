@@ -1,3 +1,4 @@
+import { parseCidr } from './alerts/address-policy';
 /** Every environment variable the dashboard reads, parsed once; a bad value fails startup naming the variable. */
 export interface Config {
   readonly port: number;
@@ -17,9 +18,69 @@ export interface Config {
   readonly breakerStaleMs: number;
   readonly source: 'embedded' | 'prometheus';
   readonly publicUrl: string | undefined;
+  /** Ingest and HTTP bounds (see `loadLimits`). */
+  readonly limits: Limits;
   /** Set when `source` is 'prometheus'. */
   readonly prometheus: PrometheusConfig | undefined;
 }
+
+/**
+ * Everything reachable over the network is bounded: these are the bounds, each from one environment variable
+ * (README, "Bounds"). Defaults in `LIMIT_DEFAULTS`.
+ */
+export interface Limits {
+  /** `OTLP_BODY_TIMEOUT_MS`: an OTLP body must arrive within this time of its headers (408 after). */
+  readonly bodyTimeoutMs: number;
+  /** `OTLP_MAX_BUFFERED_BYTES`: body bytes held by all OTLP requests still being read (429 beyond). */
+  readonly maxBufferedBytes: number;
+  /** `HTTP_HEADERS_TIMEOUT_MS`: the request headers must arrive within this time (node:http `headersTimeout`). */
+  readonly headersTimeoutMs: number;
+  /** `HTTP_REQUEST_TIMEOUT_MS`: the whole request must arrive within this time (node:http `requestTimeout`). */
+  readonly requestTimeoutMs: number;
+  /** `HTTP_KEEP_ALIVE_TIMEOUT_MS`: an idle keep-alive connection is closed after this time. */
+  readonly keepAliveTimeoutMs: number;
+  /** `OTLP_MAX_FUTURE_SKEW_MS`: points and spans later than now + this are rejected (partial success). */
+  readonly maxFutureSkewMs: number;
+  /** `OTLP_MAX_ATTRIBUTE_LENGTH`: string attribute values are truncated to this many characters. */
+  readonly maxAttributeLength: number;
+  /** `MAX_LABEL_VALUES`: distinct values kept per label (service, server, tool...); later ones become `_OTHER`. */
+  readonly maxLabelValues: number;
+  /** `MAX_ALERT_INSTANCES`: alert instances kept (resolved ones pruned first; 413 for Alertmanager beyond). */
+  readonly maxAlertInstances: number;
+  /** `MAX_ALERT_HISTORY`: alert history rows kept (oldest pruned). */
+  readonly maxAlertHistory: number;
+  /** `ALERT_RESOLVED_KEEP_MS`: a resolved alert instance stays listed this long. */
+  readonly resolvedAlertKeepMs: number;
+  /** `ALERT_TARGET_ALLOWED_NETWORKS`: CIDRs alert targets may reach although private/loopback (default none). */
+  readonly allowedTargetNetworks: readonly string[];
+  /** `ALERT_TARGET_TIMEOUT_MS`: one webhook attempt (connect, send, answer) must finish within this time. */
+  readonly targetTimeoutMs: number;
+  /** `ALLOWED_HOSTS`: Host names accepted besides IP literals, single-label names and PUBLIC_URL's host. */
+  readonly allowedHosts: readonly string[];
+  /** `SSE_MAX_CONNECTIONS`: live (SSE) connections at once (503 beyond). */
+  readonly maxSseConnections: number;
+  /** `SSE_MAX_PER_CLIENT`: live connections per client address (503 beyond). */
+  readonly maxSsePerClient: number;
+}
+
+export const LIMIT_DEFAULTS: Limits = Object.freeze({
+  bodyTimeoutMs: 30_000,
+  maxBufferedBytes: 64 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 65_000,
+  maxFutureSkewMs: 5 * 60_000,
+  maxAttributeLength: 1024,
+  maxLabelValues: 1000,
+  maxAlertInstances: 1000,
+  maxAlertHistory: 10_000,
+  resolvedAlertKeepMs: 86_400_000,
+  allowedTargetNetworks: [],
+  targetTimeoutMs: 5_000,
+  allowedHosts: [],
+  maxSseConnections: 100,
+  maxSsePerClient: 10,
+});
 
 /** `DASHBOARD_SOURCE=prometheus`: where the PromQL API is and how to query it. */
 export interface PrometheusConfig {
@@ -76,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
       'set both DASHBOARD_USER and DASHBOARD_PASSWORD, or neither',
     );
   }
+  const maxBodyBytes = int(env, 'OTLP_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   return {
     prometheus: source === 'prometheus' ? loadPrometheusConfig(env) : undefined,
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -86,7 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardToken: optional(env, 'DASHBOARD_TOKEN'),
     dashboardUser: user,
     dashboardPassword: password,
-    maxBodyBytes: int(env, 'OTLP_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxBodyBytes,
     maxConcurrentIngest: int(env, 'OTLP_MAX_CONCURRENT', 8, 1, 1024),
     maxStoredCalls: int(env, 'MAX_STORED_CALLS', 50_000, 100, 100_000_000),
     maxStoredAttempts: int(env, 'MAX_STORED_ATTEMPTS', 200_000, 100, 100_000_000),
@@ -94,7 +156,87 @@ export function loadConfig(env: Env = process.env): Config {
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     breakerStaleMs: int(env, 'BREAKER_STALE_MS', 10 * 60_000, 1_000, 7 * 86_400_000),
     source,
-    publicUrl: optional(env, 'PUBLIC_URL'),
+    publicUrl: publicUrl(env),
+    limits: loadLimits(env, maxBodyBytes),
+  };
+}
+
+function publicUrl(env: Env): string | undefined {
+  const raw = optional(env, 'PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `not a URL: '${raw.slice(0, 80)}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', `expected an http:// or https:// URL, got '${url.protocol}'`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+const list = (env: Env, name: string): string[] =>
+  (optional(env, name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+function loadLimits(env: Env, maxBodyBytes: number): Limits {
+  const d = LIMIT_DEFAULTS;
+  const networks = list(env, 'ALERT_TARGET_ALLOWED_NETWORKS');
+  for (const n of networks) {
+    if (parseCidr(n) === undefined) {
+      throw new ConfigError(
+        'ALERT_TARGET_ALLOWED_NETWORKS',
+        `expected comma-separated CIDRs or addresses (e.g. 10.0.0.0/8,127.0.0.1), got '${n.slice(0, 60)}'`,
+      );
+    }
+  }
+  const hosts = list(env, 'ALLOWED_HOSTS').map((h) => h.toLowerCase());
+  for (const h of hosts) {
+    if (!/^[a-z0-9.-]+$/.test(h) && !/^\[[0-9a-f:.]+\]$/.test(h)) {
+      throw new ConfigError('ALLOWED_HOSTS', `expected comma-separated host names, got '${h.slice(0, 60)}'`);
+    }
+  }
+  const maxBufferedBytes = int(
+    env,
+    'OTLP_MAX_BUFFERED_BYTES',
+    Math.max(d.maxBufferedBytes, maxBodyBytes),
+    1024,
+    16 * 1024 * 1024 * 1024,
+  );
+  if (maxBufferedBytes < maxBodyBytes) {
+    throw new ConfigError(
+      'OTLP_MAX_BUFFERED_BYTES',
+      `must be at least OTLP_MAX_BODY_BYTES (${maxBodyBytes}), or a body of the allowed size could never be read`,
+    );
+  }
+  const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 100, 600_000);
+  const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      'HTTP_REQUEST_TIMEOUT_MS',
+      `must be at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the request includes its headers`,
+    );
+  }
+  return {
+    bodyTimeoutMs: int(env, 'OTLP_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 100, 3_600_000),
+    maxBufferedBytes,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 100, 600_000),
+    maxFutureSkewMs: int(env, 'OTLP_MAX_FUTURE_SKEW_MS', d.maxFutureSkewMs, 0, 86_400_000),
+    maxAttributeLength: int(env, 'OTLP_MAX_ATTRIBUTE_LENGTH', d.maxAttributeLength, 16, 1024 * 1024),
+    maxLabelValues: int(env, 'MAX_LABEL_VALUES', d.maxLabelValues, 1, 1_000_000),
+    maxAlertInstances: int(env, 'MAX_ALERT_INSTANCES', d.maxAlertInstances, 10, 1_000_000),
+    maxAlertHistory: int(env, 'MAX_ALERT_HISTORY', d.maxAlertHistory, 100, 10_000_000),
+    resolvedAlertKeepMs: int(env, 'ALERT_RESOLVED_KEEP_MS', d.resolvedAlertKeepMs, 0, 365 * 86_400_000),
+    allowedTargetNetworks: networks,
+    targetTimeoutMs: int(env, 'ALERT_TARGET_TIMEOUT_MS', d.targetTimeoutMs, 100, 300_000),
+    allowedHosts: hosts,
+    maxSseConnections: int(env, 'SSE_MAX_CONNECTIONS', d.maxSseConnections, 1, 100_000),
+    maxSsePerClient: int(env, 'SSE_MAX_PER_CLIENT', d.maxSsePerClient, 1, 100_000),
   };
 }
 

@@ -1,3 +1,4 @@
+import { type AddressPolicy, createAddressPolicy } from './alerts/address-policy';
 import { AlertService } from './alerts/alert-service';
 import { AlertStore } from './alerts/alert-store';
 import { createNotifier, type Notifier } from './alerts/notifier';
@@ -6,6 +7,8 @@ import { EmbeddedSource } from './data/embedded-source';
 import type { MetricsSource } from './data/metrics-source';
 import { maskPrometheusUrl, PrometheusClient } from './data/prometheus-client';
 import { PrometheusSource } from './data/prometheus-source';
+import { createIngestSink } from './ingest/ingest-sink';
+import { ConnectionLimit } from './live/connection-limit';
 import { LiveHub } from './live/hub';
 import { BreakerPoller } from './live/poller';
 import { createOtlpReceiver, createRefusingOtlpReceiver } from './otlp/receiver';
@@ -22,6 +25,10 @@ export interface Runtime {
   readonly alerts: AlertService;
   readonly hub: LiveHub;
   readonly receive: ReturnType<typeof createOtlpReceiver>;
+  /** Which addresses alert targets may reach (`ALERT_TARGET_ALLOWED_NETWORKS`). */
+  readonly targetPolicy: AddressPolicy;
+  /** The cap on live (SSE) connections. */
+  readonly liveConnections: ConnectionLimit;
   /** Starts the background jobs (retention, alert evaluation, live polling for PromQL). */
   start(): void;
   close(): Promise<void>;
@@ -52,6 +59,8 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     maxCalls: config.maxStoredCalls,
     maxAttempts: config.maxStoredAttempts,
     now: options.now,
+    maxFutureSkewMs: config.limits.maxFutureSkewMs,
+    maxLabelValues: config.limits.maxLabelValues,
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
   store.subscribe({
@@ -71,9 +80,12 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     ingested: (signal) => hub.publish({ type: 'ingest', signal }),
   });
   const receive = createOtlpReceiver({
-    sink: store,
+    sink: createIngestSink(store),
     maxBodyBytes: config.maxBodyBytes,
     maxConcurrent: config.maxConcurrentIngest,
+    maxBufferedBytes: config.limits.maxBufferedBytes,
+    bodyTimeoutMs: config.limits.bodyTimeoutMs,
+    decode: { maxAttributeLength: config.limits.maxAttributeLength },
     token: config.ingestToken,
     checkToken: (given) => safeEqual(given, config.ingestToken),
     onError: (error) => log(`ingest failed: ${(error as Error)?.stack ?? String(error)}`),
@@ -128,11 +140,18 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
       ? prometheusBackend(config, options, hub, log)
       : embeddedBackend(config, options, hub, log);
   const { store, source, db } = backend;
-  const alertStore = new AlertStore(db, options.now);
+  const alertStore = new AlertStore(db, options.now, {
+    maxInstances: config.limits.maxAlertInstances,
+    maxHistory: config.limits.maxAlertHistory,
+    resolvedKeepMs: config.limits.resolvedAlertKeepMs,
+  });
+  const targetPolicy = createAddressPolicy(config.limits.allowedTargetNetworks);
   const alerts = new AlertService({
     store: alertStore,
     source,
-    notify: options.notifier ?? createNotifier(),
+    notify:
+      options.notifier ??
+      createNotifier({ policy: targetPolicy, attemptTimeoutMs: config.limits.targetTimeoutMs }),
     now: options.now,
     dashboardUrl: config.publicUrl,
     onChange: (changes) => hub.publish({ type: 'alert', changes }),
@@ -149,6 +168,11 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     alerts,
     hub,
     receive: backend.receive,
+    targetPolicy,
+    liveConnections: new ConnectionLimit({
+      max: config.limits.maxSseConnections,
+      perClient: config.limits.maxSsePerClient,
+    }),
     start() {
       if (timers.length > 0) return;
       const every = (ms: number, job: () => unknown) => {

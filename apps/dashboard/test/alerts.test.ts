@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import { AlertService } from '@/lib/alerts/alert-service';
 import { AlertStore, maskUrl } from '@/lib/alerts/alert-store';
 import { PayloadError, parseAlertmanagerPayload } from '@/lib/alerts/alertmanager';
@@ -12,6 +13,8 @@ import type { RetryTotals, TimeQuery } from '@/lib/data/types';
 import { openDatabase } from '@/lib/store/database';
 
 const rule = { forMs: 300_000, keepFiringForMs: 0 };
+/** The test webhooks listen on 127.0.0.1: allowed explicitly, as ALERT_TARGET_ALLOWED_NETWORKS would. */
+const loopbackAllowed = createAddressPolicy(['127.0.0.1/32']);
 
 describe('alert state machine', () => {
   it('goes pending, then firing after `for`, then resolved', () => {
@@ -113,7 +116,7 @@ describe('AlertService', () => {
     const service = new AlertService({
       store,
       source: fakeSource(data),
-      notify: createNotifier({ attemptTimeoutMs: 2000 }),
+      notify: createNotifier({ attemptTimeoutMs: 2000, policy: loopbackAllowed }),
       now: () => now,
       onChange: (c) => changes.push(...c.map((x) => `${x.key}:${x.state}`)),
     });
@@ -144,7 +147,7 @@ describe('AlertService', () => {
 
   it('does not retry a webhook that answers 400, and records the failure', async () => {
     const hook = await webhookServer([400]);
-    const notify = createNotifier();
+    const notify = createNotifier({ policy: loopbackAllowed });
     const entry = {
       id: 1,
       at: 0,

@@ -25,6 +25,13 @@ function run(points: ReturnType<typeof p>[], baselineBefore = 0) {
 }
 
 describe('cumulativeToDelta', () => {
+  it('never yields a negative histogram sum: a sum that went down is a reset', () => {
+    const first = cumulativeToDelta(undefined, p(100, 200, 2, { sum: 5, buckets: [1, 1] }), 50);
+    const r = cumulativeToDelta(first.next, p(100, 300, 3, { sum: 1, buckets: [2, 1] }), 50);
+    expect(r.reason).toBe('reset');
+    expect(r.delta).toEqual({ value: 3, sum: 1, buckets: [2, 1] });
+  });
+
   it('counts the first point in full when its sequence started after the store was created', () => {
     expect(run([p(100, 200, 5)], 50)).toEqual([5]);
   });

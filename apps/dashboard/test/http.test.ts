@@ -176,23 +176,33 @@ describe('createOtlpReceiver back-pressure', () => {
     body,
   });
   const sink = { metrics: () => ({ rejected: 0 }), traces: () => ({ rejected: 0 }) };
+  const chunks = (...parts: Buffer[]) =>
+    (async function* () {
+      yield* parts;
+    })();
 
-  it('answers 429 with Retry-After beyond the concurrent requests allowed', async () => {
-    const receive = createOtlpReceiver({ sink, maxBodyBytes: 1024, maxConcurrent: 1 });
+  it('holds no slot while a body is still arriving; beyond the slots (decoding), 429 with Retry-After', async () => {
+    const receive = createOtlpReceiver({ sink, maxBodyBytes: 1024 * 1024, maxConcurrent: 1 });
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
     });
     const slow = (async function* () {
+      yield Buffer.from('{');
       await gate;
-      yield Buffer.from('{}');
+      yield Buffer.from('}');
     })();
-    const first = receive('metrics', req(slow));
-    const second = await receive('metrics', req((async function* () {})()));
-    expect(second.status).toBe(429);
-    expect(second.headers['retry-after']).toBe('1');
+    const stalled = receive('metrics', req(slow));
+    // The stalled body holds no slot: another export is served.
+    expect((await receive('metrics', req(chunks(Buffer.from('{}'))))).status).toBe(200);
+    // Two complete gzip bodies: the first decompresses (off the event loop) while the second asks for the slot.
+    const gz = gzipSync(Buffer.from(JSON.stringify({ resourceMetrics: [] }).padEnd(200_000, ' ')));
+    const gzReq = (): OtlpHttpRequest => ({ ...req(chunks(gz)), contentEncoding: 'gzip' });
+    const [a, b] = await Promise.all([receive('metrics', gzReq()), receive('metrics', gzReq())]);
+    expect([a.status, b.status].sort()).toEqual([200, 429]);
+    expect((a.status === 429 ? a : b).headers['retry-after']).toBe('1');
     release();
-    expect((await first).status).toBe(200);
+    expect((await stalled).status).toBe(200);
   });
 
   it('answers 503 with Retry-After (never 500) when the store is busy', async () => {
@@ -384,7 +394,7 @@ describe('JSON API and SSE', () => {
       JSON.stringify({ alerts: [{ status: 'firing', labels: { alertname: 'X' }, fingerprint: 'f1' }] }),
       { 'content-type': 'application/json' },
     );
-    expect(await r.json()).toEqual({ received: 1 });
+    expect(await r.json()).toEqual({ received: 1, dropped: 0 });
     expect(
       (await post(`${s.url}/api/alerts/webhook`, '{"alerts":1}', { 'content-type': 'application/json' }))
         .status,

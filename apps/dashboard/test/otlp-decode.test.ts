@@ -132,20 +132,21 @@ describe('decodeMetrics', () => {
     expect(() => decodeMetrics(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]), 'protobuf')).toThrow(
       /invalid protobuf/,
     );
-    expect(() =>
-      decodeMetrics(
-        Buffer.from(
-          JSON.stringify({
-            resourceMetrics: [
-              {
-                scopeMetrics: [{ metrics: [{ name: 'x', sum: { dataPoints: [{ timeUnixNano: 'soon' }] } }] }],
-              },
-            ],
-          }),
-        ),
-        'json',
+    // A point whose field cannot be read is refused alone (partial success), the request is not.
+    const soon = decodeMetrics(
+      Buffer.from(
+        JSON.stringify({
+          resourceMetrics: [
+            {
+              scopeMetrics: [{ metrics: [{ name: 'x', sum: { dataPoints: [{ timeUnixNano: 'soon' }] } }] }],
+            },
+          ],
+        }),
       ),
-    ).toThrow(/64-bit integer/);
+      'json',
+    );
+    expect(soon.rejected).toBe(1);
+    expect(soon.rejectedReasons[0]).toMatch(/x: timeUnixNano: expected a 64-bit integer/);
   });
 
   it('accepts an empty body as an empty request', () => {

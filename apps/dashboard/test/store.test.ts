@@ -214,7 +214,8 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   });
 
   it('records the instances seen at ingest and lists transitions newest last', async () => {
-    let now = 1_800_000_000_000;
+    const t0 = Date.now();
+    let now = t0;
     const { store, source } = openStore(tempDir(), () => now);
     const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a' });
     const b = createCapture({ 'service.name': 'agent', 'service.instance.id': 'b' });
@@ -230,7 +231,6 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     await a.run(standardScript().slice(0, 2));
     await ingest(store, a);
     const q = (from: number, to: number, service?: string): TimeQuery => ({ from, to, filters: { service } });
-    const t0 = 1_800_000_000_000;
     expect(await source.instances(q(t0, t0 + 300_000))).toEqual([
       { service: 'agent', instance: 'a', lastSeen: t0 + 120_000 },
       { service: 'agent', instance: 'b', lastSeen: t0 + 60_000 },

@@ -181,13 +181,26 @@ export class AlertService {
     }
   }
 
-  /** Alertmanager's alerts (from the Prometheus setup), shown beside the built-in rule's. */
-  receiveAlertmanager(alerts: readonly AlertmanagerAlert[]): number {
+  /**
+   * Alertmanager's alerts (from the Prometheus setup), shown beside the built-in rule's. A new alert beyond
+   * the instance cap is dropped (counted in `dropped`); updates of known alerts are always taken.
+   */
+  receiveAlertmanager(alerts: readonly AlertmanagerAlert[]): { received: number; dropped: number } {
     const now = this.now();
     const changes: AlertChange[] = [];
+    let dropped = 0;
+    let room: number | undefined;
     for (const a of alerts) {
       const key = `alertmanager:${a.fingerprint}`;
       const prev = this.o.store.instance(key);
+      if (!prev) {
+        room ??= this.o.store.room();
+        if (room <= 0) {
+          dropped++;
+          continue;
+        }
+        room--;
+      }
       const state = a.status;
       const name = a.labels.alertname ?? 'alert';
       const summary = a.annotations.summary ?? a.annotations.description ?? '';
@@ -222,7 +235,11 @@ export class AlertService {
       }
     }
     if (changes.length > 0) this.o.onChange?.(changes);
-    return alerts.length;
+    if (dropped > 0)
+      this.o.log?.(
+        `${dropped} Alertmanager alert(s) dropped: ${this.o.store.limits.maxInstances} alert instances kept (MAX_ALERT_INSTANCES)`,
+      );
+    return { received: alerts.length - dropped, dropped };
   }
 }
 

@@ -70,19 +70,72 @@ const toInstance = (r: R): AlertInstance => ({
   updated: r.updated as number,
 });
 
+/** How much alerting state is kept (`MAX_ALERT_INSTANCES`, `MAX_ALERT_HISTORY`, `ALERT_RESOLVED_KEEP_MS`). */
+export interface AlertStoreLimits {
+  /** Alert instances kept; resolved ones are dropped first, then new ones refused. */
+  readonly maxInstances: number;
+  /** History rows (and delivery rows) kept, newest first. */
+  readonly maxHistory: number;
+  /** A resolved instance is listed this long after it resolved. */
+  readonly resolvedKeepMs: number;
+}
+
+export const ALERT_STORE_DEFAULTS: AlertStoreLimits = Object.freeze({
+  maxInstances: 1000,
+  maxHistory: 10_000,
+  resolvedKeepMs: 86_400_000,
+});
+
 /** Alert rules, notification targets, alert instances and history, in the embedded database. */
 export class AlertStore {
+  readonly limits: AlertStoreLimits;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => number = Date.now,
-  ) {}
+    limits: Partial<AlertStoreLimits> = {},
+  ) {
+    this.limits = { ...ALERT_STORE_DEFAULTS, ...limits };
+  }
 
-  /** Drops history and deliveries older than `before` (epoch ms); returns how many rows went. */
+  /**
+   * Drops history and deliveries older than `before` (epoch ms) or beyond `maxHistory`, and resolved instances
+   * past `resolvedKeepMs`; returns how many rows went.
+   */
   prune(before: number): number {
+    const db = this.db;
+    const max = this.limits.maxHistory;
     return (
-      this.db.prepare('DELETE FROM alert_history WHERE at < ?').run(before).changes +
-      this.db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(before).changes
+      db.prepare('DELETE FROM alert_history WHERE at < ?').run(before).changes +
+      db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(before).changes +
+      db.prepare('DELETE FROM alert_history WHERE id <= (SELECT MAX(id) FROM alert_history) - ?').run(max)
+        .changes +
+      db
+        .prepare('DELETE FROM alert_deliveries WHERE id <= (SELECT MAX(id) FROM alert_deliveries) - ?')
+        .run(max).changes +
+      db
+        .prepare("DELETE FROM alert_instances WHERE state = 'resolved' AND updated < ?")
+        .run(this.now() - this.limits.resolvedKeepMs).changes
     );
+  }
+
+  /**
+   * How many NEW instances may be added now (under `maxInstances`), after dropping the oldest resolved
+   * instances to make room. Existing instances can always be updated.
+   */
+  room(): number {
+    const count = () =>
+      (this.db.prepare('SELECT COUNT(*) AS n FROM alert_instances').get() as { n: number }).n;
+    const max = this.limits.maxInstances;
+    const before = count();
+    if (before < max) return max - before;
+    this.db
+      .prepare(
+        `DELETE FROM alert_instances WHERE key IN (SELECT key FROM alert_instances WHERE state = 'resolved'
+         ORDER BY updated LIMIT ?)`,
+      )
+      .run(before - max + Math.max(1, Math.ceil(max / 10)));
+    return Math.max(0, max - count());
   }
 
   rules(): AlertRule[] {
@@ -143,10 +196,21 @@ export class AlertStore {
     ).map(toInstance);
   }
 
-  firing(): AlertInstance[] {
+  /** The firing alerts, longest-firing first, at most `limit` (see `firingCount` for how many there are). */
+  firing(limit = 100): AlertInstance[] {
     return (
-      this.db.prepare("SELECT * FROM alert_instances WHERE state = 'firing' ORDER BY fired_at").all() as R[]
+      this.db
+        .prepare("SELECT * FROM alert_instances WHERE state = 'firing' ORDER BY fired_at LIMIT ?")
+        .all(limit) as R[]
     ).map(toInstance);
+  }
+
+  firingCount(): number {
+    return (
+      this.db.prepare("SELECT COUNT(*) AS n FROM alert_instances WHERE state = 'firing'").get() as {
+        n: number;
+      }
+    ).n;
   }
 
   upsertInstance(i: AlertInstance): void {

@@ -1,6 +1,15 @@
 import { createResilience, isResilienceError, type Resilience } from '@mcp-resilience/middleware';
+import { type AddressPolicy, createAddressPolicy } from './address-policy';
 import type { AlertHistoryEntry, NotificationTarget } from './alert-store';
 import { maskUrl } from './alert-store';
+import {
+  defaultResolve,
+  postWebhook,
+  type Resolve,
+  type ResolvedTarget,
+  resolveTarget,
+  TargetRefusedError,
+} from './webhook-request';
 
 export interface Notification {
   readonly status: 'firing' | 'resolved';
@@ -56,19 +65,40 @@ export function notificationBody(kind: NotificationTarget['kind'], n: Notificati
 }
 
 export interface NotifierOptions {
-  readonly fetch?: typeof fetch;
   readonly resilience?: Resilience;
-  /** Per-attempt time limit. */
+  /** Which addresses targets may reach (default: public addresses only). */
+  readonly policy?: AddressPolicy;
+  /** DNS resolution (tests inject one). */
+  readonly resolve?: Resolve;
+  /** One attempt's deadline: connect, send and answer. */
   readonly attemptTimeoutMs?: number;
+  /** Bytes of a webhook's answer read at most (the rest is dropped). */
+  readonly maxResponseBytes?: number;
+}
+
+export const NOTIFIER_DEFAULTS = { attemptTimeoutMs: 5_000, maxResponseBytes: 64 * 1024 } as const;
+
+/** A DNS failure as the classifier knows it (retryable network fault). */
+class ResolveError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ResolveError';
+  }
 }
 
 /**
  * Sends alert notifications to webhooks through the project's own middleware: 5xx, timeouts and network faults
  * are retried with backoff, 429 waits for Retry-After, 4xx fail at once, and a dead webhook host gets its
- * circuit breaker opened instead of being hammered.
+ * circuit breaker opened instead of being hammered. The target's address is checked against the policy at send
+ * time, after DNS resolution, and pinned for every attempt of the send (no DNS rebinding); redirects are not
+ * followed.
  */
 export function createNotifier(options: NotifierOptions = {}) {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const policy = options.policy ?? createAddressPolicy();
+  const resolve = options.resolve ?? defaultResolve;
   const resilience =
     options.resilience ??
     createResilience({
@@ -77,8 +107,16 @@ export function createNotifier(options: NotifierOptions = {}) {
       backoffMaxMs: 5_000,
       timeoutMs: 30_000,
       retryAfterMaxMs: 10_000,
+      rules: [
+        {
+          name: 'webhook-target-refused',
+          errorName: 'TargetRefusedError',
+          classify: { class: 'non_retryable', type: 'forbidden', execution: 'not_sent' },
+        },
+      ],
     });
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? NOTIFIER_DEFAULTS.attemptTimeoutMs;
+  const maxResponseBytes = options.maxResponseBytes ?? NOTIFIER_DEFAULTS.maxResponseBytes;
 
   return async function send(target: NotificationTarget, n: Notification): Promise<DeliveryResult> {
     let attempts = 0;
@@ -89,26 +127,36 @@ export function createNotifier(options: NotifierOptions = {}) {
         return 'invalid';
       }
     })();
+    let pinned: Extract<ResolvedTarget, { ok: true }> | undefined;
     try {
       const status = await resilience.execute(
         async ({ signal, attempt }) => {
           attempts = attempt;
-          const res = await doFetch(target.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'user-agent': 'mcp-resilience-dashboard' },
-            body: JSON.stringify(notificationBody(target.kind, n)),
-            signal: AbortSignal.any([signal, AbortSignal.timeout(attemptTimeoutMs)]),
-          });
-          await res.arrayBuffer().catch(() => undefined);
-          if (!res.ok) throw new WebhookHttpError(res.status, Object.fromEntries(res.headers));
+          if (!pinned) {
+            const resolved = await resolveTarget(target.url, policy, resolve);
+            if (!resolved.ok) {
+              if (resolved.dns) throw new ResolveError(resolved.dns, resolved.reason);
+              throw new TargetRefusedError(resolved.reason);
+            }
+            pinned = resolved;
+          }
+          const res = await postWebhook(
+            pinned,
+            JSON.stringify(notificationBody(target.kind, n)),
+            { 'content-type': 'application/json', 'user-agent': 'mcp-resilience-dashboard' },
+            { timeoutMs: attemptTimeoutMs, maxResponseBytes, signal },
+          );
+          if (res.status < 200 || res.status > 299) throw new WebhookHttpError(res.status, res.headers);
           return res.status;
         },
         { endpoint: `webhook:${host}`, operation: 'alert.notify', idempotent: true },
       );
       return { ok: true, attempts, detail: `HTTP ${status}` };
     } catch (error) {
+      const cause = isResilienceError(error) ? error.cause : error;
+      const refused = cause instanceof TargetRefusedError ? `refused: ${cause.message}; ` : '';
       const reason = isResilienceError(error)
-        ? `${error.classification.type} (${error.classification.class}) after ${error.attempts} attempt(s)`
+        ? `${refused}${error.classification.type} (${error.classification.class}) after ${error.attempts} attempt(s)`
         : String((error as Error)?.message ?? error);
       return { ok: false, attempts, detail: `${reason} → ${maskUrl(target.url)}` };
     }

@@ -1,3 +1,4 @@
+import { SourceUnavailableError } from '../source-unavailable';
 /*
  * A tiny client for the Prometheus HTTP API (`/api/v1/query`, `/api/v1/query_range`), as served by Prometheus,
  * Mimir (under its `/prometheus` prefix), Thanos Query and VictoriaMetrics. Every failure becomes a
@@ -39,7 +40,8 @@ export interface PrometheusApi {
 
 export type PrometheusErrorKind = 'unreachable' | 'timeout' | 'http' | 'api' | 'invalid_response';
 
-export class PrometheusError extends Error {
+/** A `SourceUnavailableError` (the backend-neutral one the edges map), with PromQL's details. */
+export class PrometheusError extends SourceUnavailableError {
   override readonly name = 'PrometheusError';
   constructor(
     readonly kind: PrometheusErrorKind,
@@ -47,7 +49,7 @@ export class PrometheusError extends Error {
     /** Prometheus's `errorType` (`bad_data`, `timeout`, `execution`...) or the HTTP status. */
     readonly detail?: string,
   ) {
-    super(message);
+    super(message, { status: kind === 'timeout' ? 504 : 502 });
   }
 }
 

@@ -48,7 +48,8 @@ const sameBounds = (a: readonly number[] | undefined, b: readonly number[] | und
  * One cumulative point against the previous state of its series.
  * - First point of a series: counted in full when its sequence started after `baselineBefore` (the store's
  *   creation), else taken as a baseline (its history predates the store; counting it would be a spike).
- * - A new start time (agent restarted) or a value that went down (counter reset): counted in full.
+ * - A new start time (agent restarted) or a value, histogram sum or bucket that went down (reset): counted
+ *   in full (never a negative delta).
  * - A point not newer than the last one (an exporter retry, a duplicate from two collectors): ignored.
  */
 export function cumulativeToDelta(
@@ -76,7 +77,8 @@ export function cumulativeToDelta(
     return { delta: whole, next: state, reason: 'restart' };
   }
   if (point.timeMs <= prev.time) return { delta: undefined, next: undefined, reason: 'duplicate' };
-  if (point.value < prev.value || !sameBounds(point.buckets, prev.buckets)) {
+  // A count, sum or bucket that went down: the sequence restarted without a new start time (a reset).
+  if (point.value < prev.value || sum < prev.sum || !sameBounds(point.buckets, prev.buckets)) {
     return { delta: whole, next: state, reason: 'reset' };
   }
   let buckets: number[] | undefined;

@@ -1,3 +1,4 @@
+import { Rejections } from '../ingest/rejections';
 import {
   type HistogramPoint,
   type Metric,
@@ -11,7 +12,20 @@ import {
   type TracesRequest,
 } from './model';
 import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from './schema';
-import { attributes, double, enumValue, has, id, int64, isObject, list, nanosToMs, str } from './values';
+import {
+  ATTRIBUTE_DEFAULTS,
+  type AttributeLimits,
+  attributes,
+  double,
+  enumValue,
+  has,
+  id,
+  int64,
+  isObject,
+  list,
+  nanosToMs,
+  str,
+} from './values';
 
 export type Encoding = 'json' | 'protobuf';
 
@@ -35,15 +49,31 @@ function parse(body: Uint8Array, encoding: Encoding, signal: 'traces' | 'metrics
   }
 }
 
-const MAX_REASONS = 5;
+/** Bounds on what a request may carry (see `ATTRIBUTE_DEFAULTS`). */
+export interface DecodeLimits {
+  /** String attribute values are cut to this many characters (`OTLP_MAX_ATTRIBUTE_LENGTH`). */
+  readonly maxAttributeLength?: number;
+}
 
-class Rejections {
-  count = 0;
-  readonly reasons: string[] = [];
-  add(n: number, reason: string) {
-    if (n <= 0) return;
-    this.count += n;
-    if (this.reasons.length < MAX_REASONS && !this.reasons.includes(reason)) this.reasons.push(reason);
+const attributeLimits = (limits: DecodeLimits | undefined): AttributeLimits => ({
+  ...ATTRIBUTE_DEFAULTS,
+  ...(limits?.maxAttributeLength === undefined ? {} : { maxLength: limits.maxAttributeLength }),
+});
+
+/** Events kept per span (OTel's default span event count limit). */
+const MAX_EVENTS = 128;
+
+const cutName = (s: string, limits: AttributeLimits) =>
+  s.length > limits.maxLength ? s.slice(0, limits.maxLength) : s;
+
+/** One data point, or the reason it is refused (a field that cannot be read, such as an integer beyond 64 bits). */
+function point<T>(read: () => T, what: string, rejections: Rejections): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof OtlpDecodeError)) throw error;
+    rejections.add(1, `${what}: ${error.message}`);
+    return undefined;
   }
 }
 
@@ -52,72 +82,85 @@ function temporality(value: unknown, what: string): Temporality {
   return t === 1 || t === 2 ? t : 0;
 }
 
-function numberPoints(raw: unknown[], what: string, rejections: Rejections): NumberPoint[] {
+function numberPoints(
+  raw: unknown[],
+  what: string,
+  rejections: Rejections,
+  limits: AttributeLimits,
+): NumberPoint[] {
   const points: NumberPoint[] = [];
   for (const p of raw) {
     if (!isObject(p)) {
       rejections.add(1, `${what}: data point is not an object`);
       continue;
     }
-    const timeMs = nanosToMs(p.timeUnixNano, `${what}.timeUnixNano`);
-    if (!(timeMs > 0)) {
+    const read = point(
+      () => {
+        const timeMs = nanosToMs(p.timeUnixNano, 'timeUnixNano');
+        let value: number;
+        if (has(p, 'asInt')) value = int64(p.asInt, 'asInt');
+        else if (has(p, 'asDouble')) value = double(p.asDouble, 'asDouble');
+        else value = 0;
+        const startMs = nanosToMs(p.startTimeUnixNano, 'startTimeUnixNano');
+        return { timeMs, value, startMs, attributes: attributes(p.attributes, limits) };
+      },
+      what,
+      rejections,
+    );
+    if (!read) continue;
+    if (!(read.timeMs > 0)) {
       rejections.add(1, `${what}: data point without timeUnixNano`);
       continue;
     }
-    let value: number;
-    if (has(p, 'asInt')) value = int64(p.asInt, `${what}.asInt`);
-    else if (has(p, 'asDouble')) value = double(p.asDouble, `${what}.asDouble`);
-    else value = 0;
-    if (!Number.isFinite(value)) {
+    if (!Number.isFinite(read.value)) {
       rejections.add(1, `${what}: value is not finite`);
       continue;
     }
-    points.push({
-      attributes: attributes(p.attributes),
-      startMs: nanosToMs(p.startTimeUnixNano, `${what}.startTimeUnixNano`),
-      timeMs,
-      value,
-    });
+    points.push(read);
   }
   return points;
 }
 
-function histogramPoints(raw: unknown[], what: string, rejections: Rejections): HistogramPoint[] {
+function histogramPoints(
+  raw: unknown[],
+  what: string,
+  rejections: Rejections,
+  limits: AttributeLimits,
+): HistogramPoint[] {
   const points: HistogramPoint[] = [];
   for (const p of raw) {
     if (!isObject(p)) {
       rejections.add(1, `${what}: data point is not an object`);
       continue;
     }
-    const timeMs = nanosToMs(p.timeUnixNano, `${what}.timeUnixNano`);
-    if (!(timeMs > 0)) {
+    const read = point(
+      () => ({
+        timeMs: nanosToMs(p.timeUnixNano, 'timeUnixNano'),
+        count: int64(p.count, 'count'),
+        sum: has(p, 'sum') ? double(p.sum, 'sum') : 0,
+        buckets: list(p.bucketCounts, 'bucketCounts').map((v) => int64(v, 'bucketCounts')),
+        bounds: list(p.explicitBounds, 'explicitBounds').map((v) => double(v, 'explicitBounds')),
+        startMs: nanosToMs(p.startTimeUnixNano, 'startTimeUnixNano'),
+        attributes: attributes(p.attributes, limits),
+      }),
+      what,
+      rejections,
+    );
+    if (!read) continue;
+    if (!(read.timeMs > 0)) {
       rejections.add(1, `${what}: data point without timeUnixNano`);
       continue;
     }
-    const count = int64(p.count, `${what}.count`);
-    const sum = has(p, 'sum') ? double(p.sum, `${what}.sum`) : 0;
-    const buckets = list(p.bucketCounts, `${what}.bucketCounts`).map((v) => int64(v, `${what}.bucketCounts`));
-    const bounds = list(p.explicitBounds, `${what}.explicitBounds`).map((v) =>
-      double(v, `${what}.explicitBounds`),
-    );
-    if (!Number.isFinite(sum) || count < 0) {
+    if (!Number.isFinite(read.sum) || read.count < 0) {
       rejections.add(1, `${what}: invalid count or sum`);
       continue;
     }
-    points.push({
-      attributes: attributes(p.attributes),
-      startMs: nanosToMs(p.startTimeUnixNano, `${what}.startTimeUnixNano`),
-      timeMs,
-      count,
-      sum,
-      bounds,
-      buckets,
-    });
+    points.push(read);
   }
   return points;
 }
 
-function metric(m: unknown, rejections: Rejections): Metric | undefined {
+function metric(m: unknown, rejections: Rejections, limits: AttributeLimits): Metric | undefined {
   if (!isObject(m)) {
     rejections.add(1, 'metric is not an object');
     return undefined;
@@ -133,7 +176,7 @@ function metric(m: unknown, rejections: Rejections): Metric | undefined {
       unit,
       temporality: temporality(s.aggregationTemporality, `${what}.aggregationTemporality`),
       monotonic: s.isMonotonic === true,
-      points: numberPoints(list(s.dataPoints, `${what}.dataPoints`), what, rejections),
+      points: numberPoints(list(s.dataPoints, `${what}.dataPoints`), what, rejections, limits),
     };
   }
   if (has(m, 'gauge') && isObject(m.gauge)) {
@@ -141,7 +184,7 @@ function metric(m: unknown, rejections: Rejections): Metric | undefined {
       type: 'gauge',
       name,
       unit,
-      points: numberPoints(list(m.gauge.dataPoints, `${what}.dataPoints`), what, rejections),
+      points: numberPoints(list(m.gauge.dataPoints, `${what}.dataPoints`), what, rejections, limits),
     };
   }
   if (has(m, 'histogram') && isObject(m.histogram)) {
@@ -151,7 +194,7 @@ function metric(m: unknown, rejections: Rejections): Metric | undefined {
       name,
       unit,
       temporality: temporality(h.aggregationTemporality, `${what}.aggregationTemporality`),
-      points: histogramPoints(list(h.dataPoints, `${what}.dataPoints`), what, rejections),
+      points: histogramPoints(list(h.dataPoints, `${what}.dataPoints`), what, rejections, limits),
     };
   }
   for (const kind of ['exponentialHistogram', 'summary'] as const) {
@@ -165,20 +208,21 @@ function metric(m: unknown, rejections: Rejections): Metric | undefined {
 }
 
 /** Decodes an `ExportMetricsServiceRequest` (JSON or protobuf). Throws `OtlpDecodeError` when malformed. */
-export function decodeMetrics(body: Uint8Array, encoding: Encoding): MetricsRequest {
+export function decodeMetrics(body: Uint8Array, encoding: Encoding, options?: DecodeLimits): MetricsRequest {
   const request = parse(body, encoding, 'metrics');
+  const limits = attributeLimits(options);
   const rejections = new Rejections();
   const resources: ResourceMetrics[] = [];
   let points = 0;
   for (const rm of list(request.resourceMetrics, 'resourceMetrics')) {
     if (!isObject(rm)) throw new OtlpDecodeError('resourceMetrics: expected objects');
-    const resource = isObject(rm.resource) ? attributes(rm.resource.attributes) : {};
+    const resource = isObject(rm.resource) ? attributes(rm.resource.attributes, limits) : {};
     const scopes = [];
     for (const sm of list(rm.scopeMetrics, 'scopeMetrics')) {
       if (!isObject(sm)) throw new OtlpDecodeError('scopeMetrics: expected objects');
       const metrics: Metric[] = [];
       for (const raw of list(sm.metrics, 'metrics')) {
-        const m = metric(raw, rejections);
+        const m = metric(raw, rejections, limits);
         if (m) {
           metrics.push(m);
           points += m.points.length;
@@ -191,20 +235,21 @@ export function decodeMetrics(body: Uint8Array, encoding: Encoding): MetricsRequ
   return {
     resources,
     rejected: rejections.count,
-    rejectedReasons: rejections.reasons,
+    rejectedReasons: [...rejections.result().reasons],
     points: points + rejections.count,
   };
 }
 
 /** Decodes an `ExportTraceServiceRequest` (JSON or protobuf). Throws `OtlpDecodeError` when malformed. */
-export function decodeTraces(body: Uint8Array, encoding: Encoding): TracesRequest {
+export function decodeTraces(body: Uint8Array, encoding: Encoding, options?: DecodeLimits): TracesRequest {
   const request = parse(body, encoding, 'traces');
+  const limits = attributeLimits(options);
   const rejections = new Rejections();
   const resources: ResourceSpans[] = [];
   let total = 0;
   for (const rs of list(request.resourceSpans, 'resourceSpans')) {
     if (!isObject(rs)) throw new OtlpDecodeError('resourceSpans: expected objects');
-    const resource = isObject(rs.resource) ? attributes(rs.resource.attributes) : {};
+    const resource = isObject(rs.resource) ? attributes(rs.resource.attributes, limits) : {};
     const scopes = [];
     for (const ss of list(rs.scopeSpans, 'scopeSpans')) {
       if (!isObject(ss)) throw new OtlpDecodeError('scopeSpans: expected objects');
@@ -215,45 +260,48 @@ export function decodeTraces(body: Uint8Array, encoding: Encoding): TracesReques
           rejections.add(1, 'span is not an object');
           continue;
         }
-        let traceId: string;
-        let spanId: string;
-        let parentSpanId: string;
-        try {
-          traceId = id(s.traceId, 16, 'traceId');
-          spanId = id(s.spanId, 8, 'spanId');
-          parentSpanId = id(s.parentSpanId, 8, 'parentSpanId');
-        } catch (error) {
-          rejections.add(1, (error as Error).message);
-          continue;
-        }
-        if (traceId === '' || spanId === '') {
+        const span = point(
+          () => {
+            const status = isObject(s.status) ? s.status : {};
+            return {
+              traceId: id(s.traceId, 16, 'traceId'),
+              spanId: id(s.spanId, 8, 'spanId'),
+              parentSpanId: id(s.parentSpanId, 8, 'parentSpanId'),
+              name: cutName(str(s.name), limits),
+              kind: enumValue(s.kind, 'kind', 'span.kind'),
+              startMs: nanosToMs(s.startTimeUnixNano, 'span.startTimeUnixNano'),
+              endMs: nanosToMs(s.endTimeUnixNano, 'span.endTimeUnixNano'),
+              attributes: attributes(s.attributes, limits),
+              events: list(s.events, 'span.events')
+                .filter(isObject)
+                .slice(0, MAX_EVENTS)
+                .map((e) => ({
+                  name: cutName(str(e.name), limits),
+                  timeMs: nanosToMs(e.timeUnixNano, 'event.timeUnixNano'),
+                  attributes: attributes(e.attributes, limits),
+                })),
+              statusCode: enumValue(status.code, 'status', 'span.status.code'),
+              statusMessage: cutName(str(status.message), limits),
+            };
+          },
+          'span',
+          rejections,
+        );
+        if (!span) continue;
+        if (span.traceId === '' || span.spanId === '') {
           rejections.add(1, 'span without traceId or spanId');
           continue;
         }
-        const status = isObject(s.status) ? s.status : {};
-        spans.push({
-          traceId,
-          spanId,
-          parentSpanId,
-          name: str(s.name),
-          kind: enumValue(s.kind, 'kind', 'span.kind'),
-          startMs: nanosToMs(s.startTimeUnixNano, 'span.startTimeUnixNano'),
-          endMs: nanosToMs(s.endTimeUnixNano, 'span.endTimeUnixNano'),
-          attributes: attributes(s.attributes),
-          events: list(s.events, 'span.events')
-            .filter(isObject)
-            .map((e) => ({
-              name: str(e.name),
-              timeMs: nanosToMs(e.timeUnixNano, 'event.timeUnixNano'),
-              attributes: attributes(e.attributes),
-            })),
-          statusCode: enumValue(status.code, 'status', 'span.status.code'),
-          statusMessage: str(status.message),
-        });
+        spans.push(span);
       }
       scopes.push({ scope: isObject(ss.scope) ? str(ss.scope.name) : '', spans });
     }
     resources.push({ resource, scopes });
   }
-  return { resources, rejected: rejections.count, rejectedReasons: rejections.reasons, spans: total };
+  return {
+    resources,
+    rejected: rejections.count,
+    rejectedReasons: [...rejections.result().reasons],
+    spans: total,
+  };
 }

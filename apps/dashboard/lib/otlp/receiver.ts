@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
-import { decodeMetrics, decodeTraces, type Encoding } from './decode';
+import { SourceUnavailableError, StoreBusyError } from '../source-unavailable';
+import { type DecodeLimits, decodeMetrics, decodeTraces, type Encoding } from './decode';
 import { type MetricsRequest, OtlpDecodeError, type Signal, type TracesRequest } from './model';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from './schema';
 
@@ -13,10 +14,7 @@ export interface IngestResult {
   readonly message?: string;
 }
 
-/** Thrown by a sink when the store cannot take the data now (locked, overloaded): answered 503 + Retry-After. */
-export class StoreBusyError extends Error {
-  override readonly name = 'StoreBusyError';
-}
+export { StoreBusyError };
 
 export interface OtlpSink {
   metrics(request: MetricsRequest): IngestResult;
@@ -37,14 +35,22 @@ export interface OtlpHttpResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: Uint8Array;
+  /** The request body was not read to its end: close the connection after answering. */
+  readonly close?: boolean;
 }
 
 export interface OtlpReceiverOptions {
   readonly sink: OtlpSink;
   /** Cap on the body, compressed and decompressed (413 beyond). */
   readonly maxBodyBytes: number;
-  /** Requests processed at once; beyond, 429 + Retry-After. */
+  /** Requests decoded and written at once (after their body arrived); beyond, 429 + Retry-After. */
   readonly maxConcurrent: number;
+  /** Body bytes held by all requests still being read; beyond, 429 + Retry-After (default 64 MiB). */
+  readonly maxBufferedBytes?: number;
+  /** The body must arrive within this time (408 after; default 30 s). */
+  readonly bodyTimeoutMs?: number;
+  /** Decode limits (attribute value length). */
+  readonly decode?: DecodeLimits;
   /** When set, `Authorization: Bearer <token>` is required (401 otherwise). */
   readonly token?: string | undefined;
   /** Compares secrets in constant time. */
@@ -65,15 +71,50 @@ const CONTENT_TYPE: Record<Encoding, string> = {
 
 class TooLarge extends Error {}
 
-async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Buffer> {
+/** How reading a body ended: plain data, the caller answers. */
+type BodyRead =
+  | { readonly ok: true; readonly body: Buffer }
+  | { readonly ok: false; readonly why: 'too_large' | 'timeout' | 'over_budget' | 'aborted' };
+
+/**
+ * Reads a body of at most `max` bytes within `timeoutMs`, taking each chunk from a byte budget shared by every
+ * request being read (`budget.take` returns false when the chunk does not fit). The bytes stay taken until
+ * the caller gives them back. A stalled body is abandoned at the deadline (the caller closes the connection).
+ */
+async function readBody(
+  body: AsyncIterable<Uint8Array>,
+  max: number,
+  timeoutMs: number,
+  budget: { take(n: number): boolean },
+  taken: { bytes: number },
+): Promise<BodyRead> {
+  const it = body[Symbol.asyncIterator]();
   const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > max) throw new TooLarge();
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    for (;;) {
+      let next: IteratorResult<Uint8Array> | 'timeout';
+      try {
+        next = await Promise.race([it.next(), expired]);
+      } catch {
+        return { ok: false, why: 'aborted' }; // the client went away mid-body
+      }
+      // The pending read is left to the connection's close (the caller answers 408 and closes it).
+      if (next === 'timeout') return { ok: false, why: 'timeout' };
+      if (next.done) break;
+      const chunk = next.value;
+      if (taken.bytes + chunk.byteLength > max) return { ok: false, why: 'too_large' };
+      if (!budget.take(chunk.byteLength)) return { ok: false, why: 'over_budget' };
+      taken.bytes += chunk.byteLength;
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    }
+    return { ok: true, body: Buffer.concat(chunks, taken.bytes) };
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks, size);
 }
 
 async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
@@ -131,7 +172,17 @@ const NOT_FOUND = 5;
  */
 export function createOtlpReceiver(options: OtlpReceiverOptions) {
   let inFlight = 0;
+  let buffered = 0;
+  const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const retryAfter = String(options.retryAfterSeconds ?? 1);
+  const budget = {
+    take(n: number): boolean {
+      if (buffered + n > maxBuffered) return false;
+      buffered += n;
+      return true;
+    },
+  };
 
   return async function receive(signal: Signal, req: OtlpHttpRequest): Promise<OtlpHttpResponse> {
     const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -140,45 +191,81 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       status: number,
       body: Uint8Array,
       extra: Record<string, string> = {},
+      close = false,
     ): OtlpHttpResponse => ({
       status,
       headers: { 'content-type': CONTENT_TYPE[encoding], ...extra },
       body,
+      close,
     });
     const fail = (status: number, code: number, message: string, extra: Record<string, string> = {}) =>
       reply(status, statusBody(encoding, code, message), extra);
+    // Answered before the body was read: the connection cannot be reused.
+    const refuse = (status: number, code: number, message: string, extra: Record<string, string> = {}) =>
+      reply(status, statusBody(encoding, code, message), extra, true);
 
-    if (req.method !== 'POST') return fail(405, INVALID_ARGUMENT, 'use POST', { allow: 'POST' });
+    if (req.method !== 'POST') return refuse(405, INVALID_ARGUMENT, 'use POST', { allow: 'POST' });
     if (options.token !== undefined && options.token !== '') {
       const given = /^Bearer\s+(.+)$/i.exec(req.authorization ?? '')?.[1]?.trim();
       const ok = options.checkToken ? options.checkToken(given) : given === options.token;
       if (!ok)
-        return fail(401, UNAUTHENTICATED, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
+        return refuse(401, UNAUTHENTICATED, 'missing or wrong bearer token', {
+          'www-authenticate': 'Bearer',
+        });
     }
     if (!MEDIA[mediaType]) {
-      return fail(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
+      return refuse(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
     }
     const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
     if (!['', 'identity', 'gzip', 'x-gzip', 'deflate'].includes(contentEncoding)) {
-      return fail(415, INVALID_ARGUMENT, `unsupported content-encoding '${contentEncoding}'`);
+      return refuse(415, INVALID_ARGUMENT, `unsupported content-encoding '${contentEncoding}'`);
     }
     if (req.contentLength !== undefined && req.contentLength > options.maxBodyBytes) {
-      return fail(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
+      return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
     }
-    if (inFlight >= options.maxConcurrent) {
-      return fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', {
-        'retry-after': retryAfter,
-      });
+    // 1. The body, under a byte budget and a deadline; no decode slot is held while a client is slow.
+    const taken = { bytes: 0 };
+    try {
+      const read = await readBody(req.body, options.maxBodyBytes, bodyTimeoutMs, budget, taken);
+      if (!read.ok) {
+        if (read.why === 'too_large')
+          return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
+        if (read.why === 'timeout')
+          return refuse(408, INVALID_ARGUMENT, `body not received within ${bodyTimeoutMs} ms`);
+        if (read.why === 'aborted') return refuse(400, INVALID_ARGUMENT, 'the body was cut off');
+        return refuse(429, RESOURCE_EXHAUSTED, 'too much export data in flight, retry later', {
+          'retry-after': retryAfter,
+        });
+      }
+      // 2. A slot, only to decompress, decode and write.
+      if (inFlight >= options.maxConcurrent) {
+        return fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', {
+          'retry-after': retryAfter,
+        });
+      }
+      inFlight++;
+      try {
+        return await ingest(signal, read.body, contentEncoding, encoding, reply, fail);
+      } finally {
+        inFlight--;
+      }
+    } finally {
+      buffered -= taken.bytes;
     }
-    inFlight++;
+  };
+
+  async function ingest(
+    signal: Signal,
+    raw: Buffer,
+    contentEncoding: string,
+    encoding: Encoding,
+    reply: (status: number, body: Uint8Array) => OtlpHttpResponse,
+    fail: (status: number, code: number, message: string, extra?: Record<string, string>) => OtlpHttpResponse,
+  ): Promise<OtlpHttpResponse> {
     try {
       let body: Buffer;
       try {
-        body = await decompress(
-          await readCapped(req.body, options.maxBodyBytes),
-          contentEncoding,
-          options.maxBodyBytes,
-        );
+        body = await decompress(raw, contentEncoding, options.maxBodyBytes);
       } catch (error) {
         if (error instanceof TooLarge) {
           return fail(
@@ -193,12 +280,12 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       let rejected: number;
       let reasons: string[];
       if (signal === 'metrics') {
-        const decoded = decodeMetrics(body, encoding);
+        const decoded = decodeMetrics(body, encoding, options.decode);
         result = options.sink.metrics(decoded);
         rejected = decoded.rejected + result.rejected;
         reasons = [...decoded.rejectedReasons];
       } else {
-        const decoded = decodeTraces(body, encoding);
+        const decoded = decodeTraces(body, encoding, options.decode);
         result = options.sink.traces(decoded);
         rejected = decoded.rejected + result.rejected;
         reasons = [...decoded.rejectedReasons];
@@ -207,15 +294,13 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       return reply(200, successBody(encoding, signal, rejected, rejected > 0 ? reasons.join('; ') : ''));
     } catch (error) {
       if (error instanceof OtlpDecodeError) return fail(400, INVALID_ARGUMENT, error.message);
-      if (error instanceof StoreBusyError) {
-        return fail(503, UNAVAILABLE, 'store busy, retry later', { 'retry-after': retryAfter });
+      if (error instanceof SourceUnavailableError) {
+        return fail(503, UNAVAILABLE, `${error.message}, retry later`, { 'retry-after': retryAfter });
       }
       options.onError?.(error);
       return fail(500, INTERNAL, 'internal error');
-    } finally {
-      inFlight--;
     }
-  };
+  }
 }
 
 /**

@@ -17,14 +17,27 @@ const has = (o: Obj, key: string): boolean =>
 
 export { has };
 
-/** A 64-bit integer (Long, string, number, bigint) as a JS number (exact below 2^53). */
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Within what a 64-bit field can hold (int64 or fixed64/uint64: -2^63 .. 2^64-1). */
+function inRange(value: bigint, what: string): number {
+  if (value < INT64_MIN || value > UINT64_MAX)
+    throw new OtlpDecodeError(`${what}: integer beyond the 64-bit range`);
+  return Number(value);
+}
+
+/**
+ * A 64-bit integer (Long, string, number, bigint) as a JS number (exact below 2^53). A non-integer, or an
+ * integer no 64-bit field can hold, is an `OtlpDecodeError` naming the field.
+ */
 export function int64(value: unknown, what: string): number {
   if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
+    if (Number.isInteger(value)) return inRange(BigInt(value), what);
   } else if (typeof value === 'string') {
-    if (/^-?\d+$/.test(value.trim())) return Number(value);
+    if (/^-?\d+$/.test(value.trim())) return inRange(BigInt(value.trim()), what);
   } else if (typeof value === 'bigint') {
-    return Number(value);
+    return inRange(value, what);
   } else if (isObject(value) && typeof value.low === 'number' && typeof value.high === 'number') {
     const low = value.low >>> 0;
     const high = value.unsigned === true ? value.high >>> 0 : value.high;
@@ -123,34 +136,48 @@ export function list(value: unknown, what: string): unknown[] {
 
 const MAX_DEPTH = 8;
 
-function anyValue(value: unknown, depth: number): AttrValue {
+/** Bounds on decoded attributes. */
+export interface AttributeLimits {
+  /** String (and bytes) values are cut to this many characters. */
+  readonly maxLength: number;
+  /** Attributes kept per map, elements kept per array (the rest is dropped). */
+  readonly maxCount: number;
+}
+
+export const ATTRIBUTE_DEFAULTS: AttributeLimits = Object.freeze({ maxLength: 1024, maxCount: 128 });
+
+const cut = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
+
+function anyValue(value: unknown, depth: number, limits: AttributeLimits): AttrValue {
   if (!isObject(value) || depth > MAX_DEPTH) return null;
-  if (has(value, 'stringValue')) return str(value.stringValue);
+  if (has(value, 'stringValue')) return cut(str(value.stringValue), limits.maxLength);
   if (has(value, 'boolValue')) return value.boolValue === true;
   if (has(value, 'intValue')) return int64(value.intValue, 'intValue');
   if (has(value, 'doubleValue')) return double(value.doubleValue, 'doubleValue');
   if (has(value, 'arrayValue')) {
     const arr = isObject(value.arrayValue) ? list(value.arrayValue.values, 'arrayValue.values') : [];
-    return arr.map((v) => anyValue(v, depth + 1));
+    return arr.slice(0, limits.maxCount).map((v) => anyValue(v, depth + 1, limits));
   }
   if (has(value, 'kvlistValue')) {
-    return isObject(value.kvlistValue) ? attributes(value.kvlistValue.values, depth + 1) : {};
+    return isObject(value.kvlistValue) ? attributes(value.kvlistValue.values, limits, depth + 1) : {};
   }
   if (has(value, 'bytesValue')) {
     const b = value.bytesValue;
-    return b instanceof Uint8Array ? Buffer.from(b).toString('base64') : str(b);
+    return cut(b instanceof Uint8Array ? Buffer.from(b).toString('base64') : str(b), limits.maxLength);
   }
   return null;
 }
 
-/** A `repeated KeyValue` as a plain object. */
-export function attributes(value: unknown, depth = 0): Attrs {
+/** A `repeated KeyValue` as a plain object: at most `maxCount` keys, values cut to `maxLength`. */
+export function attributes(value: unknown, limits: AttributeLimits = ATTRIBUTE_DEFAULTS, depth = 0): Attrs {
   const result: Attrs = {};
   if (value === undefined || value === null) return result;
   if (!Array.isArray(value)) throw new OtlpDecodeError('attributes: expected an array');
+  let n = 0;
   for (const kv of value) {
     if (!isObject(kv) || typeof kv.key !== 'string') continue;
-    result[kv.key] = anyValue(kv.value, depth);
+    if (n++ >= limits.maxCount) break;
+    result[cut(kv.key, limits.maxLength)] = anyValue(kv.value, depth, limits);
   }
   return result;
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadError, parseAlertmanagerPayload } from '../alerts/alertmanager';
 import { RuleValidationError, validateRule } from '../alerts/rule';
-import { PrometheusError } from '../data/prometheus-client';
 import {
   ParamError,
   parseInstancesParams,
@@ -11,7 +10,10 @@ import {
 import type { TimeQuery } from '../data/types';
 import type { OtlpHttpRequest } from '../otlp/receiver';
 import type { Runtime } from '../runtime';
+import { SourceUnavailableError } from '../source-unavailable';
 import { type Auth, createAuth, safeEqual } from './auth';
+import { createHostCheck } from './host-check';
+import { sameOriginPath } from './redirect';
 import { serveLive } from './sse';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -61,6 +63,46 @@ function otlpRequest(req: IncomingMessage): OtlpHttpRequest {
   };
 }
 
+/**
+ * `POST /api/alerts/webhook` (Alertmanager's webhook receiver): `application/json` only (a cross-site form or
+ * `text/plain` POST is refused), and the ingest token whenever INGEST_TOKEN is set (else the dashboard's own
+ * credentials when it has some).
+ */
+async function alertmanagerWebhook(req: IncomingMessage, res: ServerResponse, rt: Runtime, auth: Auth) {
+  if (req.method !== 'POST')
+    return json(res, 405, { error: 'use POST' }, { allow: 'POST', connection: 'close' });
+  const ingestToken = rt.config.ingestToken;
+  const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
+  const allowed =
+    ingestToken !== undefined
+      ? safeEqual(bearer, ingestToken)
+      : auth.check({ authorization: header(req, 'authorization'), cookie: header(req, 'cookie') });
+  if (!allowed) {
+    return json(
+      res,
+      401,
+      {
+        error:
+          ingestToken !== undefined
+            ? 'missing or wrong bearer token: send INGEST_TOKEN (Alertmanager: http_config.authorization.credentials)'
+            : 'authentication required: the dashboard credentials (DASHBOARD_TOKEN or DASHBOARD_USER/PASSWORD)',
+      },
+      { 'www-authenticate': 'Bearer', connection: 'close' },
+    );
+  }
+  const mediaType = (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    return json(res, 415, { error: 'content-type must be application/json' }, { connection: 'close' });
+  }
+  try {
+    const alerts = parseAlertmanagerPayload(await readJson(req));
+    return json(res, 200, rt.alerts.receiveAlertmanager(alerts));
+  } catch (error) {
+    if (error instanceof PayloadError) return json(res, 400, { error: error.message, field: error.field });
+    throw error;
+  }
+}
+
 /** The read-only JSON API: each endpoint validates its parameters (400 naming the bad one), then asks the source. */
 const QUERIES: Record<
   string,
@@ -86,17 +128,37 @@ const QUERIES: Record<
  * the UI and the API.
  */
 export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Auth = createAuth(rt.config)) {
+  const checkHost = createHostCheck({
+    publicUrl: rt.config.publicUrl,
+    allowedHosts: rt.config.limits.allowedHosts,
+  });
+  const ingestToken = rt.config.ingestToken;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const url = new URL(req.url ?? '/', 'http://dashboard.local');
       const path = url.pathname;
+      if (path === '/api/health') return json(res, 200, { ok: true });
+      const machine = path === '/v1/traces' || path === '/v1/metrics' || path === '/api/alerts/webhook';
+      // A request that carries a secret cannot come from a rebinding page; the rest must name this host.
+      if (!(machine && ingestToken !== undefined)) {
+        for (const h of [header(req, 'host'), header(req, 'x-forwarded-host')]) {
+          const verdict = checkHost(h);
+          if (!verdict.ok) return json(res, 403, { error: verdict.reason }, { connection: 'close' });
+        }
+      }
       if (path === '/v1/traces' || path === '/v1/metrics') {
         const r = await rt.receive(path === '/v1/traces' ? 'traces' : 'metrics', otlpRequest(req));
-        res.writeHead(r.status, { ...r.headers, 'content-length': String(r.body.byteLength) });
-        res.end(r.body);
+        const close = r.close === true && !req.complete;
+        res.writeHead(r.status, {
+          ...r.headers,
+          'content-length': String(r.body.byteLength),
+          ...(close ? { connection: 'close' } : {}),
+        });
+        // The body was not read: close the connection once answered, never read the rest.
+        res.end(r.body, close ? () => req.socket.destroy() : undefined);
         return;
       }
-      if (path === '/api/health') return json(res, 200, { ok: true });
+      if (path === '/api/alerts/webhook') return await alertmanagerWebhook(req, res, rt, auth);
 
       const authorized = auth.check({
         authorization: header(req, 'authorization'),
@@ -107,25 +169,18 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         if (req.method === 'GET' && auth.checkToken(token)) {
           url.searchParams.delete('token');
           res.writeHead(303, {
-            location: `${url.pathname}${url.search}`,
+            location: sameOriginPath(url),
             'set-cookie': auth.sessionCookie(header(req, 'x-forwarded-proto') === 'https'),
           });
           res.end();
           return;
         }
-        const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
-        const ingestOk =
-          path === '/api/alerts/webhook' &&
-          rt.config.ingestToken !== undefined &&
-          safeEqual(bearer, rt.config.ingestToken);
-        if (!ingestOk) {
-          res.writeHead(401, {
-            'www-authenticate': 'Basic realm="mcp-resilience dashboard", charset="UTF-8"',
-            'content-type': 'text/plain; charset=utf-8',
-          });
-          res.end('Authentication required: a bearer token, basic auth, or ?token=<DASHBOARD_TOKEN> once.\n');
-          return;
-        }
+        res.writeHead(401, {
+          'www-authenticate': 'Basic realm="mcp-resilience dashboard", charset="UTF-8"',
+          'content-type': 'text/plain; charset=utf-8',
+        });
+        res.end('Authentication required: a bearer token, basic auth, or ?token=<DASHBOARD_TOKEN> once.\n');
+        return;
       }
 
       const query = QUERIES[path];
@@ -142,26 +197,15 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         try {
           return json(res, 200, await query.answer(rt, q));
         } catch (error) {
-          // The data source's backend failed (PromQL mode): say so, as a gateway error, with its message.
-          if (error instanceof PrometheusError) {
+          // The data source's backend cannot answer: say so, as a gateway error, with its message.
+          if (error instanceof SourceUnavailableError) {
             console.error(`[dashboard] ${path}: ${error.message}`);
-            return json(res, error.kind === 'timeout' ? 504 : 502, { error: error.message });
+            return json(res, error.httpStatus, { error: error.message });
           }
           throw error;
         }
       }
       if (path === '/api/live') return serveLive(req, res, url, rt);
-      if (path === '/api/alerts/webhook') {
-        if (req.method !== 'POST') return json(res, 405, { error: 'use POST' }, { allow: 'POST' });
-        try {
-          const alerts = parseAlertmanagerPayload(await readJson(req));
-          return json(res, 200, { received: rt.alerts.receiveAlertmanager(alerts) });
-        } catch (error) {
-          if (error instanceof PayloadError)
-            return json(res, 400, { error: error.message, field: error.field });
-          throw error;
-        }
-      }
       if (path === '/api/alerts' && req.method === 'GET') {
         return json(res, 200, {
           rules: rt.alertStore.rules(),

@@ -12,6 +12,18 @@ const HEADLINE_MIN_INTERVAL_MS = 1_000;
  * connection's window and filters) at most once a second after new data, `alert` events when alerts change.
  */
 export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, rt: Runtime): void {
+  const admission = rt.liveConnections.acquire(req.socket.remoteAddress ?? 'unknown');
+  if (!admission.ok) {
+    const body = JSON.stringify({ error: `${admission.reason}: close another dashboard tab or retry later` });
+    res.writeHead(503, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'retry-after': '10',
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+    return;
+  }
   const { range, query } = parsePageQuery(Object.fromEntries(url.searchParams), Date.now());
   const span = RANGES[range];
   const { server, tool } = query.filters;
@@ -65,6 +77,7 @@ export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, r
   }, HEARTBEAT_MS);
   heartbeat.unref();
   const close = () => {
+    admission.release();
     unsubscribe();
     clearInterval(heartbeat);
     if (scheduled) clearTimeout(scheduled);

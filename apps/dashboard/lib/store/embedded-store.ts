@@ -1,39 +1,13 @@
-import {
-  ATTR_ERROR_CLASS,
-  ATTR_ERROR_TYPE,
-  ATTR_FROM_STATE,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_RESILIENCE_ATTEMPT,
-  ATTR_MCP_RESILIENCE_ATTEMPTS,
-  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
-  ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE,
-  ATTR_MCP_RESILIENCE_DECISION,
-  ATTR_MCP_RESILIENCE_DELAY_MS,
-  ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
-  ATTR_MCP_RESILIENCE_EXECUTION,
-  ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
-  ATTR_MCP_RESILIENCE_OPERATION,
-  ATTR_MCP_RESILIENCE_OUTCOME,
-  ATTR_MCP_RESILIENCE_WASTED_RETRIES,
-  ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
-  ATTR_SERVICE_INSTANCE_ID,
-  ATTR_SERVICE_NAME,
-  ATTR_STATE,
-  ATTR_TO_STATE,
-  EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
-  EVENT_MCP_RESILIENCE_CLASSIFICATION,
-  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
-  OUTCOME_VALUE_SUCCESS,
-  SPAN_MCP_RESILIENCE_CALL,
-} from '@mcp-resilience/middleware/semconv';
-import { cumulativeToDelta, type Delta, type SeriesState } from '../ingest/delta';
-import type { Attrs, MetricsRequest, Span, TracesRequest } from '../otlp/model';
-import { type IngestResult, type OtlpSink, StoreBusyError } from '../otlp/receiver';
+import type { Statement } from 'better-sqlite3';
+import type { SeriesState } from '../ingest/delta';
+import { createIngestSink } from '../ingest/ingest-sink';
+import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
+import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
+import type { MetricsRequest, TracesRequest } from '../otlp/model';
+import type { IngestResult } from '../otlp/receiver';
+import { StoreBusyError } from '../source-unavailable';
 import { type Db, isBusyError, openDatabase } from './database';
-import { ALL_METRIC_IDS, M, METRIC_IDS } from './metric-ids';
+import { ALL_METRIC_IDS } from './metric-ids';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
 export interface EmbeddedStoreOptions {
@@ -45,7 +19,28 @@ export interface EmbeddedStoreOptions {
   /** Attempt spans kept for drill-down (oldest dropped beyond). */
   readonly maxAttempts: number;
   readonly now?: () => number;
+  /** Points and spans later than now + this are refused (default 5 min). */
+  readonly maxFutureSkewMs?: number;
+  /** Distinct values kept per label; later ones are stored as `_OTHER` (default 1000). */
+  readonly maxLabelValues?: number;
 }
+
+/** Where each capped label's stored values are (read by the limiter once per label, after each reset). */
+const KNOWN_VALUES: Record<LabelName, string> = {
+  service:
+    'SELECT service AS v FROM dims UNION SELECT service FROM breakers UNION SELECT service FROM instances UNION SELECT service FROM calls',
+  instance: 'SELECT instance AS v FROM instances UNION SELECT instance FROM breakers',
+  server: 'SELECT server AS v FROM dims UNION SELECT server FROM breakers UNION SELECT server FROM calls',
+  tool: 'SELECT tool AS v FROM dims UNION SELECT tool FROM breakers UNION SELECT tool FROM calls',
+  method: 'SELECT method AS v FROM dims UNION SELECT method FROM calls',
+  outcome: 'SELECT outcome AS v FROM dims UNION SELECT outcome FROM calls',
+  error_class: 'SELECT error_class AS v FROM dims UNION SELECT error_class FROM calls',
+  error_type: 'SELECT error_type AS v FROM dims UNION SELECT error_type FROM calls',
+  state: 'SELECT state AS v FROM breakers UNION SELECT to_state FROM breaker_transitions',
+  // the variant is stored in `dims.extra` (beside the transitions' `from>to` and the buckets' `lower~le`)
+  variant:
+    "SELECT extra AS v FROM dims WHERE extra NOT LIKE '%>%' AND extra NOT LIKE '%~%' AND (outcome <> '' OR error_class <> '')",
+};
 
 export interface BreakerKey {
   readonly server: string;
@@ -64,28 +59,20 @@ const MAX_DIM_CACHE = 100_000;
 const SEEN_REFRESH_MS = 3_600_000;
 const TRANSITION_MATCH_MS = 120_000;
 
-const text = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) || 0 : 0);
-
-function stableKey(attrs: Attrs): string {
-  const keys = Object.keys(attrs).sort();
-  let out = '';
-  for (const k of keys) out += `${k}\u0001${JSON.stringify(attrs[k])}\u0002`;
-  return out;
-}
-
 interface CachedState extends SeriesState {
   seen: number;
 }
 
 /**
- * The embedded store: OTLP in (one transaction per request), pre-aggregated facts, breaker states, capped
- * spans for drill-down, alert settings and history. Synchronous (better-sqlite3); the queries live in
- * `lib/data/embedded-source.ts`.
+ * The embedded store: the ingest's records in (one transaction per request; the OTLP mapping lives in
+ * `lib/ingest`), pre-aggregated facts, breaker states, capped spans for drill-down, alert settings and
+ * history. Synchronous (better-sqlite3); the queries live in `lib/data/embedded-source.ts`.
  */
-export class EmbeddedStore implements OtlpSink {
+export class EmbeddedStore {
   readonly db: Db;
+  readonly maxFutureSkewMs: number;
+  /** The cap on distinct label values, shared by every write. */
+  readonly labels: LabelLimiter;
   readonly tiers: readonly Tier[];
   readonly createdAt: number;
   readonly now: () => number;
@@ -102,7 +89,17 @@ export class EmbeddedStore implements OtlpSink {
     this.db = opened.db;
     this.createdAt = opened.createdAt;
     this.tiers = makeTiers(options.retentionMs);
+    this.maxFutureSkewMs = options.maxFutureSkewMs ?? 5 * 60_000;
     const db = this.db;
+    const known = new Map<LabelName, Statement<[], string>>();
+    this.labels = new LabelLimiter(options.maxLabelValues ?? 1000, (label) => {
+      let stmt = known.get(label);
+      if (!stmt) {
+        stmt = db.prepare<[], string>(KNOWN_VALUES[label]).pluck();
+        known.set(label, stmt);
+      }
+      return stmt.all();
+    });
     this.stmt = {
       dimInsert: db.prepare(
         'INSERT OR IGNORE INTO dims (service, server, method, tool, outcome, error_class, error_type, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -188,25 +185,17 @@ export class EmbeddedStore implements OtlpSink {
       // The transaction rolled back: forget what the caches learnt inside it.
       this.states.clear();
       this.dims.clear();
-      if (isBusyError(error)) throw new StoreBusyError('store busy');
+      this.labels.reset();
+      if (isBusyError(error)) throw new StoreBusyError('store busy', error);
       throw error;
     }
   }
 
-  private dim(
-    service: string,
-    server: string,
-    method: string,
-    tool: string,
-    outcome: string,
-    errorClass: string,
-    errorType: string,
-    extra: string,
-  ): number {
-    const key = `${service}\u0001${server}\u0001${method}\u0001${tool}\u0001${outcome}\u0001${errorClass}\u0001${errorType}\u0001${extra}`;
+  private dim(l: DimLabels): number {
+    const args = [l.service, l.server, l.method, l.tool, l.outcome, l.errorClass, l.errorType, l.extra];
+    const key = args.join('\u0001');
     const cached = this.dims.get(key);
     if (cached !== undefined) return cached;
-    const args = [service, server, method, tool, outcome, errorClass, errorType, extra];
     this.stmt.dimInsert.run(...args);
     const id = this.stmt.dimSelect.get(...args)!.id;
     if (this.dims.size >= MAX_DIM_CACHE) this.dims.clear();
@@ -214,7 +203,8 @@ export class EmbeddedStore implements OtlpSink {
     return id;
   }
 
-  private state(key: string): CachedState | undefined {
+  /** The last state of a cumulative series (cache, then database). */
+  seriesState(key: string): SeriesState | undefined {
     const cached = this.states.get(key);
     if (cached) return cached;
     const row = this.stmt.stateGet.get(key);
@@ -236,121 +226,125 @@ export class EmbeddedStore implements OtlpSink {
     this.states.set(key, state);
   }
 
-  /** Takes an OTLP metrics request (one transaction). */
+  /** Takes an OTLP metrics request: `createIngestSink(store).metrics` (mapping in `lib/ingest`). */
   metrics(request: MetricsRequest): IngestResult {
+    return createIngestSink(this).metrics(request);
+  }
+
+  /** Takes an OTLP traces request: `createIngestSink(store).traces` (mapping in `lib/ingest`). */
+  traces(request: TracesRequest): IngestResult {
+    return createIngestSink(this).traces(request);
+  }
+
+  /** Writes what the ingest made of one metrics request, in one transaction. */
+  writeMetrics(batch: MetricBatch): void {
     const now = this.now();
     const changed = new Map<string, BreakerKey>();
-    const states = new Map<string, CachedState>();
-    let count = 0;
+    const persist: Array<[string, CachedState]> = [];
     this.run(() => {
+      for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
+      for (const b of batch.breakers) this.observeBreaker(b, now, changed);
+      for (const { key, state } of batch.series) {
+        // An unchanged state is written again at most once an hour (its `seen` keeps it from retention).
+        const prev = this.states.get(key) ?? (this.seriesState(key) as CachedState | undefined);
+        const unchanged =
+          prev && prev.start === state.start && prev.value === state.value && prev.sum === state.sum;
+        const fresh = unchanged && now - prev.seen < SEEN_REFRESH_MS;
+        const next: CachedState = { ...state, seen: fresh ? prev.seen : now };
+        if (!fresh) {
+          this.stmt.stateSet.run(
+            key,
+            next.start,
+            next.time,
+            next.value,
+            next.sum,
+            next.buckets ? JSON.stringify(next.buckets) : null,
+            next.seen,
+          );
+        }
+        persist.push([key, next]);
+      }
       const acc = new Map<
         string,
         { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
       >();
-      const add = (metric: number, timeMs: number, dim: number, value: number, n: number) => {
+      for (const f of batch.facts) {
+        const dim = this.dim(f.labels);
         for (const tier of this.tiers) {
-          const bucket = alignDown(timeMs, tier.res);
+          const bucket = alignDown(f.timeMs, tier.res);
           if (bucket < now - tier.keepMs) continue;
-          const k = `${tier.id}|${metric}|${bucket}|${dim}`;
+          const k = `${tier.id}|${f.metric}|${bucket}|${dim}`;
           const a = acc.get(k);
           if (a) {
-            a.value += value;
-            a.count += n;
-          } else acc.set(k, { tier: tier.id, metric, bucket, dim, value, count: n });
+            a.value += f.value;
+            a.count += f.count;
+          } else acc.set(k, { tier: tier.id, metric: f.metric, bucket, dim, value: f.value, count: f.count });
         }
-      };
-      for (const rm of request.resources) {
-        const service = text(rm.resource[ATTR_SERVICE_NAME]) || 'unknown_service';
-        const instance = text(rm.resource[ATTR_SERVICE_INSTANCE_ID]);
-        const resourceKey = stableKey(rm.resource);
-        if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0))) {
-          this.stmt.instanceSeen.run(service, instance, now, now);
-        }
-        for (const sm of rm.scopes) {
-          for (const metric of sm.metrics) {
-            if (metric.type === 'gauge') {
-              if (metric.name !== METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE) continue;
-              for (const p of metric.points) {
-                count++;
-                if (p.value !== 1) continue;
-                const key = {
-                  server: text(p.attributes[ATTR_MCP_SERVER]),
-                  tool: text(p.attributes[ATTR_GEN_AI_TOOL_NAME]),
-                };
-                const state = text(p.attributes[ATTR_STATE]);
-                if (this.applyBreaker(service, instance, key, state, p.timeMs, now, undefined)) {
-                  changed.set(`${key.server}\u0001${key.tool}`, key);
-                }
-              }
-              continue;
-            }
-            const metricId = METRIC_IDS.get(metric.name);
-            if (metricId === undefined) continue;
-            const cumulative = metric.temporality !== 1;
-            for (const p of metric.points) {
-              count++;
-              const a = p.attributes;
-              let delta: Delta | undefined;
-              const isHistogram = metric.type === 'histogram';
-              const value = isHistogram ? (p as { count: number }).count : (p as { value: number }).value;
-              const sum = isHistogram ? (p as { sum: number }).sum : 0;
-              if (cumulative) {
-                const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(a)}`;
-                const prev = states.get(key) ?? this.state(key);
-                const r = cumulativeToDelta(
-                  prev,
-                  { startMs: p.startMs, timeMs: p.timeMs, value, sum },
-                  this.createdAt,
-                );
-                if (r.next) {
-                  const unchanged =
-                    prev &&
-                    prev.start === r.next.start &&
-                    prev.value === r.next.value &&
-                    prev.sum === r.next.sum;
-                  const seen = unchanged && now - prev.seen < SEEN_REFRESH_MS ? prev.seen : -1;
-                  const next: CachedState = { ...r.next, seen: seen === -1 ? now : seen };
-                  if (seen === -1) states.set(key, next);
-                  this.remember(key, next);
-                }
-                delta = r.delta;
-              } else {
-                delta = { value, sum };
-              }
-              if (!delta || (delta.value === 0 && delta.sum === 0)) continue;
-              const extra =
-                metricId === M.transitions ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}` : '';
-              const dim = this.dim(
-                service,
-                text(a[ATTR_MCP_SERVER]),
-                text(a[ATTR_MCP_METHOD_NAME]),
-                text(a[ATTR_GEN_AI_TOOL_NAME]),
-                text(a[ATTR_OUTCOME]),
-                text(a[ATTR_ERROR_CLASS]),
-                text(a[ATTR_ERROR_TYPE]),
-                extra,
-              );
-              if (isHistogram) add(metricId, p.timeMs, dim, delta.sum, delta.value);
-              else add(metricId, p.timeMs, dim, delta.value, 0);
-            }
-          }
-        }
-      }
-      for (const [key, s] of states) {
-        this.stmt.stateSet.run(
-          key,
-          s.start,
-          s.time,
-          s.value,
-          s.sum,
-          s.buckets ? JSON.stringify(s.buckets) : null,
-          s.seen,
-        );
       }
       for (const f of acc.values()) this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
     });
-    this.emit(changed, 'metrics', count);
-    return { rejected: 0 };
+    // Only after the commit: a rolled-back write must not leave its states in the cache.
+    for (const [key, state] of persist) this.remember(key, state);
+    this.emit(changed, 'metrics', batch.points);
+  }
+
+  /** Writes what the ingest made of one traces request, in one transaction. */
+  writeTraces(batch: TraceBatch): void {
+    const now = this.now();
+    const changed = new Map<string, BreakerKey>();
+    this.run(() => {
+      for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
+      for (const b of batch.breakers) this.observeBreaker(b, now, changed);
+      for (const c of batch.calls) {
+        this.stmt.callInsert.run(
+          c.traceId,
+          c.spanId,
+          c.service,
+          c.instance,
+          c.server,
+          c.method,
+          c.tool,
+          c.operation,
+          c.startMs,
+          c.durationMs,
+          c.outcome,
+          c.attempts,
+          c.errorClass,
+          c.errorType,
+          c.wastedRetries,
+          c.wastedTimeMs,
+          c.message,
+        );
+      }
+      for (const t of batch.attempts) {
+        this.stmt.attemptInsert.run(
+          t.traceId,
+          t.spanId,
+          t.parentSpanId,
+          t.name,
+          t.attempt,
+          t.startMs,
+          t.durationMs,
+          t.ok ? 1 : 0,
+          t.errorClass,
+          t.errorType,
+          t.decision,
+          t.delayMs,
+          t.giveUpReason,
+          t.execution,
+          t.source,
+          t.message,
+        );
+      }
+    });
+    this.emit(changed, 'traces', batch.spans);
+  }
+
+  private observeBreaker(b: BreakerObservation, now: number, changed: Map<string, BreakerKey>) {
+    const key = { server: b.server, tool: b.tool };
+    if (this.applyBreaker(b.service, b.instance, key, b.state, b.at, now, b.transition)) {
+      changed.set(`${key.server}\u0001${key.tool}`, key);
+    }
   }
 
   /**
@@ -428,96 +422,6 @@ export class EmbeddedStore implements OtlpSink {
     return false;
   }
 
-  /** Takes an OTLP traces request (one transaction): breaker transitions, and failed/retried calls. */
-  traces(request: TracesRequest): IngestResult {
-    const now = this.now();
-    const changed = new Map<string, BreakerKey>();
-    let count = 0;
-    this.run(() => {
-      for (const rs of request.resources) {
-        const service = text(rs.resource[ATTR_SERVICE_NAME]) || 'unknown_service';
-        const instance = text(rs.resource[ATTR_SERVICE_INSTANCE_ID]);
-        if (rs.scopes.some((ss) => ss.spans.length > 0))
-          this.stmt.instanceSeen.run(service, instance, now, now);
-        for (const ss of rs.scopes) {
-          for (const span of ss.spans) {
-            count++;
-            for (const e of span.events) {
-              if (e.name !== EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION) continue;
-              const a = e.attributes;
-              const key = { server: text(a[ATTR_MCP_SERVER]), tool: text(a[ATTR_GEN_AI_TOOL_NAME]) };
-              const to = text(a[ATTR_TO_STATE]);
-              const from = text(a[ATTR_FROM_STATE]);
-              const reason = text(a[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON]);
-              if (this.applyBreaker(service, instance, key, to, e.timeMs, now, { from, reason })) {
-                changed.set(`${key.server}\u0001${key.tool}`, key);
-              }
-            }
-            if (span.name === SPAN_MCP_RESILIENCE_CALL) this.storeCall(service, instance, span);
-            else if (span.attributes[ATTR_MCP_RESILIENCE_ATTEMPT] !== undefined) this.storeAttempt(span);
-          }
-        }
-      }
-    });
-    this.emit(changed, 'traces', count);
-    return { rejected: 0 };
-  }
-
-  private storeCall(service: string, instance: string, span: Span) {
-    const a = span.attributes;
-    const outcome = text(a[ATTR_MCP_RESILIENCE_OUTCOME]);
-    const attempts = num(a[ATTR_MCP_RESILIENCE_ATTEMPTS]);
-    if (outcome === OUTCOME_VALUE_SUCCESS && attempts <= 1) return;
-    const classification = span.events.find(
-      (e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION,
-    )?.attributes;
-    this.stmt.callInsert.run(
-      span.traceId,
-      span.spanId,
-      service,
-      instance,
-      text(a[ATTR_MCP_SERVER]),
-      text(a[ATTR_MCP_METHOD_NAME]),
-      text(a[ATTR_GEN_AI_TOOL_NAME]),
-      text(a[ATTR_MCP_RESILIENCE_OPERATION]),
-      span.startMs,
-      Math.max(0, span.endMs - span.startMs),
-      outcome || 'unknown',
-      attempts,
-      text(a[ATTR_ERROR_CLASS] ?? classification?.[ATTR_ERROR_CLASS]),
-      text(a[ATTR_ERROR_TYPE] ?? classification?.[ATTR_ERROR_TYPE]),
-      num(a[ATTR_MCP_RESILIENCE_WASTED_RETRIES]),
-      num(a[ATTR_MCP_RESILIENCE_WASTED_TIME_MS]),
-      span.statusMessage,
-    );
-  }
-
-  private storeAttempt(span: Span) {
-    const a = span.attributes;
-    const attempt = num(a[ATTR_MCP_RESILIENCE_ATTEMPT]);
-    const ok = span.statusCode !== 2;
-    if (ok && attempt <= 1) return;
-    const c = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION)?.attributes ?? {};
-    this.stmt.attemptInsert.run(
-      span.traceId,
-      span.spanId,
-      span.parentSpanId,
-      span.name,
-      attempt,
-      span.startMs,
-      Math.max(0, span.endMs - span.startMs),
-      ok ? 1 : 0,
-      text(c[ATTR_ERROR_CLASS] ?? a[ATTR_ERROR_CLASS]),
-      text(c[ATTR_ERROR_TYPE] ?? a[ATTR_ERROR_TYPE]),
-      text(c[ATTR_MCP_RESILIENCE_DECISION]),
-      num(c[ATTR_MCP_RESILIENCE_DELAY_MS]),
-      text(c[ATTR_MCP_RESILIENCE_GIVE_UP_REASON]),
-      text(c[ATTR_MCP_RESILIENCE_EXECUTION]),
-      text(c[ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE]),
-      text(c[ATTR_MCP_RESILIENCE_ERROR_MESSAGE]) || (ok ? '' : span.statusMessage),
-    );
-  }
-
   private emit(changed: Map<string, BreakerKey>, signal: 'metrics' | 'traces', count: number) {
     const keys = [...changed.values()];
     for (const l of this.listeners) {
@@ -560,8 +464,14 @@ export class EmbeddedStore implements OtlpSink {
       deleted += db
         .prepare('DELETE FROM attempts WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM attempts) - ?')
         .run(cutoff, this.options.maxAttempts).changes;
+      // Label sets no fact uses any more: their values free room under the label caps.
+      deleted += db
+        .prepare('DELETE FROM dims WHERE id NOT IN (SELECT DISTINCT dim FROM facts)')
+        .run().changes;
     });
     this.states.clear();
+    this.dims.clear();
+    this.labels.reset();
     return { deleted };
   }
 }

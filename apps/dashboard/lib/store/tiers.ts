@@ -30,12 +30,29 @@ export interface Piece {
 
 const available = (tier: Tier, at: number, now: number): boolean => at >= now - tier.keepMs;
 
+/** The ingest refuses points later than now + its skew (at most a day): nothing is stored beyond this. */
+const MAX_FUTURE_MS = DAY + HOUR;
+
+/**
+ * A range cut to where data can exist: not before the retention of the coarsest tier (retention deletes it and
+ * the ingest refuses it), not after now + the largest future skew the ingest accepts. Planning then costs what
+ * is stored, not what was asked: `from=0` plans the retention, not 56 years of hours.
+ */
+export function clampRange(from: number, to: number, now: number, tiers: readonly Tier[]) {
+  const coarsest = tiers[tiers.length - 1]!;
+  return {
+    from: Math.max(from, alignDown(now - coarsest.keepMs - coarsest.res, coarsest.res)),
+    to: Math.min(to, now + MAX_FUTURE_MS),
+  };
+}
+
 /**
  * Splits a time range into pieces read from the coarsest tier that fits: whole hours from the hour tier,
  * whole minutes around them from the minute tier, 10 s buckets at the edges. A bucket counts when it starts
  * in `[alignDown(from), to)`, so results are exact to the finest bucket still kept at each edge.
  */
-export function planRange(from: number, to: number, now: number, tiers: readonly Tier[]): Piece[] {
+export function planRange(fromMs: number, toMs: number, now: number, tiers: readonly Tier[]): Piece[] {
+  const { from, to } = clampRange(fromMs, toMs, now, tiers);
   if (!(to > from)) return [];
   const coarseFirst = [...tiers].reverse();
   const finestAt = (at: number) => tiers.find((t) => available(t, at, now)) ?? tiers[tiers.length - 1]!;
@@ -100,14 +117,19 @@ export interface SeriesPlan {
 
 /** Down-sampling on the server: at most about `maxPoints` points, read from the coarsest tier that can. */
 export function planSeries(
-  from: number,
-  to: number,
+  fromMs: number,
+  toMs: number,
   now: number,
   tiers: readonly Tier[],
   maxPoints = 200,
 ): SeriesPlan {
+  const clamped = clampRange(fromMs, toMs, now, tiers);
+  // A range wholly outside the data keeps one empty point, never a huge count.
+  const from = clamped.to > clamped.from ? clamped.from : Math.min(fromMs, clamped.from);
+  const to = clamped.to > clamped.from ? clamped.to : from + 1;
   const span = Math.max(1, to - from);
-  let step = NICE_STEPS.find((s) => s * maxPoints >= span) ?? NICE_STEPS[NICE_STEPS.length - 1]!;
+  // Beyond the largest nice step (long retentions), whole days: the count stays within maxPoints.
+  let step = NICE_STEPS.find((s) => s * maxPoints >= span) ?? alignUp(Math.ceil(span / maxPoints), DAY);
   let tier = [...tiers].reverse().find((t) => t.res <= step && step % t.res === 0 && available(t, from, now));
   if (!tier) {
     tier = tiers.find((t) => available(t, from, now)) ?? tiers[tiers.length - 1]!;

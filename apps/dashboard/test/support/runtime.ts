@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Config, loadConfig } from '@/lib/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '@/lib/runtime';
 import { createRequestListener } from '@/lib/server/handler';
+import { createHttpServer } from '@/lib/server/http-server';
 
 export function tempDir(prefix = 'dashboard-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -18,6 +19,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export interface TestServer {
   readonly url: string;
   readonly runtime: Runtime;
+  readonly server?: http.Server;
   close(): Promise<void>;
 }
 
@@ -27,12 +29,13 @@ export async function startTestServer(
   options: RuntimeOptions = {},
 ): Promise<TestServer> {
   const runtime = createRuntime(testConfig(env), { log: () => undefined, ...options });
-  const server = http.createServer(createRequestListener(runtime));
+  const server = createHttpServer(createRequestListener(runtime), runtime.config.limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     runtime,
+    server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,31 @@
+import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME } from '@mcp-resilience/middleware/semconv';
+import type { Attrs } from '../otlp/model';
+import type { SeriesState } from './delta';
+import type { LabelName } from './label-limiter';
+import type { InstanceSeen } from './records';
+import type { TimeBounds } from './time-bounds';
+
+/** What the mapping asks of the store: series states, label admission, and when the store was created. */
+export interface IngestContext {
+  readonly bounds: TimeBounds;
+  /** Cumulative series that started before this are baselined (their history predates the store). */
+  readonly baselineBefore: number;
+  seriesState(key: string): SeriesState | undefined;
+  label(name: LabelName, value: string): string;
+}
+
+export const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+
+export function stableKey(attrs: Attrs): string {
+  const keys = Object.keys(attrs).sort();
+  let out = '';
+  for (const k of keys) out += `${k}\u0001${JSON.stringify(attrs[k])}\u0002`;
+  return out;
+}
+
+/** The agent process a resource names (service.name, service.instance.id), label-capped. */
+export const resourceIdentity = (resource: Attrs, ctx: IngestContext): InstanceSeen => ({
+  service: ctx.label('service', text(resource[ATTR_SERVICE_NAME]) || 'unknown_service'),
+  instance: ctx.label('instance', text(resource[ATTR_SERVICE_INSTANCE_ID])),
+});

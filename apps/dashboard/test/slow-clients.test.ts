@@ -1,0 +1,134 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sumRequest } from './support/otlp-json';
+import { startTestServer, type TestServer } from './support/runtime';
+
+/*
+ * Clients that connect and then send slowly or not at all, against the real server on 127.0.0.1: they must
+ * not stop other exports, and every wait is cut off by a deadline.
+ */
+
+const servers: TestServer[] = [];
+const sockets: net.Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const s of servers.splice(0)) await s.close();
+});
+async function server(env: Record<string, string> = {}) {
+  const s = await startTestServer(env);
+  servers.push(s);
+  return s;
+}
+
+/** A raw connection that sent `head` (and maybe a few body bytes); collects what the server answers. */
+async function rawClient(url: string, head: string) {
+  const { port } = new URL(url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  sockets.push(socket);
+  let answer = '';
+  socket.on('data', (d) => {
+    answer += d.toString('latin1');
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+  await new Promise<void>((resolve) => socket.write(head, () => resolve()));
+  return { socket, closed, answer: () => answer };
+}
+
+const slowExport = (length: number) =>
+  `POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
+
+/** Resolves once the server has accepted `n` connections (they are then being read). */
+async function connections(s: TestServer, n: number) {
+  for (let i = 0; i < 200; i++) {
+    if (s.server && (await new Promise<number>((r) => s.server!.getConnections((_e, c) => r(c)))) >= n)
+      return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`the server never had ${n} connections`);
+}
+
+const validExport = () =>
+  fetch(`${servers[0]!.url}/v1/metrics`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(
+      sumRequest(
+        'mcp.resilience.calls',
+        [{ timeMs: Date.now(), asInt: 3, attributes: { outcome: 'success' } }],
+        {
+          temporality: 1,
+        },
+      ),
+    ),
+  });
+
+describe('slow clients', () => {
+  it('eight sockets sending headers and one body byte do not make valid exports wait or fail', async () => {
+    const s = await server({ OTLP_MAX_CONCURRENT: '8', OTLP_BODY_TIMEOUT_MS: '1500' });
+    const slow = await Promise.all(Array.from({ length: 8 }, () => rawClient(s.url, slowExport(1000))));
+    await connections(s, 8);
+    // Before the fix: 429 until the slow sockets closed (each held an ingest slot while its body trickled).
+    const r = await validExport();
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('{}');
+    // Each slow body is cut off at the body deadline: 408, and the connection is closed.
+    await Promise.all(slow.map((c) => c.closed));
+    for (const c of slow) {
+      expect(c.answer()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(c.answer()).toMatch(/body not received within 1500 ms/);
+    }
+  });
+
+  it('a client holding back body bytes beyond the buffer budget gets 429, the budget is freed after', async () => {
+    const s = await server({
+      OTLP_MAX_BODY_BYTES: '4096',
+      OTLP_MAX_BUFFERED_BYTES: '4096',
+      OTLP_BODY_TIMEOUT_MS: '5000',
+    });
+    const hog = await rawClient(s.url, `${slowExport(4090)}${' '.repeat(3900)}`);
+    await connections(s, 1);
+    // Once the server has read the 3.9 KB into the budget, a 300-byte export no longer fits.
+    let r = await validExport();
+    for (let i = 0; i < 200 && r.status === 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      r = await validExport();
+    }
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toBe('1');
+    expect((await r.json()).message).toMatch(/too much export data in flight/);
+    await hog.closed;
+    expect(hog.answer()).toMatch(/^HTTP\/1\.1 408 /);
+    expect((await validExport()).status).toBe(200);
+  });
+
+  it('closes a connection whose headers never finish (HTTP_HEADERS_TIMEOUT_MS)', async () => {
+    const s = await server({ HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '600' });
+    const c = await rawClient(s.url, 'POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1');
+    await c.closed;
+    expect(c.answer()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const s = await server({ HTTP_KEEP_ALIVE_TIMEOUT_MS: '200' });
+    const c = await rawClient(s.url, 'GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await c.closed;
+    expect(c.answer()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('drops a client that disconnects mid-body quietly, and serves the next export', async () => {
+    const s = await server();
+    const errors = vi.spyOn(console, 'error');
+    try {
+      const c = await rawClient(s.url, `${slowExport(1000)}"resourceMetrics"`);
+      await connections(s, 1);
+      c.socket.destroy();
+      await c.closed;
+      expect((await validExport()).status).toBe(200);
+      expect(errors.mock.calls.flat().join('\n')).not.toMatch(/request failed/);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+});
