@@ -4,6 +4,7 @@ import { classifyError } from '../classify/classifyError.js';
 import { capMessage } from '../classify/readClassification.js';
 import { retryAfterMsOf } from '../classify/retryAfter.js';
 import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
+import { jsonRpcErrorInHttpBody } from './httpJsonRpcBody.js';
 import type { HttpFailure } from './observeFetch.js';
 import { protocolRevisionRule } from './protocolRevisionRule.js';
 import { ReconnectError } from './ReconnectError.js';
@@ -46,6 +47,7 @@ export function mcpRules(context: McpRuleContext = {}): FunctionRule[] {
     toolResult,
     streamBroken,
     protocolRevisionRule,
+    httpJsonRpcBody,
     httpTransport(context),
     sdkErrorRule,
     authorization,
@@ -108,6 +110,24 @@ const toolResult: FunctionRule = (error, context) => {
     execution,
     source: `mcp.tool_result.${fromText.source}`,
   };
+};
+
+/**
+ * An HTTP error whose body is the JSON-RPC error response to the request (2026-07-28 servers answer "method not
+ * found" with 404 and such a body): classified by its JSON-RPC code, as if it had come in-band.
+ */
+const httpJsonRpcBody: FunctionRule = (error, context) => {
+  const body = jsonRpcErrorInHttpBody(error);
+  if (body === undefined) return undefined;
+  const inBand = Object.assign(new Error(body.message), {
+    name: 'ProtocolError',
+    code: body.code,
+    data: body.data,
+  });
+  const verdict =
+    (protocolRevisionRule(inBand, context) as Classification | undefined) ??
+    classifyError(inBand, { ...context, rules: [] });
+  return { ...verdict, source: `mcp.http.jsonrpc_body.${verdict.source}` };
 };
 
 const STREAMABLE_PREFIX = 'Streamable HTTP error: ';

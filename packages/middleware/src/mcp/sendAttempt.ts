@@ -1,4 +1,5 @@
 import { annotateAttempt } from '../record/attemptAnnotations.js';
+import { jsonRpcErrorInHttpBody } from './httpJsonRpcBody.js';
 import type { JsonRpcMessageLike, McpClientLike, TransportLike } from './McpClientLike.js';
 import type { ObservedFetch } from './observeFetch.js';
 import { jsonRpcCodeOf } from './protocolRevisionRule.js';
@@ -118,7 +119,7 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
  * abort, -32000 `Connection closed`) answer no response: not a server code.
  */
 function serverCode(error: unknown): string | undefined {
-  const code = jsonRpcCodeOf(error);
+  const code = jsonRpcCodeOf(error) ?? jsonRpcErrorInHttpBody(error)?.code;
   if (code === undefined || code === -32001) return undefined;
   if (code === -32000 && /connection closed/i.test((error as Error).message)) return undefined;
   return String(code);

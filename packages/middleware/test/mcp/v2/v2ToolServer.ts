@@ -1,0 +1,70 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+/** What a v2 test server saw: executions by tool, and the requests it was told to cancel. */
+export interface V2ServerLog {
+  readonly executions: { tool: string; requestId: string | number }[];
+  readonly cancelled: { tool: string; requestId: string | number; reason: string }[];
+}
+
+export const newV2Log = (): V2ServerLog => ({ executions: [], cancelled: [] });
+
+/**
+ * A real MCP server of the TypeScript SDK v2 (`@modelcontextprotocol/server` 2.4.0), for the tests: `echo`
+ * (read-only), `slow` (read-only; waits `ms` unless cancelled, and records the cancellation), `create_item`
+ * (destructive, unannotated), `log` (the server's log, for stdio where the test cannot read memory).
+ */
+export function createV2ToolServer(log: V2ServerLog): McpServer {
+  const server = new McpServer({ name: 'v2-test', version: '2.4.0' });
+  server.registerTool(
+    'echo',
+    {
+      inputSchema: z.object({ text: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ text }, ctx) => {
+      log.executions.push({ tool: 'echo', requestId: ctx.mcpReq.id });
+      return { content: [{ type: 'text', text }] };
+    },
+  );
+  server.registerTool(
+    'slow',
+    {
+      inputSchema: z.object({ ms: z.number() }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ ms }, ctx) => {
+      const { id, signal } = ctx.mcpReq;
+      log.executions.push({ tool: 'slow', requestId: id });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            log.cancelled.push({ tool: 'slow', requestId: id, reason: String(signal.reason) });
+            resolve();
+          },
+          { once: true },
+        );
+      });
+      return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+    },
+  );
+  server.registerTool(
+    'create_item',
+    { inputSchema: z.object({ name: z.string() }) },
+    async ({ name }, ctx) => {
+      log.executions.push({ tool: 'create_item', requestId: ctx.mcpReq.id });
+      return { content: [{ type: 'text', text: `created ${name}` }], isError: name === 'bad' };
+    },
+  );
+  server.registerTool(
+    'log',
+    { inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+    async () => ({
+      content: [{ type: 'text', text: JSON.stringify(log) }],
+    }),
+  );
+  return server;
+}
