@@ -18,6 +18,8 @@ export interface ChaosConnectionOptions {
   admit(request: JSONRPCRequest): Admission;
   /** A `crash` fault arrived (stdio). The log is already flushed. */
   onCrash?(exitCode: number): void;
+  /** The client sent `notifications/cancelled` for this request. */
+  onCancelled?(requestId: RequestId, reason: string | undefined): void;
 }
 
 /**
@@ -67,6 +69,14 @@ export class ChaosConnection implements Transport {
   /** A message from the client; also the entry point for requests the HTTP layer handles without the transport. */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (!isJSONRPCRequest(message)) {
+      if ('method' in message && message.method === 'notifications/cancelled') {
+        const { requestId, reason } = (message.params ?? {}) as { requestId?: unknown; reason?: unknown };
+        if (typeof requestId === 'string' || typeof requestId === 'number') {
+          // The request's entry is final (a cancelled request is not answered), then the cancellation is logged.
+          this.forget(requestId);
+          this.options.onCancelled?.(requestId, typeof reason === 'string' ? reason : undefined);
+        }
+      }
       this.onmessage?.(message, extra);
       return;
     }
@@ -99,7 +109,7 @@ export class ChaosConnection implements Transport {
     if (requestId === undefined) return this.inner.send(message, options);
     const admission = this.open.get(requestId);
     if (isResponse) this.forget(requestId);
-    if (admission?.fault?.kind === 'reset_after') {
+    if (admission?.fault?.kind === 'reset_after' || admission?.fault?.kind === 'stream_broken') {
       // Nothing about this request reaches the client: the connection dies once it has executed.
       if (isResponse) admission.onReset?.();
       return;

@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/server';
+import { acceptedContent, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** What a v2 test server saw: executions by tool, and the requests it was told to cancel. */
@@ -12,7 +12,8 @@ export const newV2Log = (): V2ServerLog => ({ executions: [], cancelled: [] });
 /**
  * A real MCP server of the TypeScript SDK v2 (`@modelcontextprotocol/server` 2.4.0), for the tests: `echo`
  * (read-only), `slow` (read-only; waits `ms` unless cancelled, and records the cancellation), `create_item`
- * (destructive, unannotated), `log` (the server's log, for stdio where the test cannot read memory).
+ * (destructive, unannotated), `confirm` (2026-07-28 multi-round-trip: asks for a confirmation with an
+ * `input_required` result first), `log` (the server's log, for stdio where the test cannot read memory).
  */
 export function createV2ToolServer(log: V2ServerLog): McpServer {
   const server = new McpServer({ name: 'v2-test', version: '2.4.0' });
