@@ -189,7 +189,8 @@ const httpTransport =
         message,
       };
     }
-    const verdict = classifyHttpStatus(status, [message]);
+    // Without sessions (2026-07-28), a body about a session cannot mean an expired one: the status alone decides.
+    const verdict = classifyHttpStatus(status, deps.sessionless?.(error) === true ? [] : [message]);
     if (verdict === undefined) return undefined;
     const seen = deps.httpFailure?.(error, status);
     // The header is the most structured signal; a body that says "retry after 2s" is the fallback.

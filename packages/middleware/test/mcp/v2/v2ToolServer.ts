@@ -60,6 +60,23 @@ export function createV2ToolServer(log: V2ServerLog): McpServer {
       return { content: [{ type: 'text', text: `created ${name}` }], isError: name === 'bad' };
     },
   );
+  const confirmation = z.object({ confirm: z.boolean() });
+  server.registerTool(
+    'confirm',
+    { inputSchema: z.object({ action: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ action }, ctx) => {
+      log.executions.push({ tool: 'confirm', requestId: ctx.mcpReq.id });
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', confirmation);
+      if (answer?.confirm !== true) {
+        return inputRequired({
+          inputRequests: {
+            confirm: inputRequired.elicit({ message: `${action}?`, requestedSchema: confirmation }),
+          },
+        });
+      }
+      return { content: [{ type: 'text', text: `${action}: done` }] };
+    },
+  );
   server.registerTool(
     'log',
     { inputSchema: z.object({}), annotations: { readOnlyHint: true } },
