@@ -32,6 +32,8 @@ export class ChaosConnection implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   private readonly open = new Map<RequestId, Admission>();
+  /** Requests handed to the server (the others are held by a fault, or answered in its place). */
+  private readonly delivered = new Set<RequestId>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -44,6 +46,7 @@ export class ChaosConnection implements Transport {
       for (const timer of this.timers) clearTimeout(timer);
       for (const { entry } of this.open.values()) options.log.settle(entry);
       this.open.clear();
+      this.delivered.clear();
       this.onclose?.();
     };
   }
@@ -72,8 +75,9 @@ export class ChaosConnection implements Transport {
       if ('method' in message && message.method === 'notifications/cancelled') {
         const { requestId, reason } = (message.params ?? {}) as { requestId?: unknown; reason?: unknown };
         if (typeof requestId === 'string' || typeof requestId === 'number') {
-          // The request's entry is final (a cancelled request is not answered), then the cancellation is logged.
-          this.forget(requestId);
+          // A request the server has (not one a `hang` delay still holds) is not answered once cancelled: its entry
+          // is final now, then the cancellation is logged.
+          if (this.delivered.has(requestId)) this.forget(requestId);
           this.options.onCancelled?.(requestId, typeof reason === 'string' ? reason : undefined);
         }
       }
@@ -120,6 +124,7 @@ export class ChaosConnection implements Transport {
   private deliver(message: JSONRPCRequest, extra?: MessageExtraInfo): void {
     const admission = this.open.get(message.id);
     if (admission && message.method !== 'tools/call') admission.entry.executed = true;
+    if (admission) this.delivered.add(message.id);
     this.onmessage?.(message, extra);
   }
 
@@ -132,6 +137,7 @@ export class ChaosConnection implements Transport {
     const admission = this.open.get(requestId);
     if (!admission) return;
     this.open.delete(requestId);
+    this.delivered.delete(requestId);
     this.options.log.settle(admission.entry);
   }
 }
