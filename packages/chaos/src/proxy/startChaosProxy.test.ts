@@ -512,4 +512,24 @@ describe('startChaosProxy', () => {
       }
     }
   });
+
+  it('stream_broken: an SSE response opens, the upstream runs the request, then the stream dies unanswered', async () => {
+    const chaosHttp = await startChaosHttpServer();
+    open.push(chaosHttp);
+    const server = await proxy({
+      upstream: { url: chaosHttp.url },
+      plan: { faults: [{ kind: 'stream_broken', tool: 'create_ticket', times: 1 }] },
+    });
+    const { client } = await connectHttp(server.url);
+    const ticket = { name: 'create_ticket', arguments: { title: 'Printer on fire' } };
+    // The SDK (v1) cannot resume a stream without event ids: the request waits for its timeout.
+    expect((await failure(client.callTool(ticket, undefined, { timeout: 500 }))).code).toBe(
+      ErrorCode.RequestTimeout,
+    );
+    expect(server.log.filter((e) => e.tool === 'create_ticket').map((e) => [e.fault, e.executed])).toEqual([
+      ['stream_broken', true],
+    ]);
+    expect(chaosHttp.log.filter((e) => e.tool === 'create_ticket').map((e) => e.executed)).toEqual([true]);
+    await server.close();
+  });
 });
