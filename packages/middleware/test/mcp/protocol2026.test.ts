@@ -83,8 +83,13 @@ describe.each([
 });
 
 describe('2026-07-28: no sessions', () => {
-  it('a 404 is not an expired session: nothing is re-initialized; on 2025-11-25 the same 404 is', async () => {
-    for (const protocol of ['2026-07-28', '2025-11-25'] as const) {
+  it.each([
+    ['SDK v2, 2026-07-28', 'v2', '2026-07-28'],
+    ['SDK v2, 2025-11-25', 'v2', '2025-11-25'],
+    ['SDK v1, 2025-11-25', 'v1', '2025-11-25'],
+  ] as const)(
+    '%s: a 404 about a session re-initializes only where there is a session',
+    async (_, line, protocol) => {
       const chaos = await startChaosHttpServer({
         protocol,
         plan: { faults: [{ kind: 'session_expired', tool: 'get_weather', times: 1 }] },
@@ -92,8 +97,13 @@ describe('2026-07-28: no sessions', () => {
       cleanups.push(() => chaos.close());
       let reconnections = 0;
       const transport = () =>
-        protocol === '2026-07-28' ? new HttpTransportV2(new URL(chaos.url)) : httpTransport(chaos.url);
-      const client = protocol === '2026-07-28' ? modernClient() : newClient();
+        line === 'v2' ? new HttpTransportV2(new URL(chaos.url)) : httpTransport(chaos.url);
+      const client =
+        line === 'v1'
+          ? newClient()
+          : protocol === '2026-07-28'
+            ? modernClient()
+            : new ClientV2({ name: 'mcp-resilience-test', version: '1.0.0' });
       await client.connect(transport());
       cleanups.push(() => client.close());
       const mcp = withResilience(client, {
@@ -109,10 +119,45 @@ describe('2026-07-28: no sessions', () => {
         expect(isResilienceError(outcome) && outcome.classification.type).toBe('not_found');
         expect(reconnections).toBe(0);
       } else {
-        expect(outcome).toBeUndefined();
+        expect(outcome).toBeUndefined(); // re-initialized, then retried: the weather came back
         expect(reconnections).toBe(1);
+        expect(chaos.log.filter((e) => e.method === 'initialize')).toHaveLength(2);
       }
-    }
+    },
+  );
+});
+
+describe('SDK v2 on 2026-07-28: HTTP statuses', () => {
+  it('waits for the Retry-After of a 429, retries a 503, and the call succeeds', async () => {
+    const chaos = await startChaosHttpServer({
+      protocol: '2026-07-28',
+      plan: {
+        faults: [
+          { kind: 'rate_limit', retryAfter: 1, tool: 'get_weather', times: 1 },
+          { kind: 'http_error', status: 503, tool: 'get_weather', times: 1 },
+        ],
+      },
+    });
+    cleanups.push(() => chaos.close());
+    const fetch = observeFetch();
+    const client = modernClient();
+    await client.connect(new HttpTransportV2(new URL(chaos.url), { fetch }));
+    cleanups.push(() => client.close());
+    const recorder = createMemoryRecorder();
+    const mcp = withResilience(client, { ...fast, server: 'chaos', fetch, recorder });
+    const weather = await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    expect(weather.isError).toBeUndefined();
+    const failures = recorder.events.flatMap((e) => (e.type === 'failure_classified' ? [e] : []));
+    expect(failures.map((e) => [e.classification.type, e.classification.retryAfterMs])).toEqual([
+      ['rate_limited', 1000],
+      ['unavailable', undefined],
+    ]);
+    expect(failures[0]?.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(chaos.log.filter((e) => e.tool === 'get_weather').map((e) => e.fault)).toEqual([
+      'rate_limit',
+      'http_error',
+      null,
+    ]);
   });
 });
 
