@@ -48,13 +48,13 @@ async function main(argv: string[]): Promise<void> {
     close = proxy.close;
   } else if (line.transport === 'http') {
     const server = await listening(
-      startChaosHttpServer({ ...options, stepMs: line.stepMs, port: line.port }),
+      startChaosHttpServer({ ...options, stepMs: line.stepMs, port: line.port, protocol: line.protocol }),
       '--port',
     );
     process.stdout.write(`mcp-chaos listening on ${server.url}\n`);
     close = server.close;
   } else {
-    const server = createChaosServer({ ...options, stepMs: line.stepMs });
+    const server = createChaosServer({ ...options, stepMs: line.stepMs, protocol: line.protocol });
     await server.connect(new StdioServerTransport());
     process.stdin.once('end', () => void shutdown());
     close = server.close;

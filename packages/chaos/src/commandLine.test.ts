@@ -22,6 +22,20 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['--help'])).toEqual({ command: 'help' });
   });
 
+  it('serve: --protocol 2025-11-25 or 2026-07-28, anything else named', () => {
+    expect(parseCommandLine(['serve', '--protocol', '2026-07-28'])).toEqual({
+      command: 'serve',
+      transport: 'http',
+      protocol: '2026-07-28',
+    });
+    expect(() => parseCommandLine(['serve', '--protocol', '2024-11-05'])).toThrow(
+      '--protocol must be 2025-11-25 or 2026-07-28, got "2024-11-05"',
+    );
+    expect(() =>
+      parseCommandLine(['proxy', '--upstream', 'http://x/mcp', '--protocol', '2026-07-28']),
+    ).toThrow('--protocol is not an option of proxy');
+  });
+
   it('proxy: an http(s) URL or a command line upstream, listening on 127.0.0.1 by default', () => {
     expect(parseCommandLine(['proxy', '--upstream', 'http://localhost:3001/mcp'])).toEqual({
       command: 'proxy',

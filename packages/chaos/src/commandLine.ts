@@ -1,11 +1,12 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PROTOCOL_REVISIONS, type ProtocolRevision } from './core/ChaosCore.js';
 import { splitCommand } from './proxy/splitCommand.js';
 import type { HttpUpstream, StdioUpstream } from './proxy/startChaosProxy.js';
 
 export const usage =
-  'usage: mcp-chaos serve [--transport http|stdio] [--plan plan.yaml] [--port 0] [--seed 1] [--log file.jsonl] [--step-ms 100]' +
+  'usage: mcp-chaos serve [--transport http|stdio] [--protocol 2025-11-25|2026-07-28] [--plan plan.yaml] [--port 0] [--seed 1] [--log file.jsonl] [--step-ms 100]' +
   ' | mcp-chaos proxy --upstream <url|"command args"> [--plan plan.yaml] [--listen 127.0.0.1:0] [--seed 1] [--log file.jsonl]';
 
 /** Bad usage: the CLI prints `mcp-chaos: <message>` on one line and exits with code 2. */
@@ -21,11 +22,20 @@ interface Common {
 
 export type CommandLine =
   | { command: 'help' }
-  | ({ command: 'serve'; transport: 'http' | 'stdio'; port?: number; stepMs?: number } & Common)
+  | ({
+      command: 'serve';
+      transport: 'http' | 'stdio';
+      port?: number;
+      stepMs?: number;
+      protocol?: ProtocolRevision;
+    } & Common)
   | ({ command: 'proxy'; upstream: HttpUpstream | StdioUpstream; host: string; port: number } & Common);
 
 /** The flags only one command takes. */
-const ownFlags = { serve: ['transport', 'port', 'step-ms'], proxy: ['upstream', 'listen'] } as const;
+const ownFlags = {
+  serve: ['transport', 'port', 'step-ms', 'protocol'],
+  proxy: ['upstream', 'listen'],
+} as const;
 
 function fail(message: string): never {
   throw new UsageError(message);
@@ -54,6 +64,7 @@ function parse(argv: string[]) {
         seed: { type: 'string' },
         log: { type: 'string' },
         'step-ms': { type: 'string' },
+        protocol: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -138,9 +149,14 @@ export function parseCommandLine(argv: string[]): CommandLine {
   if (transport !== 'http' && transport !== 'stdio') {
     fail(`--transport must be http or stdio, got "${transport}"`);
   }
+  const { protocol } = values;
+  if (protocol !== undefined && !(PROTOCOL_REVISIONS as readonly string[]).includes(protocol)) {
+    fail(`--protocol must be ${PROTOCOL_REVISIONS.join(' or ')}, got "${protocol}"`);
+  }
   return {
     command,
     transport,
+    ...(protocol === undefined ? {} : { protocol: protocol as ProtocolRevision }),
     port: integer('port', values.port, 0, 65_535),
     stepMs: integer('step-ms', values['step-ms'], 0, 60_000),
     ...common,

@@ -1,4 +1,4 @@
-export type { ChaosOptions } from './core/ChaosCore.js';
+export { type ChaosOptions, PROTOCOL_REVISIONS, type ProtocolRevision } from './core/ChaosCore.js';
 export type { FaultOptions } from './core/FaultCore.js';
 export type { TransportKind } from './faults/FaultPicker.js';
 export {
@@ -6,7 +6,7 @@ export {
   type ChaosHttpServer,
   startChaosHttpServer,
 } from './http/startChaosHttpServer.js';
-export type { GroundTruthEntry } from './log/GroundTruthLog.js';
+export { CANCELLED_METHOD, type GroundTruthEntry } from './log/GroundTruthLog.js';
 export type { Fault, FaultConditions, FaultEffect, FaultKind, FaultPlan } from './plan/FaultPlan.js';
 export { loadPlan } from './plan/loadPlan.js';
 export { PlanError } from './plan/PlanError.js';

@@ -97,6 +97,14 @@ describe('npm run demo', () => {
       return response.ok ? ((await response.json()) as Summary) : undefined;
     };
 
+    // It prints the URLs of its chaos MCP servers, for the README's "Use it" example.
+    await until(
+      'the chaos server URLs',
+      async () => (/search: http:\/\/127\.0\.0\.1:\d+\/mcp/.test(output.join('')) ? true : undefined),
+      120_000,
+      output,
+    );
+
     // Every agent's telemetry arrives (each exports with its own service.instance.id).
     const expected = [
       ...Array.from({ length: AGENTS }, (_, i) => `${serviceName('resilient')}/resilient-${i + 1}`),

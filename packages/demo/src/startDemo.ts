@@ -18,6 +18,8 @@ export class DemoError extends Error {}
 export interface Demo {
   /** The dashboard's URL (or the external OTLP endpoint). */
   readonly url: string;
+  /** The chaos MCP servers' Streamable HTTP endpoints: point your own client at one (README "Use it"). */
+  readonly chaosUrls: { readonly search: string; readonly tickets: string };
   /** The process ids of everything the demo started. */
   readonly pids: () => number[];
   /** Stops everything and resolves when nothing the demo started is left. */
@@ -149,6 +151,9 @@ export async function startDemo(
       `mcp-resilience demo: ${options.agents} resilient agents, ${options.naiveAgents} naive agents, speed ×${options.speed}`,
     );
     log(`  dashboard: ${url}`);
+    log(`  chaos MCP servers (Streamable HTTP, the faults of each phase): search: ${search.url}`);
+    log(`                                                                 tickets: ${tickets.url}`);
+    log('  try your own client on one: MCP_URL=<url> (README "Use it")');
     log(`  phase: ${phase.name}: ${phase.story}`);
     phaseTimer = setInterval(() => {
       const next = phaseAt(Date.now() - startedAt, options.speed);
@@ -159,7 +164,7 @@ export async function startDemo(
       log(`  phase: ${phase.name}: ${phase.story}`);
     }, 250);
 
-    return { url, pids: () => children.pids, stop };
+    return { url, chaosUrls: { search: search.url, tickets: tickets.url }, pids: () => children.pids, stop };
   } catch (error) {
     await stop();
     throw error;

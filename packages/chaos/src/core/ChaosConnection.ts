@@ -18,6 +18,8 @@ export interface ChaosConnectionOptions {
   admit(request: JSONRPCRequest): Admission;
   /** A `crash` fault arrived (stdio). The log is already flushed. */
   onCrash?(exitCode: number): void;
+  /** The client sent `notifications/cancelled` for this request. */
+  onCancelled?(requestId: RequestId, reason: string | undefined): void;
 }
 
 /**
@@ -30,6 +32,8 @@ export class ChaosConnection implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   private readonly open = new Map<RequestId, Admission>();
+  /** Requests handed to the server (the others are held by a fault, or answered in its place). */
+  private readonly delivered = new Set<RequestId>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -42,6 +46,7 @@ export class ChaosConnection implements Transport {
       for (const timer of this.timers) clearTimeout(timer);
       for (const { entry } of this.open.values()) options.log.settle(entry);
       this.open.clear();
+      this.delivered.clear();
       this.onclose?.();
     };
   }
@@ -67,6 +72,15 @@ export class ChaosConnection implements Transport {
   /** A message from the client; also the entry point for requests the HTTP layer handles without the transport. */
   receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (!isJSONRPCRequest(message)) {
+      if ('method' in message && message.method === 'notifications/cancelled') {
+        const { requestId, reason } = (message.params ?? {}) as { requestId?: unknown; reason?: unknown };
+        if (typeof requestId === 'string' || typeof requestId === 'number') {
+          // A request the server has (not one a `hang` delay still holds) is not answered once cancelled: its entry
+          // is final now, then the cancellation is logged.
+          if (this.delivered.has(requestId)) this.forget(requestId);
+          this.options.onCancelled?.(requestId, typeof reason === 'string' ? reason : undefined);
+        }
+      }
       this.onmessage?.(message, extra);
       return;
     }
@@ -99,7 +113,7 @@ export class ChaosConnection implements Transport {
     if (requestId === undefined) return this.inner.send(message, options);
     const admission = this.open.get(requestId);
     if (isResponse) this.forget(requestId);
-    if (admission?.fault?.kind === 'reset_after') {
+    if (admission?.fault?.kind === 'reset_after' || admission?.fault?.kind === 'stream_broken') {
       // Nothing about this request reaches the client: the connection dies once it has executed.
       if (isResponse) admission.onReset?.();
       return;
@@ -110,6 +124,7 @@ export class ChaosConnection implements Transport {
   private deliver(message: JSONRPCRequest, extra?: MessageExtraInfo): void {
     const admission = this.open.get(message.id);
     if (admission && message.method !== 'tools/call') admission.entry.executed = true;
+    if (admission) this.delivered.add(message.id);
     this.onmessage?.(message, extra);
   }
 
@@ -122,6 +137,7 @@ export class ChaosConnection implements Transport {
     const admission = this.open.get(requestId);
     if (!admission) return;
     this.open.delete(requestId);
+    this.delivered.delete(requestId);
     this.options.log.settle(admission.entry);
   }
 }

@@ -70,6 +70,22 @@ export class FaultCore {
     }));
   }
 
+  /** Logs a cancellation the server received for `requestId`. */
+  cancelled(
+    requestId: JSONRPCRequest['id'],
+    origin: Origin,
+    via: 'notification' | 'stream_closed',
+    reason?: string,
+  ): void {
+    this.log.cancelled({
+      time: this.elapsed(),
+      ...origin,
+      requestId,
+      via,
+      ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
+    });
+  }
+
   /** Logs requests answered without reaching a session (unknown or missing session id). */
   reject(requests: readonly JSONRPCRequest[], origin: Origin): void {
     for (const request of requests) this.log.settle(this.record(request, origin, null));

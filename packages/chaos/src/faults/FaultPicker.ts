@@ -18,6 +18,7 @@ const httpOnly = new Set<FaultKind>([
   'http_error',
   'reset',
   'reset_after',
+  'stream_broken',
   'session_expired',
   'outage',
   'flapping',

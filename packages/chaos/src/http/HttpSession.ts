@@ -47,6 +47,8 @@ export class HttpSession {
       log: core.log,
       admit: (request) =>
         this.take(request) ?? core.admit([request], { transport: 'http', sessionId: id })[0]!,
+      onCancelled: (requestId, reason) =>
+        core.cancelled(requestId, { transport: 'http', sessionId: id }, 'notification', reason),
     });
     this.backend = createBackend(this.connection, () => hooks.onDeleted(this));
   }

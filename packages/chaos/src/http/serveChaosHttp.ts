@@ -125,8 +125,13 @@ export async function serveChaosHttp(options: ChaosHttpFrontOptions): Promise<Ch
       }
     }
     session.expect(admissions);
-    if (fault?.kind === 'reset_after') {
-      // Bypass the transport so that no response header is sent before the socket dies.
+    if (fault?.kind === 'reset_after' || fault?.kind === 'stream_broken') {
+      // Bypass the transport: `reset_after` sends no response header before the socket dies; `stream_broken` opens
+      // an SSE response (no event id: nothing to resume), then the socket dies once the request has executed.
+      if (fault.kind === 'stream_broken') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+      }
       for (const admission of admissions) admission.onReset = () => req.socket.destroy();
       for (const message of messages) session.connection.receive(message);
       return;

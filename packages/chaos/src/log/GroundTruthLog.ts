@@ -23,7 +23,18 @@ export interface GroundTruthEntry {
    * MCP server.
    */
   executed: boolean;
+  /**
+   * Cancellation entries only (`method: 'notifications/cancelled'`, `requestId` = the cancelled request's id): how
+   * the client cancelled it, with `notifications/cancelled` (`notification`), or, on a 2026-07-28 Streamable HTTP
+   * exchange, by closing the request's stream before its response (`stream_closed`).
+   */
+  via?: 'notification' | 'stream_closed';
+  /** Cancellation entries: the `reason` the client gave. */
+  reason?: string;
 }
+
+/** The method of the entries that record a cancellation the server received. */
+export const CANCELLED_METHOD = 'notifications/cancelled';
 
 /**
  * The in-memory ground-truth log, optionally mirrored to a JSON Lines file. An entry is written to the file once
@@ -34,6 +45,15 @@ export class GroundTruthLog {
   private readonly unsettled = new Set<GroundTruthEntry>();
 
   constructor(private readonly file?: string) {}
+
+  /** Records a cancellation the server received (settled at once: it is final). */
+  cancelled(
+    fields: Pick<GroundTruthEntry, 'time' | 'transport' | 'sessionId' | 'requestId' | 'via' | 'reason'>,
+  ): GroundTruthEntry {
+    const entry = this.record({ ...fields, method: CANCELLED_METHOD, fault: null });
+    this.settle(entry);
+    return entry;
+  }
 
   record(fields: Omit<GroundTruthEntry, 'seq' | 'executed'>): GroundTruthEntry {
     const entry = { seq: this.entries.length + 1, ...fields, executed: false };

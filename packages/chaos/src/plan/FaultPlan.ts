@@ -52,6 +52,12 @@ export type FaultEffect =
   | { kind: 'reset' }
   /** Executes the request, then destroys the TCP socket instead of answering. */
   | { kind: 'reset_after' }
+  /**
+   * Streamable HTTP: answers with an SSE stream (headers sent, no event id: nothing to resume), lets the request
+   * execute, then destroys the connection before the response: the request is lost mid-stream, as 2026-07-28
+   * describes it (the client must re-issue it with a new id, when that is safe).
+   */
+  | { kind: 'stream_broken' }
   /** Forgets the request's session and answers as for an unknown session (see `FaultPlan.unknownSession`). */
   | { kind: 'session_expired' }
   /** stdio: the process exits with `exitCode`. HTTP: every session is forgotten and the socket is destroyed. */

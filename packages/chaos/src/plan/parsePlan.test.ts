@@ -56,7 +56,7 @@ describe('parsePlan', () => {
     ],
     [
       { faults: [{ kind: 'explode' }] },
-      'plan.faults[0].kind: must be one of invalid_params, tool_error, unauthorized, forbidden, rate_limit, http_error, hang, reset, reset_after, session_expired, crash, outage, flapping, got "explode"',
+      'plan.faults[0].kind: must be one of invalid_params, tool_error, unauthorized, forbidden, rate_limit, http_error, hang, reset, reset_after, stream_broken, session_expired, crash, outage, flapping, got "explode"',
     ],
     [{ faults: [{ probability: 1 }] }, 'plan.faults[0].kind: must be one of'],
     [
@@ -102,5 +102,16 @@ describe('parsePlan', () => {
     } catch (error) {
       expect((error as PlanError).path).toBe('plan.faults[0].delay');
     }
+  });
+});
+
+describe('parsePlan: stream_broken', () => {
+  it('accepts the fault with conditions only', () => {
+    expect(parsePlan('faults: [{kind: stream_broken, tool: search, times: 1}]').faults).toEqual([
+      { kind: 'stream_broken', tool: 'search', times: 1 },
+    ]);
+    expect(() => parsePlan('faults: [{kind: stream_broken, delay: 5}]')).toThrow(
+      'plan.faults[0].delay: unknown field',
+    );
   });
 });

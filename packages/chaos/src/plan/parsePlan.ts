@@ -80,6 +80,7 @@ const effects: Record<FaultKind, { fields: Record<string, Check>; required?: str
   hang: { fields: { delay: number(0) } },
   reset: { fields: {} },
   reset_after: { fields: {} },
+  stream_broken: { fields: {} },
   session_expired: { fields: {} },
   crash: { fields: { exitCode: integer(0, 255) } },
   outage: { fields: { mode } },

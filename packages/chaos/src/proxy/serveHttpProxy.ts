@@ -239,6 +239,10 @@ export async function serveHttpProxy(options: HttpProxyOptions): Promise<ChaosHt
         return;
       case 'reset_after':
         return forward(req, res, { body: text, admissions, resetAfter: true });
+      case 'stream_broken':
+        // An SSE response opens (no event id: nothing to resume); it dies once the upstream has answered.
+        hang(res, sessionId);
+        return forward(req, res, { body: text, admissions, resetAfter: true });
       default:
         return forward(req, res, { body: text, admissions });
     }

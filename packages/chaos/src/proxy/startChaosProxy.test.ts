@@ -21,6 +21,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startChaosHttpServer } from '../http/startChaosHttpServer.js';
 import type { GroundTruthEntry } from '../log/GroundTruthLog.js';
+import { CANCELLED_METHOD } from '../log/GroundTruthLog.js';
 import type { Fault } from '../plan/FaultPlan.js';
 import { type ChaosProxy, type ChaosProxyOptions, startChaosProxy } from './startChaosProxy.js';
 
@@ -494,17 +495,41 @@ describe('startChaosProxy', () => {
       const forwarded = server.log.filter((entry) => entry.executed);
       if ('url' in upstream) {
         // Same session ids and request ids upstream: the proxy changes nothing it forwards.
-        expect(chaosHttp.log.map(key)).toEqual(forwarded.map(key));
-        expect(chaosHttp.log.every((entry) => entry.executed)).toBe(true);
+        // (The upstream also logged the cancellation of the request the client gave up on: forwarded too.)
+        const requests = chaosHttp.log.filter((entry) => entry.method !== CANCELLED_METHOD);
+        expect(requests.map(key)).toEqual(forwarded.map(key));
+        expect(requests.every((entry) => entry.executed)).toBe(true);
+        expect(chaosHttp.log.filter((entry) => entry.method === CANCELLED_METHOD)).toHaveLength(1);
       } else {
         // The upstream's own log file, written as it exited.
         const received = readFileSync(upstreamLog, 'utf8')
           .trim()
           .split('\n')
-          .map((line) => JSON.parse(line));
+          .map((line) => JSON.parse(line) as GroundTruthEntry)
+          .filter((entry) => entry.method !== CANCELLED_METHOD);
         const stdioKey = (entry: GroundTruthEntry) => ({ ...key(entry), sessionId: undefined });
         expect(received.map(stdioKey)).toEqual(forwarded.map(stdioKey));
       }
     }
+  });
+
+  it('stream_broken: an SSE response opens, the upstream runs the request, then the stream dies unanswered', async () => {
+    const chaosHttp = await startChaosHttpServer();
+    open.push(chaosHttp);
+    const server = await proxy({
+      upstream: { url: chaosHttp.url },
+      plan: { faults: [{ kind: 'stream_broken', tool: 'create_ticket', times: 1 }] },
+    });
+    const { client } = await connectHttp(server.url);
+    const ticket = { name: 'create_ticket', arguments: { title: 'Printer on fire' } };
+    // The SDK (v1) cannot resume a stream without event ids: the request waits for its timeout.
+    expect((await failure(client.callTool(ticket, undefined, { timeout: 500 }))).code).toBe(
+      ErrorCode.RequestTimeout,
+    );
+    expect(server.log.filter((e) => e.tool === 'create_ticket').map((e) => [e.fault, e.executed])).toEqual([
+      ['stream_broken', true],
+    ]);
+    expect(chaosHttp.log.filter((e) => e.tool === 'create_ticket').map((e) => e.executed)).toEqual([true]);
+    await server.close();
   });
 });

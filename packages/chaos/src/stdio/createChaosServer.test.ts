@@ -145,11 +145,14 @@ describe('createChaosServer (stdio)', () => {
     await client.callTool(ticket);
     await expect(client.callTool(ticket, undefined, { timeout: 200 })).rejects.toThrow('Request timed out');
     expect(exits).toEqual([1]);
-    expect(chaos.log.map((e) => [e.tool, e.fault, e.executed])).toEqual([
-      [undefined, null, true],
-      ['create_ticket', null, true],
-      ['create_ticket', 'crash', false],
+    expect(chaos.log.map((e) => [e.method, e.tool, e.fault, e.executed])).toEqual([
+      ['initialize', undefined, null, true],
+      ['tools/call', 'create_ticket', null, true],
+      ['tools/call', 'create_ticket', 'crash', false],
+      // The client gave up after 200 ms and said so; the server (not exited: a crash handler) logged it.
+      ['notifications/cancelled', undefined, null, false],
     ]);
+    expect(chaos.log[3]?.requestId).toBe(chaos.log[2]?.requestId);
     await chaos.close();
   });
 });

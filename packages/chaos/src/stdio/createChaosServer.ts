@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ChaosConnection } from '../core/ChaosConnection.js';
 import { ChaosCore, type ChaosOptions } from '../core/ChaosCore.js';
 import type { GroundTruthEntry } from '../log/GroundTruthLog.js';
@@ -22,7 +23,7 @@ export interface ChaosServer {
 
 export function createChaosServer(options: ChaosServerOptions = {}): ChaosServer {
   const core = new ChaosCore(options);
-  const servers: McpServer[] = [];
+  const servers: Pick<McpServer, 'close'>[] = [];
   return {
     log: core.log.entries,
     async connect(transport) {
@@ -30,7 +31,23 @@ export function createChaosServer(options: ChaosServerOptions = {}): ChaosServer
         log: core.log,
         admit: (request) => core.admit([request], { transport: 'stdio' })[0]!,
         onCrash: options.onCrash ?? ((exitCode) => process.exit(exitCode)),
+        onCancelled: (requestId, reason) =>
+          core.cancelled(requestId, { transport: 'stdio' }, 'notification', reason),
       });
+      if (core.protocol === '2026-07-28') {
+        // The SDK v2 entry decides the era from the opening exchange; 2025-era openings are refused (-32022).
+        const handle = serveStdio(
+          () => core.createModernToolServer((requestId) => connection.markExecuted(requestId)),
+          {
+            legacy: 'reject',
+            transport: connection as unknown as NonNullable<
+              NonNullable<Parameters<typeof serveStdio>[1]>['transport']
+            >,
+          },
+        );
+        servers.push(handle);
+        return;
+      }
       const server = core.createToolServer((requestId) => connection.markExecuted(requestId));
       servers.push(server);
       await server.connect(connection);

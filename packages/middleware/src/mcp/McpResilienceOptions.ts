@@ -1,4 +1,3 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ResilienceOptions } from '../options.js';
@@ -29,9 +28,10 @@ export interface McpResilienceOptions extends ResilienceOptions {
    * A transport factory. With it, an expired session (HTTP 404, or 400 about the session) and a closed connection
    * (-32000, `Not connected`, an exited stdio server) close the client and connect a fresh transport on it, then
    * retry when safe; a call made while disconnected connects first. Without it, these failures are classified and
-   * surfaced, never retried. Give HTTP transports the same `observeFetch()` as `fetch` below.
+   * surfaced, never retried. Give HTTP transports the same `observeFetch()` as `fetch` below. A transport of the
+   * client's SDK line (v1 `@modelcontextprotocol/sdk` or v2 `@modelcontextprotocol/client`).
    */
-  readonly reconnect?: () => Transport | Promise<Transport>;
+  readonly reconnect?: () => object | Promise<object>;
   /**
    * `'throw'` (default): a non-retryable failure rejects with a `ResilienceError`; an `isError` result is returned
    * as it came, with its classification in `_meta`. `'result'`: for `tools/call`, a non-retryable failure resolves

@@ -1,4 +1,9 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+/** A tool's annotations from `tools/list` (the hints read here), as both SDK lines return them. */
+interface ToolAnnotations {
+  readonly readOnlyHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly [key: string]: unknown;
+}
 
 /** After a listing the server refused (no `tools/list`), the tools are not listed again for this long. */
 const RETRY_REFUSED_LISTING_MS = 30_000;

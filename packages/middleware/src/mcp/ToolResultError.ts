@@ -1,4 +1,10 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+/** A `tools/call` result, as both SDK lines return it (the parts read here). */
+export interface CallToolResult {
+  content: unknown[];
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
 
 /**
  * A `tools/call` result with `isError: true`, turned into a failure so it can be classified from its text.
@@ -15,7 +21,10 @@ export class ToolResultError extends Error {
 export function toolResultText(result: CallToolResult): string {
   const content = Array.isArray(result.content) ? result.content : [];
   return content
-    .map((block) => (block && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .map((block) => {
+      const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown };
+      return type === 'text' && typeof text === 'string' ? text : '';
+    })
     .filter(Boolean)
     .join('\n');
 }

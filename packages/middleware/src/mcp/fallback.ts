@@ -124,14 +124,14 @@ export function fallbackRouter(
       const target = internals.server();
       const requestFn = client.request as unknown as (
         r: FallbackRequest['request'],
-        s: unknown,
-        o: RequestOptions & { [FALLBACK_FROM]: string },
+        ...rest: unknown[]
       ) => Promise<unknown>;
+      const options = { ...call.options, [FALLBACK_FROM]: call.primary };
       try {
-        const value = await requestFn.call(client, call.request, call.schema, {
-          ...call.options,
-          [FALLBACK_FROM]: call.primary,
-        });
+        // The SDK line's own form: v1 passes the result schema, v2 only the options.
+        const value = await (call.schema === undefined
+          ? requestFn.call(client, call.request, options)
+          : requestFn.call(client, call.request, call.schema, options));
         emit(
           event(
             call,

@@ -1,36 +1,75 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { FunctionRule } from '../classify/ClassificationRule.js';
 import { classifyError } from '../classify/classifyError.js';
 import { capMessage } from '../classify/readClassification.js';
 import { retryAfterMsOf } from '../classify/retryAfter.js';
 import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
+import { jsonRpcErrorInHttpBody } from './httpJsonRpcBody.js';
 import type { HttpFailure } from './observeFetch.js';
+import { protocolRevisionRule } from './protocolRevisionRule.js';
 import { ReconnectError } from './ReconnectError.js';
+import { StreamBrokenError } from './StreamBrokenError.js';
 import { ToolResultError } from './ToolResultError.js';
+import { isInstance, SseErrorV1, StreamableHTTPErrorV1, UnauthorizedErrorV1 } from './v1/sdkV1Errors.js';
+import { sdkErrorRule } from './v2/sdkErrorRule.js';
+import { hasV2Brand, sdkHttpStatus } from './v2/sdkV2Errors.js';
 
 /** What the MCP rules may know about a failed attempt besides the error itself. */
 export interface McpRuleContext {
   /** The failed HTTP response(s) the `observeFetch()` saw during the attempt that threw `error`. */
   readonly httpFailure?: (error: unknown, status: number) => HttpFailure | undefined;
-  /** Whether the transport had an MCP session id when the attempt that threw `error` ran. */
+  /**
+   * Whether the transport had an MCP session id when the attempt that threw `error` ran. Never true for a
+   * 2026-07-28 peer (no protocol sessions): its 404 or 400 is then an HTTP status, never an expired session.
+   */
   readonly hadSession?: (error: unknown) => boolean;
+  /** Whether the attempt that threw `error` ran on a sessionless protocol revision (2026-07-28 and later). */
+  readonly sessionless?: (error: unknown) => boolean;
 }
 
 /**
- * The MCP-aware classification rules. `withResilience` runs them after the user's rules and before the built-in
- * ones (which already know `McpError` codes: -32602 non-retryable, -32001 with `data` a timeout and without a
- * caller abort, -32042 needs a human, ...):
+ * The MCP-aware classification rules, for both SDK lines (v1 `@modelcontextprotocol/sdk`, v2
+ * `@modelcontextprotocol/client`). `withResilience` runs them after the user's rules and before the built-in ones
+ * (which already know JSON-RPC codes: -32602 non-retryable, -32001 with `data` a timeout and without a caller abort,
+ * -32042 needs a human, ...):
  * - a failed reconnection (`ReconnectError`): by its cause, `not_sent`;
  * - `isError` tool results (as `ToolResultError`): classified from their text, never counted by a breaker;
- * - `StreamableHTTPError` and the SSE transport's errors: by status and body, session expiry, `Retry-After`;
- * - `UnauthorizedError` and the SDK's OAuth errors; `Error('Not connected')`.
+ * - a response stream that broke before the response (`StreamBrokenError`): the request is lost, `unknown`;
+ * - the 2026-07-28 codes (-32020, -32021, -32022) and resource "not found" (-32602 with `data: { uri }`);
+ * - v1 `StreamableHTTPError`, v2 `SdkHttpError` and the SSE transport's errors: by status and body, session
+ *   expiry (only where there is a session), `Retry-After`;
+ * - v2 `SdkError` codes (`REQUEST_TIMEOUT`, `CONNECTION_CLOSED`, ...);
+ * - `UnauthorizedError` and the SDKs' OAuth errors; `Error('Not connected')`.
  */
 export function mcpRules(context: McpRuleContext = {}): FunctionRule[] {
-  return [reconnectFailure, toolResult, httpTransport(context), authorization, connection];
+  return [
+    reconnectFailure,
+    toolResult,
+    streamBroken,
+    protocolRevisionRule,
+    httpJsonRpcBody,
+    httpTransport(context),
+    sdkErrorRule,
+    authorization,
+    connection,
+  ];
 }
+
+/**
+ * The response stream of a request broke before its response, and the transport cannot resume it (2026-07-28 has
+ * no resumption; a 2025-11-25 stream without event ids cannot be resumed either): the request is lost and may have
+ * run. Retryable, and re-issued (with a new request id) only when safe to repeat.
+ */
+const streamBroken: FunctionRule = (error) =>
+  error instanceof StreamBrokenError
+    ? {
+        class: 'retryable',
+        type: 'network',
+        execution: 'unknown',
+        source: 'mcp.http.stream_broken',
+        message: capMessage(error.message),
+      }
+    : undefined;
 
 /** A failed reconnection, before the request was sent: classified by its cause, and certainly `not_sent`. */
 const reconnectFailure: FunctionRule = (error, context) => {
@@ -73,6 +112,24 @@ const toolResult: FunctionRule = (error, context) => {
   };
 };
 
+/**
+ * An HTTP error whose body is the JSON-RPC error response to the request (2026-07-28 servers answer "method not
+ * found" with 404 and such a body): classified by its JSON-RPC code, as if it had come in-band.
+ */
+const httpJsonRpcBody: FunctionRule = (error, context) => {
+  const body = jsonRpcErrorInHttpBody(error);
+  if (body === undefined) return undefined;
+  const inBand = Object.assign(new Error(body.message), {
+    name: 'ProtocolError',
+    code: body.code,
+    data: body.data,
+  });
+  const verdict =
+    (protocolRevisionRule(inBand, context) as Classification | undefined) ??
+    classifyError(inBand, { ...context, rules: [] });
+  return { ...verdict, source: `mcp.http.jsonrpc_body.${verdict.source}` };
+};
+
 const STREAMABLE_PREFIX = 'Streamable HTTP error: ';
 const SSE_PREFIX = 'SSE error: ';
 /** The SSE transport's POST failure: `Error POSTing to endpoint (HTTP 429): <body>`. */
@@ -85,11 +142,13 @@ function httpStatusOf(error: unknown): number | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
   const numeric = typeof code === 'number' ? code : undefined;
+  const v2 = sdkHttpStatus(error);
+  if (v2 !== undefined) return v2;
   // Duck typing as well: the SDK ships ESM and CJS builds, and `instanceof` fails across them.
-  if (error instanceof StreamableHTTPError || error.message.startsWith(STREAMABLE_PREFIX)) {
+  if (isInstance(error, StreamableHTTPErrorV1) || error.message.startsWith(STREAMABLE_PREFIX)) {
     if (code === undefined || numeric !== undefined) return numeric ?? 0;
   }
-  if (error instanceof SseError || error.message.startsWith(SSE_PREFIX)) {
+  if (isInstance(error, SseErrorV1) || error.message.startsWith(SSE_PREFIX)) {
     return numeric !== undefined && numeric >= 100 ? numeric : undefined;
   }
   const post = SSE_POST.exec(error.message);
@@ -117,7 +176,7 @@ const httpTransport =
         message,
       };
     }
-    const aboutSession = SESSION_WORD.test(message);
+    const aboutSession = SESSION_WORD.test(message) && deps.sessionless?.(error) !== true;
     if (
       (status === 404 && (aboutSession || deps.hadSession?.(error) === true)) ||
       (status === 400 && aboutSession)
@@ -130,7 +189,8 @@ const httpTransport =
         message,
       };
     }
-    const verdict = classifyHttpStatus(status, [message]);
+    // Without sessions (2026-07-28), a body about a session cannot mean an expired one: the status alone decides.
+    const verdict = classifyHttpStatus(status, deps.sessionless?.(error) === true ? [] : [message]);
     if (verdict === undefined) return undefined;
     const seen = deps.httpFailure?.(error, status);
     // The header is the most structured signal; a body that says "retry after 2s" is the fallback.
@@ -161,7 +221,11 @@ const OAUTH_FORBIDDEN: ReadonlySet<string> = new Set([
  * the others (`invalid_grant`, `invalid_client`, `invalid_token`, ...) `unauthorized`.
  */
 const authorization: FunctionRule = (error) => {
-  if (error instanceof UnauthorizedError) {
+  if (
+    isInstance(error, UnauthorizedErrorV1) ||
+    hasV2Brand(error, 'UnauthorizedError') ||
+    (error instanceof Error && error.name === 'UnauthorizedError')
+  ) {
     return {
       class: 'non_retryable',
       type: 'unauthorized',
@@ -175,7 +239,10 @@ const authorization: FunctionRule = (error) => {
   ) {
     return undefined;
   }
-  const errorCode = (error as { errorCode?: unknown }).errorCode;
+  // v1: the `errorCode` getter; v2 (`OAuthError`): the string `code`.
+  const errorCode =
+    (error as { errorCode?: unknown }).errorCode ??
+    (hasV2Brand(error, 'OAuthError') ? (error as { code?: unknown }).code : undefined);
   if (typeof errorCode !== 'string') return undefined;
   const transient = OAUTH_TRANSIENT[errorCode];
   const source = 'mcp.oauth';

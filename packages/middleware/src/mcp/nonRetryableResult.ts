@@ -1,5 +1,5 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Classification, ErrorType } from '../classify/Classification.js';
+import type { CallToolResult } from './ToolResultError.js';
 
 const advice: Partial<Record<ErrorType, string>> = {
   invalid_params:

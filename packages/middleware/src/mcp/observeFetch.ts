@@ -1,5 +1,8 @@
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+/** A `fetch` as the SDK transports of both lines take it. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
 import { parseRetryAfterHeader } from '../classify/retryAfter.js';
+import { type RequestId, requestIdsOf, watchResponseStream } from './watchResponseStream.js';
 
 /** What a failed HTTP response said, for the classifier: the SDK's errors drop the headers. */
 export interface HttpFailure {
@@ -20,6 +23,11 @@ export type ObservedFetch = FetchLike & {
   readonly mark: () => number;
   /** The failures recorded after `mark` (at most the last 32), oldest first. */
   readonly failuresSince: (mark: number) => readonly HttpFailure[];
+  /**
+   * Calls `listener` with the JSON-RPC id of each request whose SSE response stream broke (or ended) before its
+   * response and cannot be resumed: the request is lost. Returns the unsubscribe function.
+   */
+  readonly onStreamBroken: (listener: (requestId: RequestId, cause: unknown) => void) => () => void;
 };
 
 /** How many failures are kept. */
@@ -41,9 +49,19 @@ export function observeFetch(
   now: () => number = Date.now,
 ): ObservedFetch {
   const failures: HttpFailure[] = [];
+  const brokenListeners = new Set<(requestId: RequestId, cause: unknown) => void>();
   let seq = 0;
   const observed: FetchLike = async (url, init) => {
     const response = await base(url, init);
+    const type = response.headers.get('content-type') ?? '';
+    if (init?.method === 'POST' && response.ok && /^\s*text\/event-stream/i.test(type)) {
+      const ids = requestIdsOf(init.body);
+      if (ids.length > 0) {
+        return watchResponseStream(response, ids, init.signal, (id, cause) => {
+          for (const listener of [...brokenListeners]) listener(id, cause);
+        });
+      }
+    }
     if (response.status >= 400) {
       const at = now();
       const retryAfterMs = parseRetryAfterHeader(response.headers.get('retry-after'), at);
@@ -61,5 +79,9 @@ export function observeFetch(
     lastFailure: () => failures.at(-1),
     mark: () => seq,
     failuresSince: (mark: number) => failures.filter((failure) => failure.seq > mark),
+    onStreamBroken: (listener: (requestId: RequestId, cause: unknown) => void) => {
+      brokenListeners.add(listener);
+      return () => brokenListeners.delete(listener);
+    },
   });
 }

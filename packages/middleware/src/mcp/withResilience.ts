@@ -1,26 +1,34 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AttemptContext, Recovery } from '../call/CallOptions.js';
 import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { ATTR_MCP_RESILIENCE_FALLBACK_FROM } from '../otel/semconv.js';
+import { annotateAttempt } from '../record/attemptAnnotations.js';
 import { agentLoop } from './agentLoop.js';
 import { idempotencyPolicy } from './idempotency.js';
 import { FALLBACK_FROM, INTERNALS, type ResilientInternals } from './internals.js';
+import type { McpClientLike, TransportLike } from './McpClientLike.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
 import { UNWRAPPED_METHODS } from './methods.js';
 import { nonRetryableResult } from './nonRetryableResult.js';
 import type { HttpFailure } from './observeFetch.js';
 import { ReconnectError } from './ReconnectError.js';
+import {
+  hasSessions,
+  networkTransport,
+  protocolVersionOf,
+  readRequestArgs,
+  requestArgs,
+  sessionIdOf,
+} from './sdkLine.js';
+import { sendAttempt } from './sendAttempt.js';
 import { ToolAnnotationCache } from './ToolAnnotationCache.js';
-import { ToolResultError } from './ToolResultError.js';
+import { type CallToolResult, ToolResultError } from './ToolResultError.js';
 
 type AnyRequest = { method: string; params?: Record<string, unknown> };
-type RequestFn = (request: AnyRequest, schema: unknown, options?: RequestOptions) => Promise<unknown>;
+type RequestFn = (...args: unknown[]) => Promise<unknown>;
+type Transport = TransportLike;
 
 /**
  * The key under which a `tools/call` result that ended as a failure (an `isError` result, or the `'result'` form of
@@ -38,6 +46,8 @@ export type McpClassificationMeta = Classification & {
 interface AttemptFacts {
   readonly failures: readonly HttpFailure[];
   readonly sessionId: string | undefined;
+  /** Whether the attempt ran on a protocol revision without sessions (2026-07-28 and later). */
+  readonly sessionless: boolean;
 }
 
 /**
@@ -45,8 +55,11 @@ interface AttemptFacts {
  * anything that goes through `request`) run through the resilience pipeline: classified, retried when it can
  * succeed and is safe to repeat, guarded by the server's breaker and budget, recorded. A call site written for
  * a plain `Client` works unchanged. `connect()` and `close()` keep working on the returned client.
+ *
+ * Works on a `Client` of either SDK line: `@modelcontextprotocol/sdk` 1.x and `@modelcontextprotocol/client` 2.x
+ * (both optional peer dependencies), with the same options and telemetry.
  */
-export function withResilience<C extends Client>(client: C, options: McpResilienceOptions = {}): C {
+export function withResilience<C extends McpClientLike>(client: C, options: McpResilienceOptions = {}): C {
   const { mcp, core } = splitMcpOptions(options);
   const resilience: Resilience = mcp.resilience ?? createResilience({ ...core, rules: [] });
   const clock = resilience.options.clock;
@@ -69,6 +82,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
           ?.failures.filter((f) => f.status === status)
           .at(-1),
       hadSession: (error) => facts.get(error as object)?.sessionId !== undefined,
+      sessionless: (error) => facts.get(error as object)?.sessionless === true,
     }),
   ];
   let closedByCaller = false;
@@ -78,7 +92,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     watched.add(transport);
     watchToolListChanged(transport, annotations, () => loop.toolsChanged());
   };
-  watchTools(client.transport);
+  watchTools(transportOf(client));
   const reconnect = mcp.reconnect
     ? reconnector(client, mcp.reconnect, (transport) => {
         watchTools(transport);
@@ -98,10 +112,20 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       negativeCacheTtlMs: 0,
     }),
   );
+  // v1 keeps the version `initialize` answered only on its HTTP transport: remembered here for stdio.
+  let initializedVersion: string | undefined;
+  const protocolVersion = () => protocolVersionOf(client, transportOf(client), initializedVersion);
 
-  async function request(this: unknown, req: AnyRequest, schema: unknown, requestOptions?: RequestOptions) {
+  async function request(this: unknown, req: AnyRequest, second?: unknown, third?: unknown) {
     const self = this ?? proxy;
-    if (UNWRAPPED_METHODS.has(req.method)) return originalRequest.call(self, req, schema, requestOptions);
+    const args = readRequestArgs(second, third);
+    const requestOptions = args.options;
+    if (UNWRAPPED_METHODS.has(req.method)) {
+      const result = await originalRequest.call(self, req, ...requestArgs(args, requestOptions ?? {}));
+      const version = (result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      if (req.method === 'initialize' && typeof version === 'string') initializedVersion = version;
+      return result;
+    }
     const { method } = req;
     const tool =
       method === 'tools/call' && typeof req.params?.name === 'string' ? req.params.name : undefined;
@@ -109,7 +133,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
     if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
       await refreshAnnotations(requestOptions?.signal);
     }
-    const attributes = callAttributes(server, req, tool, client.transport);
+    const attributes = callAttributes(server, req, tool, transportOf(client), protocolVersion());
     const from = (requestOptions as { [FALLBACK_FROM]?: unknown } | undefined)?.[FALLBACK_FROM];
     if (typeof from === 'string') attributes[ATTR_MCP_RESILIENCE_FALLBACK_FROM] = from;
     const repeat =
@@ -138,27 +162,37 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
           throw new ReconnectError(error);
         }
       }
-      const transport = client.transport;
+      const transport = transportOf(client);
       attemptTransport = transport;
       const mark = mcp.fetch?.mark();
       const params = withTraceContext(req.params, traceContext);
+      const version = protocolVersion();
       let result: unknown;
       try {
-        result = await originalRequest.call(self, params === req.params ? req : { ...req, params }, schema, {
-          ...requestOptions,
-          // Fresh for each attempt (the SDK never removes the abort listener it adds).
+        result = await sendAttempt({
+          client,
+          self,
+          originalRequest,
+          request: params === req.params ? req : { ...req, params },
+          args,
           signal,
+          traceContext,
+          fetch: mcp.fetch,
+          protocolVersion: version,
         });
       } catch (error) {
         if (typeof error === 'object' && error !== null) {
           facts.set(error, {
             failures: mark === undefined ? [] : (mcp.fetch?.failuresSince(mark) ?? []),
-            sessionId: transport?.sessionId,
+            sessionId: sessionIdOf(transport, version),
+            sessionless: !hasSessions(version),
           });
         }
         throw error;
       }
+      // An `input_required` result (2026-07-28 multi-round-trip, `allowInputRequired`) is a result, not a failure.
       if (method === 'tools/call' && (result as CallToolResult | undefined)?.isError === true) {
+        annotateAttempt(traceContext, { 'error.type': 'tool_error' });
         throw new ToolResultError(result as CallToolResult);
       }
       if (method === 'tools/list') annotations.update(result, req.params?.cursor === undefined);
@@ -188,7 +222,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       if (tool !== undefined) {
         const routed = await loop.fallBack({
           request: req,
-          schema,
+          schema: args.schema,
           options: requestOptions,
           tool,
           primary: server,
@@ -237,7 +271,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
       try {
         let cursor: string | undefined;
         do {
-          const page = await proxy.listTools(
+          const page: { nextCursor?: string | undefined } = await proxy.listTools(
             cursor === undefined ? undefined : { cursor },
             signal ? { signal } : {},
           );
@@ -267,7 +301,7 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
         case INTERNALS:
           return internals;
         case 'connect':
-          return (transport: Transport, connectOptions?: RequestOptions) => {
+          return (transport: Transport, connectOptions?: unknown) => {
             closedByCaller = false;
             annotations.markStale();
             watchTools(transport);
@@ -286,6 +320,9 @@ export function withResilience<C extends Client>(client: C, options: McpResilien
   return proxy;
 }
 
+/** The client's transport, typed as what `withResilience` uses of it. */
+const transportOf = (client: McpClientLike) => client.transport as Transport | undefined;
+
 /**
  * The call's telemetry attributes: server, method, tool or prompt (low-cardinality: metrics use them), plus
  * `network.transport` and `mcp.session.id`, which the OTel recorder puts on spans only.
@@ -295,6 +332,7 @@ function callAttributes(
   req: AnyRequest,
   tool: string | undefined,
   transport: Transport | undefined,
+  version: string | undefined,
 ): Record<string, string> {
   const attributes: Record<string, string> = { 'mcp.server': server, 'mcp.method.name': req.method };
   if (tool !== undefined) attributes['gen_ai.tool.name'] = tool;
@@ -303,16 +341,9 @@ function callAttributes(
   }
   const network = networkTransport(transport);
   if (network) attributes['network.transport'] = network;
-  if (transport?.sessionId) attributes['mcp.session.id'] = transport.sessionId;
+  const session = sessionIdOf(transport, version);
+  if (session) attributes['mcp.session.id'] = session;
   return attributes;
-}
-
-/** `pipe` for stdio, `tcp` for the HTTP and WebSocket transports (OTel MCP semantic conventions). */
-function networkTransport(transport: Transport | undefined): string | undefined {
-  if (!transport) return undefined;
-  if ('pid' in transport) return 'pipe';
-  const name = transport.constructor?.name ?? '';
-  return /HTTP|SSE|WebSocket/i.test(name) ? 'tcp' : undefined;
 }
 
 /** Copies the attempt's trace context (`traceparent`) into `params._meta`, so the server's spans join the trace. */
@@ -331,7 +362,7 @@ function withTraceContext(
  * already replaced just retries on the new one. `failedOn` undefined: connect only if not connected.
  */
 function reconnector(
-  client: Client,
+  client: McpClientLike,
   factory: NonNullable<McpResilienceOptions['reconnect']>,
   beforeConnect: (transport: Transport) => void,
 ): (failedOn: Transport | undefined) => Promise<void> {
@@ -342,7 +373,7 @@ function reconnector(
     inFlight = (async () => {
       try {
         if (client.transport !== undefined) await client.close().catch(() => {});
-        const transport = await factory();
+        const transport = (await factory()) as Transport;
         beforeConnect(transport);
         await client.connect(transport);
       } finally {

@@ -6,11 +6,16 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_PROMPT_NAME,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_RESILIENCE_ENDPOINT,
   ATTR_MCP_RESILIENCE_OPERATION,
   ATTR_MCP_SERVER,
+  ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+  ERROR_TYPE_VALUE_TOOL_ERROR,
   OTHER_VALUE,
 } from './semconv.js';
 
@@ -106,4 +111,34 @@ export function errorAttributes(classification: { type?: unknown; class?: unknow
     [ATTR_ERROR_TYPE]: errorTypeValue(classification?.type),
     [ATTR_ERROR_CLASS]: errorClassValue(classification?.class),
   };
+}
+
+/** A JSON-RPC error code as a string (`-32602`). */
+const JSON_RPC_CODE = /^-?\d{1,6}$/;
+/** Attributes an edge may annotate an attempt with (`annotateAttempt`), each with a check of its value. */
+const ATTEMPT_ATTRIBUTES: Readonly<Record<string, (value: string) => boolean>> = {
+  [ATTR_JSONRPC_REQUEST_ID]: (value) => value.length <= 128,
+  [ATTR_MCP_PROTOCOL_VERSION]: (value) => value.length <= 32,
+  [ATTR_MCP_SESSION_ID]: (value) => value.length <= 256,
+  [ATTR_RPC_RESPONSE_STATUS_CODE]: (value) => JSON_RPC_CODE.test(value),
+  [ATTR_ERROR_TYPE]: (value) =>
+    JSON_RPC_CODE.test(value) ||
+    value === ERROR_TYPE_VALUE_TOOL_ERROR ||
+    (ERROR_TYPES as readonly string[]).includes(value),
+};
+
+/**
+ * The MCP-conventions attributes of one attempt (`jsonrpc.request.id`, `mcp.protocol.version`, `mcp.session.id`,
+ * `rpc.response.status_code`, `error.type`), from what the edge annotated: unknown keys and bad values dropped.
+ */
+export function attemptSemconvAttributes(
+  annotations: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  if (!annotations) return attributes;
+  for (const [key, valid] of Object.entries(ATTEMPT_ATTRIBUTES)) {
+    const value = annotations[key];
+    if (typeof value === 'string' && value !== '' && valid(value)) attributes[key] = value;
+  }
+  return attributes;
 }

@@ -10,9 +10,11 @@ import {
   ValueType,
 } from '@opentelemetry/api';
 import type { BreakerSnapshot } from '../decide/BreakerState.js';
+import { attemptAnnotations } from '../record/attemptAnnotations.js';
 import type { Recorder } from '../record/Recorder.js';
 import type { ResilienceEvent } from '../record/ResilienceEvent.js';
 import {
+  attemptSemconvAttributes,
   breakerMetricAttributes,
   callMetricAttributes,
   errorAttributes,
@@ -27,6 +29,7 @@ import {
   ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
   ATTR_FROM_STATE,
+  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_OUTCOME,
   ATTR_STATE,
   ATTR_TO_STATE,
@@ -141,6 +144,8 @@ export function createMetricRecorder(
   const sources: Array<() => readonly BreakerSnapshot[]> = [];
   /** callId → `error.type` of the call's last failed attempt: the failure that triggers its next retry. */
   const lastFailure = new Map<number, string>();
+  /** The trace-context carrier of each call's running attempt: the key of what the edge annotated. */
+  const carriers = new Map<number, object>();
 
   const observeBreakers = (result: ObservableResult) => {
     // Several resilience instances may share a server name: keep the worst state per attribute set.
@@ -213,7 +218,16 @@ export function createMetricRecorder(
         getInstruments();
         return;
       }
-      if (event.type === 'call_finished') lastFailure.delete(event.callId); // first: never leak on a throw below
+      if (event.type === 'call_finished') {
+        lastFailure.delete(event.callId); // first: never leak on a throw below
+        carriers.delete(event.callId);
+      }
+      if (event.type === 'attempt_started') {
+        carriers.delete(event.callId);
+        carriers.set(event.callId, event.traceContext);
+        if (carriers.size > options.maxOpenCalls) carriers.delete(carriers.keys().next().value as number);
+        return;
+      }
       const m = getInstruments();
       if (!m) return;
       switch (event.type) {
@@ -221,11 +235,17 @@ export function createMetricRecorder(
           const seconds = Math.max(0, event.durationMs) / 1000;
           const failed = event.outcome !== 'success';
           const type = failed ? errorTypeValue(event.classification?.type) : undefined;
+          const annotated = attemptSemconvAttributes(attemptAnnotations(carriers.get(event.callId)));
+          carriers.delete(event.callId);
+          // The MCP conventions' `error.type` (the JSON-RPC code, `tool_error`) when the edge knows it.
+          const operationType = annotated[ATTR_ERROR_TYPE] ?? type;
+          const operation = operationMetricAttributes(event);
+          if (annotated[ATTR_MCP_PROTOCOL_VERSION] !== undefined) {
+            operation[ATTR_MCP_PROTOCOL_VERSION] = annotated[ATTR_MCP_PROTOCOL_VERSION];
+          }
           m.operationDuration.record(
             seconds,
-            type === undefined
-              ? operationMetricAttributes(event)
-              : { ...operationMetricAttributes(event), [ATTR_ERROR_TYPE]: type },
+            operationType === undefined ? operation : { ...operation, [ATTR_ERROR_TYPE]: operationType },
           );
           const base = callMetricAttributes(event);
           if (event.attempt >= 2) {

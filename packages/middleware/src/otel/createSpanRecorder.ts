@@ -10,6 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { Classification } from '../classify/Classification.js';
+import { attemptAnnotations } from '../record/attemptAnnotations.js';
 import type { Recorder } from '../record/Recorder.js';
 import type {
   AttemptFinishedEvent,
@@ -21,6 +22,7 @@ import type {
 } from '../record/ResilienceEvent.js';
 import { agentLoopSpanEvent } from './agentLoopSpanEvent.js';
 import {
+  attemptSemconvAttributes,
   attemptSpanName,
   breakerMetricAttributes,
   callSpanAttributes,
@@ -43,6 +45,7 @@ import {
   ATTR_MCP_RESILIENCE_DELAY_MS,
   ATTR_MCP_RESILIENCE_ENDPOINT,
   ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_EXECUTION,
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_HEALTH_NEUTRAL,
@@ -62,6 +65,8 @@ import {
 
 interface AttemptState {
   readonly span: Span;
+  /** The attempt's trace-context carrier: the key of what the edge annotated (`attemptAnnotations`). */
+  readonly carrier: object;
   /** Set when the attempt failed: the span stays open for its classification event, then ends at this time. */
   endTime?: number;
 }
@@ -163,19 +168,27 @@ export function createSpanRecorder(
       },
       call.context,
     );
-    call.attempts.set(event.attempt, { span });
+    call.attempts.set(event.attempt, { span, carrier: event.traceContext });
     injectTraceContext(span, event.traceContext);
   };
 
   const attemptFinished = (event: AttemptFinishedEvent) => {
     const attempt = calls.get(event.callId)?.attempts.get(event.attempt);
     if (!attempt) return;
+    const annotated = attemptSemconvAttributes(attemptAnnotations(attempt.carrier));
     if (event.outcome === 'success') {
       calls.get(event.callId)?.attempts.delete(event.attempt);
+      attempt.span.setAttributes(annotated);
       attempt.span.end(at(event.time));
       return;
     }
     failStatus(attempt.span, event.classification);
+    // The MCP conventions' `error.type` (the JSON-RPC code, `tool_error`) replaces the classifier's type here;
+    // the classifier's stays readable as `mcp.resilience.error.type`.
+    attempt.span.setAttributes({
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: errorTypeValue(event.classification?.type),
+      ...annotated,
+    });
     attempt.endTime = event.time;
   };
 

@@ -17,31 +17,39 @@
 // OpenTelemetry semantic conventions (copied; see header)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The JSON-RPC method (`tools/call`, `resources/read`...). Development. */
+/** The JSON-RPC method (`tools/call`, `resources/read`...). Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md (model/mcp/registry.yaml). */
 export const ATTR_MCP_METHOD_NAME = 'mcp.method.name' as const;
-/** The MCP session id. Development. Span attribute only (high cardinality). */
+/**
+ * The MCP session id. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md. Span attribute only (high cardinality); set only when a session
+ * exists (never for a 2026-07-28 peer, which has no protocol sessions).
+ */
 export const ATTR_MCP_SESSION_ID = 'mcp.session.id' as const;
-/** The MCP protocol version. Development. */
+/** The negotiated MCP protocol version (`2025-11-25`, `2026-07-28`). Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md. */
 export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version' as const;
-/** The resource URI of `resources/read`. Development. Span attribute only (high cardinality). */
+/** The resource URI of `resources/read`. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md. Span attribute only (high cardinality). */
 export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri' as const;
-/** The tool's name (`tools/call`). Development. */
+/** The tool's name (`tools/call`). Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md (gen-ai registry). */
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
-/** The prompt's name (`prompts/get`). Development. */
+/** The prompt's name (`prompts/get`). Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md (gen-ai registry). */
 export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name' as const;
-/** The JSON-RPC error code, as a string. Development. */
+/** The JSON-RPC error code, as a string. Release candidate; source: open-telemetry/semantic-conventions docs/registry/attributes/rpc.md (replaces `rpc.jsonrpc.error_code`). */
 export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code' as const;
-/** `pipe` (stdio) or `tcp` (HTTP). Stable. */
+/** `pipe` (stdio) or `tcp` (HTTP). Stable; source: open-telemetry/semantic-conventions docs/registry/attributes/network.md. */
 export const ATTR_NETWORK_TRANSPORT = 'network.transport' as const;
-/** The low-cardinality failure type: here always one of the classifier's `ERROR_TYPES`, else `_OTHER`. Stable. */
+/**
+ * The low-cardinality failure type. Stable; source: open-telemetry/semantic-conventions docs/registry/attributes/error.md. On `mcp.resilience.*` metrics and the call
+ * span: the classifier's type (`ERROR_TYPES`, else `_OTHER`). On attempt spans and `mcp.client.operation.duration`
+ * (the MCP conventions): the JSON-RPC error code (`-32602`), `tool_error` for an `isError` result, else the
+ * classifier's type.
+ */
 export const ATTR_ERROR_TYPE = 'error.type' as const;
-/** Duration of an MCP request as seen by the client: one per attempt. Development. */
+/** Duration of an MCP request as seen by the client: one per attempt. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md (model/mcp/metrics.yaml). */
 export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration' as const;
-/** Bucket advice of the MCP semantic conventions for `mcp.client.operation.duration`, in seconds. */
+/** Bucket advice of the MCP semantic conventions for `mcp.client.operation.duration`, in seconds (source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md). */
 export const MCP_CLIENT_OPERATION_DURATION_BUCKETS: readonly number[] = [
   0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
 ];
-/** Service resource attributes (stable), set by `setupTelemetry()`. */
+/** Service resource attributes (stable; source: open-telemetry/semantic-conventions docs/registry/attributes/service.md), set by `setupTelemetry()`. */
 export const ATTR_SERVICE_NAME = 'service.name' as const;
 export const ATTR_SERVICE_INSTANCE_ID = 'service.instance.id' as const;
 
@@ -252,3 +260,12 @@ export const PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
   'mcp_resilience_model_retries_saved_time_seconds_total' as const;
 export const PROM_MCP_RESILIENCE_FALLBACKS_TOTAL = 'mcp_resilience_fallbacks_total' as const;
 export const PROM_LABEL_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp_resilience_fallback_server' as const;
+// MCP semantic conventions on attempt spans (issue #14)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The JSON-RPC request id of the attempt (each attempt has its own). Development; source: open-telemetry/semantic-conventions docs/registry/attributes/jsonrpc.md. */
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id' as const;
+/** `error.type` of an attempt whose `tools/call` result had `isError: true`. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md. */
+export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error' as const;
+/** The classifier's type of a failed attempt, on its span (where `error.type` follows the MCP conventions). */
+export const ATTR_MCP_RESILIENCE_ERROR_TYPE = 'mcp.resilience.error.type' as const;

@@ -1,4 +1,5 @@
 import {
+  CANCELLED_METHOD,
   type ChaosHttpServer,
   type FaultPlan,
   type GroundTruthEntry,
@@ -205,7 +206,8 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
 
-    const logged = chaos.log().length;
+    const requests = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD);
+    const logged = requests().length;
     const start = Date.now();
     const fast = await rejection(mcp.callTool(weather, undefined, options));
     expect(Date.now() - start).toBeLessThan(100);
@@ -220,7 +222,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(probe.isError).toBeFalsy();
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
 
-    if (kind === 'http') expect(chaos.log().length).toBe(logged + 1); // the rejected call never reached it
+    if (kind === 'http') expect(requests().length).toBe(logged + 1); // the rejected call never reached it
     await close();
     const weatherLog = entriesOf(chaos.log(), 'get_weather');
     expect(weatherLog.map((e) => e.fault)).toEqual(['hang', 'hang', 'hang', 'hang', null]);
@@ -287,8 +289,16 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     await close();
 
     const attempts = attemptsSeen(recorder);
-    const log = chaos.log();
+    const log = chaos.log().filter((e) => e.method !== CANCELLED_METHOD);
     expect(attempts.map((a) => [a.method, a.tool])).toEqual(log.map((e) => [e.method, e.tool]));
+    // The attempt that timed out on the hanging ticket was cancelled on the server.
+    const hung = log.find((e) => e.fault === 'hang');
+    expect(
+      chaos
+        .log()
+        .filter((e) => e.method === CANCELLED_METHOD)
+        .map((e) => e.requestId),
+    ).toContain(hung?.requestId);
     for (const [i, attempt] of attempts.entries()) {
       const entry = log[i]!;
       const where = `attempt ${i + 1} (${entry.tool ?? entry.method}, fault ${entry.fault})`;
