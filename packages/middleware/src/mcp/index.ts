@@ -1,5 +1,5 @@
-export type { FallbackTarget } from './fallback.js';
 export { connectWithResilience, type TransportFactory } from './connectWithResilience.js';
+export type { FallbackTarget } from './fallback.js';
 export type { IdempotencyMode } from './idempotency.js';
 export type { McpClientLike, TransportLike } from './McpClientLike.js';
 export type { McpResilienceOptions } from './McpResilienceOptions.js';
