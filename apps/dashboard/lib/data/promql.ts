@@ -35,6 +35,15 @@ import type { Filters } from './types';
 export const LABEL_JOB = 'job';
 /** The Prometheus target label built from `service.instance.id`. */
 export const LABEL_INSTANCE = 'instance';
+/** `mcp.resilience.variant` as the exporters translate it (CONTRACT.md; owner i13). */
+export const LABEL_VARIANT = 'mcp_resilience_variant';
+
+/** Counters defined by other branches (CONTRACT.md), until they are in semconv. */
+export const PROM_MODEL_RETRIES_AVOIDED_TOTAL = 'mcp_resilience_model_retries_avoided_total';
+export const PROM_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
+  'mcp_resilience_model_retries_saved_time_seconds_total';
+export const PROM_BREAKER_SHED_TOTAL = 'mcp_resilience_circuit_breaker_shed_total';
+export const PROM_BREAKER_WAITING = 'mcp_resilience_circuit_breaker_waiting';
 
 const S = PROM_LABEL_MCP_SERVER;
 const T = PROM_LABEL_GEN_AI_TOOL_NAME;
@@ -67,6 +76,7 @@ export function selector(
       options.breakerScope ? `${T}=~${str(`|${regexLiteral(filters.tool)}`)}` : `${T}=${str(filters.tool)}`,
     );
   }
+  if (filters.variant !== undefined) m.push(`${LABEL_VARIANT}=${str(filters.variant)}`);
   for (const [k, v] of Object.entries(extra)) m.push(`${k}=${str(v)}`);
   return `${metric}${m.length > 0 ? `{${m.join(', ')}}` : ''}`;
 }
@@ -170,6 +180,24 @@ export const nonRetryableDurationCount = (q: Window) =>
 /** Calls per breaker key (server, tool) and outcome: the breaker tiles' error rate and sparkline. */
 export const callsByServerToolOutcome = (q: Window) =>
   totalBy(PROM_MCP_RESILIENCE_CALLS_TOTAL, [S, T, PROM_LABEL_OUTCOME], q.filters, q.windowMs, q.lookbackMs);
+
+/**
+ * A quantile of the call-duration histogram over a window per group: `histogram_quantile` over the buckets'
+ * exact increases, summed by `le` and the group labels.
+ */
+export function durationQuantile(
+  q: Window,
+  quantile: number,
+  by: readonly string[],
+  bucketMetric: string,
+): string {
+  return `histogram_quantile(${quantile}, ${sumBy(['le', ...by], exactIncrease(selector(bucketMetric, q.filters), q.windowMs, q.lookbackMs))})`;
+}
+
+/** Calls waiting at each breaker's gate now, per breaker key (all instances still reporting). */
+export function breakerWaiting(filters: Filters, staleMs: number): string {
+  return `sum by (${S}, ${T}) (last_over_time(${selector(PROM_BREAKER_WAITING, filters, {}, { breakerScope: true })}[${dur(staleMs)}]))`;
+}
 
 // -------------------------------------------------------------------------------------------------------------
 // Circuit breakers (the one-hot state gauge and the transitions counter)

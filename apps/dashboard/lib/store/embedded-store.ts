@@ -33,7 +33,7 @@ import { cumulativeToDelta, type Delta, type SeriesState } from '../ingest/delta
 import type { Attrs, MetricsRequest, Span, TracesRequest } from '../otlp/model';
 import { type IngestResult, type OtlpSink, StoreBusyError } from '../otlp/receiver';
 import { type Db, isBusyError, openDatabase } from './database';
-import { ALL_METRIC_IDS, M, METRIC_IDS } from './metric-ids';
+import { ALL_METRIC_IDS, ATTR_VARIANT, M, METRIC_IDS } from './metric-ids';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
 export interface EmbeddedStoreOptions {
@@ -268,6 +268,18 @@ export class EmbeddedStore implements OtlpSink {
         }
         for (const sm of rm.scopes) {
           for (const metric of sm.metrics) {
+            if (metric.type !== 'histogram' && METRIC_IDS.get(metric.name) === M.breakerWaiting) {
+              // i15b: a level (gauge or up-down counter), not a count: mean level per bucket and instance
+              for (const p of metric.points) {
+                count++;
+                const a = p.attributes;
+                const server = text(a[ATTR_MCP_SERVER]);
+                const tool = text(a[ATTR_GEN_AI_TOOL_NAME]);
+                const dim = this.dim(service, server, '', tool, '', '', '', instance);
+                add(M.breakerWaiting, p.timeMs, dim, Math.max(0, p.value), 1);
+              }
+              continue;
+            }
             if (metric.type === 'gauge') {
               if (metric.name !== METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE) continue;
               for (const p of metric.points) {
@@ -299,7 +311,13 @@ export class EmbeddedStore implements OtlpSink {
                 const prev = states.get(key) ?? this.state(key);
                 const r = cumulativeToDelta(
                   prev,
-                  { startMs: p.startMs, timeMs: p.timeMs, value, sum },
+                  {
+                    startMs: p.startMs,
+                    timeMs: p.timeMs,
+                    value,
+                    sum,
+                    buckets: isHistogram ? (p as { buckets: readonly number[] }).buckets : undefined,
+                  },
                   this.createdAt,
                 );
                 if (r.next) {
@@ -315,11 +333,18 @@ export class EmbeddedStore implements OtlpSink {
                 }
                 delta = r.delta;
               } else {
-                delta = { value, sum };
+                delta = {
+                  value,
+                  sum,
+                  buckets: isHistogram ? (p as { buckets: readonly number[] }).buckets : undefined,
+                };
               }
               if (!delta || (delta.value === 0 && delta.sum === 0)) continue;
+              const variant = text(a[ATTR_VARIANT]);
               const extra =
-                metricId === M.transitions ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}` : '';
+                metricId === M.transitions
+                  ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}`
+                  : variant;
               const dim = this.dim(
                 service,
                 text(a[ATTR_MCP_SERVER]),
@@ -332,6 +357,25 @@ export class EmbeddedStore implements OtlpSink {
               );
               if (isHistogram) add(metricId, p.timeMs, dim, delta.sum, delta.value);
               else add(metricId, p.timeMs, dim, delta.value, 0);
+              if (metricId === M.callDuration && delta.buckets) {
+                // i15b: per-bucket counts for latency quantiles (dims.extra = le, then \u0001 variant)
+                const bounds = (p as { bounds: readonly number[] }).bounds;
+                for (const [i, n] of delta.buckets.entries()) {
+                  if (!(n > 0)) continue;
+                  const le = i < bounds.length ? String(bounds[i]) : '+Inf';
+                  const bucketDim = this.dim(
+                    service,
+                    text(a[ATTR_MCP_SERVER]),
+                    text(a[ATTR_MCP_METHOD_NAME]),
+                    text(a[ATTR_GEN_AI_TOOL_NAME]),
+                    text(a[ATTR_OUTCOME]),
+                    text(a[ATTR_ERROR_CLASS]),
+                    text(a[ATTR_ERROR_TYPE]),
+                    variant ? `${le}\u0001${variant}` : le,
+                  );
+                  add(M.callDurationBucket, p.timeMs, bucketDim, n, 0);
+                }
+              }
             }
           }
         }

@@ -19,7 +19,23 @@ export const M = {
   transitions: 6,
   operationDuration: 7,
   wastedCost: 8,
+  // i15b (dashboard incident view): histogram buckets of callDuration (dims.extra = `le`, then \u0001 variant),
+  // the agent-loop and breaker-gate numbers of CONTRACT.md; breakerWaiting is a level (value/count = mean level
+  // per bucket, dims.extra = service.instance.id).
+  callDurationBucket: 9,
+  modelRetriesAvoided: 10,
+  modelRetriesSavedTime: 11,
+  breakerShed: 12,
+  breakerWaiting: 13,
 } as const;
+
+/** Names of the metrics defined by other branches (CONTRACT.md), until they are in semconv. */
+export const METRIC_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model_retries.avoided';
+export const METRIC_MODEL_RETRIES_SAVED_TIME = 'mcp.resilience.model_retries.saved_time';
+export const METRIC_BREAKER_SHED = 'mcp.resilience.circuit_breaker.shed';
+export const METRIC_BREAKER_WAITING = 'mcp.resilience.circuit_breaker.waiting';
+/** The experiment variant attribute (CONTRACT.md, owner i13); stored in `dims.extra`. */
+export const ATTR_VARIANT = 'mcp.resilience.variant';
 
 export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MCP_RESILIENCE_CALLS, M.calls],
@@ -30,6 +46,10 @@ export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS, M.transitions],
   [METRIC_MCP_CLIENT_OPERATION_DURATION, M.operationDuration],
   [METRIC_MCP_RESILIENCE_RETRY_WASTED_COST, M.wastedCost],
+  [METRIC_MODEL_RETRIES_AVOIDED, M.modelRetriesAvoided],
+  [METRIC_MODEL_RETRIES_SAVED_TIME, M.modelRetriesSavedTime],
+  [METRIC_BREAKER_SHED, M.breakerShed],
+  [METRIC_BREAKER_WAITING, M.breakerWaiting],
 ]);
 
 export const ALL_METRIC_IDS: readonly number[] = Object.values(M);

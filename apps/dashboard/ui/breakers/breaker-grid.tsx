@@ -36,6 +36,8 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
       callsPerSecond: 0,
       sparkline: [],
       lastTransition: null,
+      waiting: 0,
+      shed: 0,
     });
   }
   merged.sort(
