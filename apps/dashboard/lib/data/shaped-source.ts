@@ -108,13 +108,14 @@ export class ShapedSource implements MetricsSource {
   /** The counts of one window; rates over the time that has data (first to last bucket with calls). */
   private async headlineWindow(q: TimeQuery, withExtent = true): Promise<HeadlineWindow> {
     const plan = this.plan(q);
-    const [calls, retries, wasted, durations, avoided, saved, perBucket] = await Promise.all([
+    const [calls, retries, wasted, durations, avoided, saved, cost, perBucket] = await Promise.all([
       this.p.totals('calls', q, ['outcome']),
       this.p.totals('retries', q, ['outcome']),
       this.p.totals('wastedTime', q, []),
       this.p.totals('callDuration', q, ['outcome', 'errorClass']),
       this.p.totals('modelRetriesAvoided', q, []),
       this.p.totals('modelRetriesSavedTime', q, []),
+      this.p.totals('wastedCost', q, []),
       withExtent ? this.p.buckets('calls', q, plan, []) : Promise.resolve([]),
     ]);
     const { dataFrom, dataSeconds } = dataExtent(q, plan, perBucket, this.p.now());
@@ -145,6 +146,7 @@ export class ShapedSource implements MetricsSource {
       wastedRetries: byOutcome(retries, FAILURE),
       wastedRetryTimeSeconds: roundSeconds(sum(wasted)),
       mttfNonRetryableSeconds: nrCount > 0 ? roundSeconds(sum(nr) / nrCount) : null,
+      wastedCost: cost.length > 0 ? sum(cost) : null,
       modelRetries: { avoided: sum(avoided), savedSeconds: roundSeconds(sum(saved)) },
     };
   }

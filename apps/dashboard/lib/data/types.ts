@@ -61,6 +61,8 @@ export interface HeadlineWindow {
   readonly wastedRetries: number;
   readonly wastedRetryTimeSeconds: number;
   readonly mttfNonRetryableSeconds: number | null;
+  /** Failed retries times the user's `costPerAttempt` (null: the agents set no cost). */
+  readonly wastedCost: number | null;
   /** Repeats answered from the negative cache (no request sent) and the time the failed originals took. */
   readonly modelRetries: { avoided: number; savedSeconds: number };
 }
