@@ -211,14 +211,19 @@ export class EmbeddedPrimitives implements Primitives {
     const rows = this.sumOver(M.callDurationBucket, q, plain, true);
     const groups = new Map<string, { labels: Partial<Record<Dim, string>>; counts: Map<number, number> }>();
     for (const r of rows) {
-      const [le = '', variant = ''] = String(r.extra).split('\u0001');
+      const [range = '', variant = ''] = String(r.extra).split('\u0001');
       if (q.filters.variant !== undefined && variant !== q.filters.variant) continue;
       const labels: Partial<Record<Dim, string>> = { ...EmbeddedPrimitives.labels(r, plain) };
       if (by.includes('variant')) labels.variant = variant;
       const key = by.map((d) => labels[d]).join('\u0001');
       const g = groups.get(key) ?? { labels, counts: new Map() };
+      const [lower = '', le = ''] = range.split('~');
       const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-      if (!Number.isNaN(bound)) g.counts.set(bound, (g.counts.get(bound) ?? 0) + (r.v as number));
+      if (le === '' || Number.isNaN(bound)) continue;
+      g.counts.set(bound, (g.counts.get(bound) ?? 0) + (r.v as number));
+      // zero buckets are not stored: the lower bound keeps the interpolation exact
+      if (lower !== '' && !Number.isNaN(Number(lower)) && !g.counts.has(Number(lower)))
+        g.counts.set(Number(lower), 0);
       groups.set(key, g);
     }
     return [...groups.values()].map((g) => {

@@ -151,8 +151,13 @@ export class ShapedSource implements MetricsSource {
     };
   }
 
+  /** The last NOW_WINDOW_MS of a window. */
+  private nowWindow(q: TimeQuery): TimeQuery {
+    return { ...q, from: Math.max(q.from, q.to - NOW_WINDOW_MS) };
+  }
+
   async headline(q: TimeQuery): Promise<Headline> {
-    const nowQ: TimeQuery = { ...q, from: Math.max(q.from, q.to - NOW_WINDOW_MS) };
+    const nowQ = this.nowWindow(q);
     const [range, now, breakers] = await Promise.all([
       this.headlineWindow(q),
       this.headlineWindow(nowQ),
@@ -368,10 +373,14 @@ export class ShapedSource implements MetricsSource {
 
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
     const plan = this.plan(q, 30);
-    const [instances, totals, rows, transitions, waiting, shed] = await Promise.all([
+    const nowQ = this.nowWindow(q);
+    const nowPlan = this.plan(nowQ, 30);
+    const [instances, totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
       this.p.instanceBreakers(q.filters),
       this.p.totals('calls', q, ['server', 'tool', 'outcome']),
+      this.p.totals('calls', nowQ, ['server', 'tool', 'outcome']),
       this.p.buckets('calls', q, plan, ['server', 'tool', 'outcome']),
+      this.p.buckets('calls', nowQ, nowPlan, ['server', 'tool']),
       this.p.transitions(q, MAX_TRANSITIONS),
       this.p.breakerWaiting(q.filters),
       this.p.totals('breakerShed', q, ['server', 'tool']),
@@ -379,12 +388,14 @@ export class ShapedSource implements MetricsSource {
     const partialFrom = this.partialFrom(q, plan);
     const aggregated = aggregateBreakers(instances);
     const now = this.p.now();
+    const rate = (rows: readonly CountRow[], mine: (r: CountRow) => boolean) => {
+      const success = sum(rows, (r) => mine(r) && r.labels.outcome === SUCCESS);
+      const failure = sum(rows, (r) => mine(r) && r.labels.outcome === FAILURE);
+      return success + failure > 0 ? failure / (success + failure) : null;
+    };
     const tiles: BreakerTile[] = aggregated.map((b) => {
       const mine = (r: CountRow) =>
         r.labels.server === b.server && (b.tool === '' || (r.labels.tool ?? '') === b.tool);
-      const success = sum(totals, (r) => mine(r) && r.labels.outcome === SUCCESS);
-      const failure = sum(totals, (r) => mine(r) && r.labels.outcome === FAILURE);
-      const all = sum(totals, mine);
       const sparkline = Array.from({ length: plan.count }, (_, k) => ({
         t: plan.origin + k * plan.step,
         calls: 0,
@@ -400,7 +411,7 @@ export class ShapedSource implements MetricsSource {
       // The instances now in the tile's state, and the transition that put the first of them there: "in
       // state" (since the earliest of them entered it) and the transition shown are the same event.
       const holders = instances.filter(
-        (i) => i.server === b.server && i.tool === b.tool && !i.stale === !b.stale && i.state === b.state,
+        (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
       );
       const into = transitions.filter(
         (t) =>
@@ -413,17 +424,19 @@ export class ShapedSource implements MetricsSource {
         into.length === 0
           ? undefined
           : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
-      return {
+      const nowSeconds = dataExtent(nowQ, nowPlan, rowsNow.filter(mine), now).dataSeconds;
+      const tile: BreakerTile = {
         server: b.server,
         tool: b.tool === '' ? null : b.tool,
         state: b.state,
         since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
         instances: b.instances,
         stale: b.stale,
-        errorRate: success + failure > 0 ? failure / (success + failure) : null,
-        calls: all,
-        callsPerSecond: all / Math.max(1, dataExtent(q, plan, rows.filter(mine), now).dataSeconds),
-        sparkline: partialFrom === undefined ? sparkline : sparkline.filter((p) => p.t < partialFrom),
+        errorRate: rate(totalsNow, mine),
+        errorRateRange: rate(totals, mine),
+        calls: sum(totals, mine),
+        callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
+        sparkline,
         lastTransition: entered
           ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
           : null,
@@ -432,6 +445,7 @@ export class ShapedSource implements MetricsSource {
           .reduce((s, w) => s + w.waiting, 0),
         shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
       };
+      return partialFrom === undefined ? tile : { ...tile, partialFrom };
     });
     return tiles.sort(compareTiles);
   }

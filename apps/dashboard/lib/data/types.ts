@@ -154,11 +154,17 @@ export interface BreakerTile {
   readonly instances: Record<BreakerStateName, number>;
   /** No instance has reported this breaker recently. */
   readonly stale: boolean;
-  /** Failed / (successful + failed) calls over the window; null without calls. */
+  /** Failed / (successful + failed) calls "now" (the last 5 minutes of the window); null without calls. */
   readonly errorRate: number | null;
+  /** The same over the whole window. */
+  readonly errorRateRange: number | null;
+  /** Calls over the window. */
   readonly calls: number;
+  /** Calls per second now (the last 5 minutes), over the time that has data. */
   readonly callsPerSecond: number;
   readonly sparkline: Array<{ t: number; calls: number; failures: number }>;
+  /** Sparkline points at or after it are still filling (drawn apart, not as a drop). */
+  readonly partialFrom?: number;
   /** The latest transition of the instances now in `state` into it (so "in state" and it agree). */
   readonly lastTransition: { at: number; from: string; to: string; reason: string } | null;
   /** Calls waiting at the gate now (`mcp.resilience.circuit_breaker.waiting`, all instances). */

@@ -358,11 +358,12 @@ export class EmbeddedStore implements OtlpSink {
               if (isHistogram) add(metricId, p.timeMs, dim, delta.sum, delta.value);
               else add(metricId, p.timeMs, dim, delta.value, 0);
               if (metricId === M.callDuration && delta.buckets) {
-                // i15b: per-bucket counts for latency quantiles (dims.extra = le, then \u0001 variant)
+                // i15b: per-bucket counts for latency quantiles (dims.extra = `lower~le`, then \u0001 variant;
+                // zero buckets are not stored, so each bucket names its own lower bound)
                 const bounds = (p as { bounds: readonly number[] }).bounds;
                 for (const [i, n] of delta.buckets.entries()) {
                   if (!(n > 0)) continue;
-                  const le = i < bounds.length ? String(bounds[i]) : '+Inf';
+                  const le = `${i === 0 ? '' : String(bounds[i - 1])}~${i < bounds.length ? String(bounds[i]) : '+Inf'}`;
                   const bucketDim = this.dim(
                     service,
                     text(a[ATTR_MCP_SERVER]),

@@ -19,7 +19,7 @@ export const M = {
   transitions: 6,
   operationDuration: 7,
   wastedCost: 8,
-  // i15b (dashboard incident view): histogram buckets of callDuration (dims.extra = `le`, then \u0001 variant),
+  // i15b (dashboard incident view): histogram buckets of callDuration (dims.extra = `lower~le`, then \u0001 variant),
   // the agent-loop and breaker-gate numbers of CONTRACT.md; breakerWaiting is a level (value/count = mean level
   // per bucket, dims.extra = service.instance.id).
   callDurationBucket: 9,

@@ -37,6 +37,7 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
       instances: { closed: 0, open: 0, half_open: 0, [l.state]: 1 },
       stale: false,
       errorRate: null,
+      errorRateRange: null,
       calls: 0,
       callsPerSecond: 0,
       sparkline: [],
@@ -79,8 +80,8 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
               <span>
                 in state <b>{fmtElapsed(now - t.since)}</b>
               </span>
-              <span>
-                error <b>{fmtPct(t.errorRate, 0)}</b>
+              <span data-testid="breaker-error">
+                error <b>{fmtPct(t.errorRate, 0)}</b> now · {fmtPct(t.errorRateRange, 0)} range
               </span>
               <span>
                 <b>{fmtNumber(t.callsPerSecond, 2)}</b> calls/s
@@ -97,7 +98,7 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
                 <b>{fmtNumber(t.shed)}</b> shed
               </span>
             </div>
-            <Sparkline points={t.sparkline} />
+            <Sparkline points={t.sparkline} partialFrom={t.partialFrom} />
             <div className="sub muted" style={{ fontSize: 12 }} data-testid="breaker-entered">
               {t.lastTransition && t.lastTransition.to === t.state
                 ? `entered: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtElapsed(now - t.lastTransition.at)} ago`
