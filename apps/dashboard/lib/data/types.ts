@@ -116,6 +116,8 @@ export interface Series<P> {
    * still filling): charts mark them instead of plotting a drop. Absent when every bucket is complete.
    */
   readonly partialFrom?: number;
+  /** With `partialFrom`: where data can end (min(window end, now)), to scale a partial bucket's rate. */
+  readonly end?: number;
 }
 
 export interface RatioPoint {

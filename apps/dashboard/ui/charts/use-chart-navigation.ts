@@ -1,7 +1,7 @@
 'use client';
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { MouseHandlerDataParam } from 'recharts';
 
 /** What a click on a chart point opens on the Calls page, besides the bucket's time range. */
@@ -23,6 +23,8 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
+  // the drag's start in a ref: a fast click's mouseup can come before the re-render after its mousedown
+  const startRef = useRef<number | undefined>(undefined);
   const [start, setStart] = useState<number | undefined>();
   const [end, setEnd] = useState<number | undefined>();
 
@@ -52,15 +54,17 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
     handlers: {
       onMouseDown: (s: MouseHandlerDataParam) => {
         const t = label(s);
+        startRef.current = t;
         setStart(t);
         setEnd(t);
       },
       onMouseMove: (s: MouseHandlerDataParam) => {
-        if (start !== undefined) setEnd(label(s) ?? end);
+        if (startRef.current !== undefined) setEnd(label(s) ?? end);
       },
       onMouseUp: (s: MouseHandlerDataParam) => {
         const t = label(s) ?? end;
-        const a = start;
+        const a = startRef.current;
+        startRef.current = undefined;
         setStart(undefined);
         setEnd(undefined);
         if (a === undefined || t === undefined) return;
@@ -68,6 +72,7 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
         else router.push(callsHref(t));
       },
       onMouseLeave: () => {
+        startRef.current = undefined;
         setStart(undefined);
         setEnd(undefined);
       },

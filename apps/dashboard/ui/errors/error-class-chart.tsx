@@ -41,10 +41,9 @@ export default function ErrorClassChart({
   const keys = [...new Set(series.points.flatMap((p) => Object.keys(p.values)))];
   const totals = new Map(keys.map((k) => [k, series.points.reduce((s, p) => s + (p.values[k] ?? 0), 0)]));
   const shown = keys.sort((a, b) => (totals.get(b) ?? 0) - (totals.get(a) ?? 0)).slice(0, 10);
-  const complete = (t: number) => series.partialFrom === undefined || t < series.partialFrom;
   const data = series.points.map((p) => ({
     t: p.t,
-    ...Object.fromEntries(shown.map((k) => [k, complete(p.t) ? (p.values[k] ?? 0) : null])),
+    ...Object.fromEntries(shown.map((k) => [k, p.values[k] ?? 0])),
   }));
   const first = series.points[0]?.t ?? 0;
   const last = series.points[series.points.length - 1]?.t ?? 0;

@@ -7,8 +7,9 @@ import { annotationMarks, partialMark, selectionMark } from '../charts/chart-mar
 import { useChartNavigation } from '../charts/use-chart-navigation';
 
 /**
- * Calls per minute by outcome, stacked. The still-filling last bucket is shaded, not plotted (it would read
- * as a drop); a click opens that bucket's failed calls, a drag zooms.
+ * Calls per minute by outcome, stacked. A still-filling bucket is shaded and its rate taken over the part of
+ * it that has elapsed (not over the whole step, which would read as a drop); a click opens that bucket's failed
+ * calls, a drag zooms.
  */
 export default function CallsChart({
   series,
@@ -19,15 +20,18 @@ export default function CallsChart({
   spanMs: number;
   annotations?: readonly Annotation[];
 }) {
-  const perMinute = 60_000 / series.step;
   const nav = useChartNavigation(series.step, { only: 'failed' });
-  const complete = (t: number) => series.partialFrom === undefined || t < series.partialFrom;
-  const data = series.points.map((p) => ({
-    t: p.t,
-    success: complete(p.t) ? p.success * perMinute : null,
-    failure: complete(p.t) ? p.failure * perMinute : null,
-    rejected: complete(p.t) ? p.rejected * perMinute : null,
-  }));
+  const data = series.points.map((p) => {
+    const partial = series.partialFrom !== undefined && p.t >= series.partialFrom;
+    const elapsed = partial ? Math.min(series.step, (series.end ?? p.t + series.step) - p.t) : series.step;
+    const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
+    return {
+      t: p.t,
+      success: p.success * perMinute,
+      failure: p.failure * perMinute,
+      rejected: p.rejected * perMinute,
+    };
+  });
   const first = series.points[0]?.t ?? 0;
   const last = series.points[series.points.length - 1]?.t ?? 0;
   return (

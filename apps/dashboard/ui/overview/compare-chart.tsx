@@ -42,14 +42,14 @@ export default function CompareChart({
   const nav = useChartNavigation(step, metric === 'efficiency' ? { only: 'retried' } : { only: 'failed' });
   if (!base) return <div className="empty">Nothing to compare in this window.</div>;
   const partialFrom = base.partialFrom;
-  const complete = (t: number) => partialFrom === undefined || t < partialFrom;
   const data = base.points.map((p, k) => {
     const row: Record<string, number | null> = { t: p.t };
+    const partial = partialFrom !== undefined && p.t >= partialFrom;
+    const elapsed = partial ? Math.min(step, (base.end ?? p.t + step) - p.t) : step;
     for (const g of groups) {
-      if (!complete(p.t)) row[g.key] = null;
-      else if (metric === 'calls') {
+      if (metric === 'calls') {
         const c = g.calls.points[k];
-        row[g.key] = c ? ((c.success + c.failure + c.rejected) * 60_000) / step : 0;
+        row[g.key] = c && elapsed > 0 ? ((c.success + c.failure + c.rejected) * 60_000) / elapsed : 0;
       } else {
         const r = g.efficiency.points[k];
         row[g.key] = r && r.total >= MIN_RETRIES_FOR_EFFICIENCY ? r.successful / r.total : null;

@@ -32,12 +32,10 @@ export default function EfficiencyChart({
   annotations?: readonly Annotation[];
 }) {
   const nav = useChartNavigation(series.step, { only: 'retried' });
-  const complete = (t: number) => series.partialFrom === undefined || t < series.partialFrom;
   const data = series.points.map((p) => ({
     t: p.t,
-    efficiency:
-      complete(p.t) && p.total >= MIN_RETRIES_FOR_EFFICIENCY && p.total > 0 ? p.successful / p.total : null,
-    retries: complete(p.t) ? p.total : null,
+    efficiency: p.total >= MIN_RETRIES_FOR_EFFICIENCY && p.total > 0 ? p.successful / p.total : null,
+    retries: p.total,
     successful: p.successful,
     total: p.total,
   }));
