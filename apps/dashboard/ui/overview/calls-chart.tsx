@@ -25,6 +25,10 @@ export default function CallsChart({
     const partial = series.partialFrom !== undefined && p.t >= series.partialFrom;
     const elapsed = partial ? Math.min(series.step, (series.end ?? p.t + series.step) - p.t) : series.step;
     const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
+    // a still-filling bucket without data yet (the export is due) is a gap, not a drop to 0
+    if (partial && p.success + p.failure + p.rejected === 0) {
+      return { t: p.t, success: null, failure: null, rejected: null };
+    }
     return {
       t: p.t,
       success: p.success * perMinute,

@@ -11,15 +11,9 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
 import type { Annotation, CompareGroup } from '@/lib/data/types';
-import {
-  fmtAxisTime,
-  fmtNumber,
-  fmtPct,
-  fmtTime,
-  MIN_RETRIES_FOR_EFFICIENCY,
-  TARGET_EFFICIENCY,
-} from '@/lib/format';
+import { fmtAxisTime, fmtNumber, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/lib/format';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
 import { useChartNavigation } from '../charts/use-chart-navigation';
 
@@ -42,17 +36,19 @@ export default function CompareChart({
   const nav = useChartNavigation(step, metric === 'efficiency' ? { only: 'retried' } : { only: 'failed' });
   if (!base) return <div className="empty">Nothing to compare in this window.</div>;
   const partialFrom = base.partialFrom;
+  const trailing = groups.map((g) => trailingEfficiency(g.efficiency.points, step));
   const data = base.points.map((p, k) => {
     const row: Record<string, number | null> = { t: p.t };
     const partial = partialFrom !== undefined && p.t >= partialFrom;
     const elapsed = partial ? Math.min(step, (base.end ?? p.t + step) - p.t) : step;
-    for (const g of groups) {
+    for (const [i, g] of groups.entries()) {
       if (metric === 'calls') {
         const c = g.calls.points[k];
-        row[g.key] = c && elapsed > 0 ? ((c.success + c.failure + c.rejected) * 60_000) / elapsed : 0;
+        const n = c ? c.success + c.failure + c.rejected : 0;
+        // a still-filling bucket without data yet is a gap, not a drop to 0
+        row[g.key] = partial && n === 0 ? null : elapsed > 0 ? (n * 60_000) / elapsed : 0;
       } else {
-        const r = g.efficiency.points[k];
-        row[g.key] = r && r.total >= MIN_RETRIES_FOR_EFFICIENCY ? r.successful / r.total : null;
+        row[g.key] = trailing[i]![k]?.efficiency ?? null;
       }
     }
     return row;

@@ -12,15 +12,17 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
 import type { Annotation, RatioPoint, Series } from '@/lib/data/types';
 import { fmtAxisTime, fmtPct, fmtTime, MIN_RETRIES_FOR_EFFICIENCY, TARGET_EFFICIENCY } from '@/lib/format';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
 import { useChartNavigation } from '../charts/use-chart-navigation';
 
 /**
- * Efficiency per bucket with its volume (retries, bars on the right axis) and the 0.8 target line. A bucket
- * with fewer than MIN_RETRIES_FOR_EFFICIENCY retries has no efficiency point (insufficient data, design §2):
- * no 0-100% swings on tiny buckets. A click opens the bucket's retried calls, a drag zooms.
+ * Efficiency with its volume (retries per bucket, bars on the right axis) and the 0.8 target line. Each point
+ * holds at least MIN_RETRIES_FOR_EFFICIENCY retries (trailing buckets, at most 5 minutes), else it is a gap
+ * (insufficient data, design §2): no 0-100% swings on tiny buckets. A click opens the bucket's retried calls,
+ * a drag zooms.
  */
 export default function EfficiencyChart({
   series,
@@ -32,12 +34,13 @@ export default function EfficiencyChart({
   annotations?: readonly Annotation[];
 }) {
   const nav = useChartNavigation(series.step, { only: 'retried' });
-  const data = series.points.map((p) => ({
+  const trailing = trailingEfficiency(series.points, series.step);
+  const data = series.points.map((p, k) => ({
     t: p.t,
-    efficiency: p.total >= MIN_RETRIES_FOR_EFFICIENCY && p.total > 0 ? p.successful / p.total : null,
+    efficiency: trailing[k]!.efficiency,
     retries: p.total,
-    successful: p.successful,
-    total: p.total,
+    successful: trailing[k]!.successful,
+    total: trailing[k]!.total,
   }));
   const withData = data.filter((d) => d.efficiency !== null).length;
   const first = series.points[0]?.t ?? 0;
@@ -71,7 +74,7 @@ export default function EfficiencyChart({
             labelFormatter={(t) => `${fmtTime(Number(t))} · click for these calls`}
             formatter={(_v, name, item) => {
               const p = item.payload as { successful: number; total: number; efficiency: number | null };
-              if (name === 'retries') return [`${p.total}`, 'retries'];
+              if (name === 'retries') return [String(_v), 'retries in bucket'];
               return [
                 p.total < MIN_RETRIES_FOR_EFFICIENCY
                   ? `insufficient data (${p.successful}/${p.total}, needs ${MIN_RETRIES_FOR_EFFICIENCY})`
@@ -101,7 +104,7 @@ export default function EfficiencyChart({
             yAxisId="eff"
             type="monotone"
             dataKey="efficiency"
-            name={`efficiency (≥ ${MIN_RETRIES_FOR_EFFICIENCY} retries)`}
+            name={`efficiency (≥ ${MIN_RETRIES_FOR_EFFICIENCY} retries a point)`}
             stroke="#2f6fed"
             strokeWidth={2}
             dot={withData < 60 ? { r: 3 } : false}

@@ -43,6 +43,12 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
   };
   return (
     <div className="grid two">
+      <p className="muted chart-help" style={{ gridColumn: '1 / -1', margin: 0, fontSize: 12 }}>
+        Marks on every chart: <span style={{ color: '#d93636' }}>●</span> breaker opened,{' '}
+        <span style={{ color: '#f08c00' }}>●</span> half-open, <span style={{ color: '#1a9e55' }}>●</span>{' '}
+        closed, <span style={{ color: '#7c3aed' }}>⚑</span> alert (hover for details); shaded: still filling.
+        Drag across a chart to zoom, click a point for its calls.
+      </p>
       <section className="panel">
         <h2>Retry efficiency over time (successful / all retries, target 0.8), with retry volume</h2>
         <EfficiencyChart series={efficiency} spanMs={span} annotations={annotations} />
