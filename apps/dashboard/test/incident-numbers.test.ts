@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
-import { decodeMetrics } from '@/lib/otlp/decode';
+import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { createCapture, serialize } from './support/otel';
 import { tempDir } from './support/runtime';
+import { standardScript } from './support/workload';
 
 /*
  * The embedded store keeps what the incident view needs, fed by the real OTel SDK over OTLP protobuf: the
@@ -116,5 +117,30 @@ describe('embedded store: incident numbers', () => {
       ['baseline', 30, 0],
       ['canary', 15, 5],
     ]);
+  });
+
+  it('filters the Calls page to what a chart point stands for (bucket, outcome, class, type)', async () => {
+    const { store, source } = open();
+    const agent = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
+    await agent.run(standardScript('weather'));
+    store.traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));
+    const all = await source.recentCalls(q(), { limit: 100 });
+    expect(all.length).toBeGreaterThan(3);
+    expect(new Set(all.map((c) => c.service))).toEqual(new Set(['agent']));
+    const failed = all.filter((c) => c.outcome === 'failure');
+    const nonRetryable = await source.recentCalls({ ...q(), errorClass: 'non_retryable' }, { limit: 100 });
+    expect(nonRetryable.length).toBeGreaterThan(0);
+    expect(nonRetryable.every((c) => c.errorClass === 'non_retryable')).toBe(true);
+    expect(nonRetryable.length).toBeLessThan(failed.length + 1);
+    const byOutcome = await source.recentCalls({ ...q(), outcome: 'failure' }, { limit: 100 });
+    expect(byOutcome.map((c) => c.spanId).sort()).toEqual(failed.map((c) => c.spanId).sort());
+    // a bucket: only calls that started in it
+    const t = all[0]!.startMs;
+    const bucket = await source.recentCalls(
+      { ...q(), from: Math.floor(t), to: Math.floor(t) + 1 },
+      { limit: 100 },
+    );
+    expect(bucket.every((c) => c.startMs >= Math.floor(t) && c.startMs < Math.floor(t) + 1)).toBe(true);
+    expect(bucket.map((c) => c.spanId)).toContain(all[0]!.spanId);
   });
 });
