@@ -526,7 +526,10 @@ export class EmbeddedPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over the embedded store. */
 export class EmbeddedSource extends ShapedSource {
-  constructor(store: EmbeddedStore, options: EmbeddedSourceOptions) {
+  constructor(
+    protected readonly store: EmbeddedStore,
+    options: EmbeddedSourceOptions,
+  ) {
     super(new EmbeddedPrimitives(store, options));
   }
 }

@@ -496,7 +496,7 @@ export class PrometheusPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over a Prometheus-compatible API. */
 export class PrometheusSource extends ShapedSource {
-  constructor(options: PrometheusSourceOptions) {
+  constructor(protected readonly options: PrometheusSourceOptions) {
     super(new PrometheusPrimitives(options));
   }
 }
