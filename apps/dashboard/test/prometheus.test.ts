@@ -22,6 +22,7 @@ import {
 } from '@/lib/data/prometheus-client';
 import { PrometheusSource } from '@/lib/data/prometheus-source';
 import * as promql from '@/lib/data/promql';
+import { SourceUnavailableError } from '@/lib/data/source-unavailable-error';
 import type { BreakerSummary } from '@/lib/data/types';
 import { type LiveEvent, LiveHub } from '@/lib/live/hub';
 import { BreakerPoller } from '@/lib/live/poller';
@@ -276,6 +277,9 @@ describe('PrometheusClient', () => {
         (x: unknown) => x,
       );
       expect(e).toBeInstanceOf(PrometheusError);
+      // backend-neutral for the layers above: "the source is unavailable", and which one
+      expect(e).toBeInstanceOf(SourceUnavailableError);
+      expect((e as SourceUnavailableError).source).toBe('prometheus');
       const err = e as PrometheusError;
       expect(err.message).toMatch(/PROMETHEUS_URL=http:\/\/(\*\*\*@)?127\.0\.0\.1/);
       expect(err.message).not.toContain('secret');

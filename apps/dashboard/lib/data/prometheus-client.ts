@@ -4,6 +4,8 @@
  * `PrometheusError` whose message says what went wrong and names PROMETHEUS_URL (with any credentials masked).
  */
 
+import { SourceUnavailableError } from './source-unavailable-error';
+
 export interface PrometheusClientOptions {
   /** Base URL, path prefix included (`http://prometheus:9090`, `https://mimir.example.com/prometheus`). */
   readonly url: string;
@@ -39,15 +41,17 @@ export interface PrometheusApi {
 
 export type PrometheusErrorKind = 'unreachable' | 'timeout' | 'http' | 'api' | 'invalid_response';
 
-export class PrometheusError extends Error {
-  override readonly name = 'PrometheusError';
+/** A `SourceUnavailableError` of the PromQL backend, with Prometheus's own detail. */
+export class PrometheusError extends SourceUnavailableError {
+  override readonly name: string = 'PrometheusError';
+  declare readonly kind: PrometheusErrorKind;
   constructor(
-    readonly kind: PrometheusErrorKind,
+    kind: PrometheusErrorKind,
     message: string,
     /** Prometheus's `errorType` (`bad_data`, `timeout`, `execution`...) or the HTTP status. */
     readonly detail?: string,
   ) {
-    super(message);
+    super('prometheus', kind, message);
   }
 }
 
