@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { fetchConnectInfo, fetchDimensions } from '@/lib/data/fetchers';
+import { fetchConnectInfo, fetchDimensions, sourceCapabilities } from '@/lib/data/fetchers';
 import { COMPARE_BY, type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import ComparePanel from '@/ui/overview/compare-panel';
 import EmptyState from '@/ui/overview/empty-state';
@@ -15,7 +15,11 @@ export const metadata: Metadata = { title: 'Overview' };
 /** The incident view: "now" and the range side by side, charts with marks, latency, compare mode. */
 export default async function OverviewPage(props: { searchParams: Promise<PageSearchParams> }) {
   const sp = await props.searchParams;
-  const { range, custom, query, compare } = parsePageQuery(sp, Date.now());
+  const parsed = parsePageQuery(sp, Date.now());
+  const { range, custom, query } = parsed;
+  // by instance needs per-instance counts (PromQL); the embedded facts carry no instance
+  const canByInstance = sourceCapabilities().instances;
+  const compare = parsed.compare === 'instance' && !canByInstance ? undefined : parsed.compare;
   const f = query.filters;
   const key = `${custom ? `${query.from}-${query.to}` : range}|${f.service}|${f.server}|${f.tool}|${f.variant}|${compare}`;
   const qs = new URLSearchParams(
@@ -47,7 +51,9 @@ export default async function OverviewPage(props: { searchParams: Promise<PageSe
         <Link href={compareLink(undefined)} className={`badge${compare ? '' : ' success'}`}>
           off
         </Link>
-        {COMPARE_BY.filter((b) => b !== 'variant' || dims.variants.length > 0).map((b) => (
+        {COMPARE_BY.filter(
+          (b) => (b !== 'variant' || dims.variants.length > 0) && (b !== 'instance' || canByInstance),
+        ).map((b) => (
           <Link key={b} href={compareLink(b)} className={`badge${compare === b ? ' success' : ''}`}>
             by {b}
           </Link>

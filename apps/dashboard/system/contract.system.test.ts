@@ -562,6 +562,19 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
       expect(pc.map(row), by).toEqual(ec.map(row));
       for (const g of ec) expect(row(g).bucketed).toBe(g.callsTotal);
     }
+    // by instance: PromQL only (the embedded facts carry no instance), each agent process on its own
+    const byInstance = await promSource.compare(q, 'instance');
+    expect(byInstance.map((g) => g.key).sort()).toEqual([
+      'checkout-agent/checkout-1',
+      'checkout-agent/checkout-2',
+      'search-agent/search-1',
+    ]);
+    expect(byInstance.reduce((x, g) => x + g.callsTotal, 0)).toBe(s.calls.total);
+    for (const g of byInstance) {
+      const a = agents.find((x) => `${x.service}/${x.instance}` === g.key)!;
+      expect(g.callsTotal, g.key).toBe(a.truth.calls.total);
+    }
+    await expect(embeddedSource().compare(q, 'instance')).rejects.toThrow(/no per-instance counts/);
     const [em, pm] = await Promise.all([embeddedSource().errorMatrix(q), promSource.errorMatrix(q)]);
     expect(pm).toEqual(em);
     const byType = await embeddedSource().errorBreakdown(q, 'type');
@@ -572,7 +585,8 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
 
   it('capabilities: spans only in the embedded store', async () => {
     expect(embeddedSource().capabilities.traces).toBe(true);
-    expect(promSource.capabilities).toEqual({ traces: false, push: false });
+    expect(promSource.capabilities).toEqual({ traces: false, push: false, instances: true });
+    expect(embeddedSource().capabilities.instances).toBe(false);
     expect((await embeddedSource().recentCalls(q, { limit: 10 })).length).toBeGreaterThan(0);
     expect(await promSource.recentCalls(q, { limit: 10 })).toEqual([]);
   });
@@ -642,7 +656,13 @@ describe('the dashboard server in Prometheus mode (built dist/server.mjs)', () =
   });
 
   it('renders the overview, breakers and errors pages from PromQL; the calls page says where traces are', async () => {
-    for (const path of ['/?range=15m', '/breakers?range=15m', '/errors?range=15m', '/calls?range=15m']) {
+    for (const path of [
+      '/?range=15m',
+      '/?range=15m&compare=instance',
+      '/breakers?range=15m',
+      '/errors?range=15m',
+      '/calls?range=15m',
+    ]) {
       const r = await fetch(`${dashboard.url}${path}`);
       expect(r.status, path).toBe(200);
       const html = await r.text();
@@ -650,6 +670,11 @@ describe('the dashboard server in Prometheus mode (built dist/server.mjs)', () =
       if (path.startsWith('/calls')) expect(html).toContain('Traces are in your tracing backend');
       if (path.startsWith('/breakers')) expect(html).toContain('data-server="tickets"');
       if (path.startsWith('/errors')) expect(html).toContain('invalid_request');
+      if (path.includes('compare=instance')) {
+        // streamed in: each agent process is a row of the compare table, and the overview has its latency table
+        expect(html).toContain('data-key="checkout-agent/checkout-2"');
+        expect(html).toContain('data-testid="latency-table"');
+      }
     }
   });
 

@@ -45,7 +45,7 @@ function memory(
   };
   return {
     kind: 'embedded',
-    capabilities: { traces: false, push: false },
+    capabilities: { traces: false, push: false, instances: false },
     freshnessMs: 10_000,
     now: () => NOW,
     plan: (q, maxPoints) => planBuckets(q.from, q.to, 10_000, maxPoints),

@@ -47,8 +47,8 @@ const METRIC: Readonly<Record<MetricName, number>> = {
   breakerShed: M.breakerShed,
 };
 
-/** The `dims` column of each label; the variant is in `extra` (see metric-ids.ts). */
-const COL: Readonly<Record<Dim, Col>> = {
+/** The `dims` column of each label; the variant is in `extra` (see metric-ids.ts); facts carry no instance. */
+const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   service: 'service',
   server: 'server',
   tool: 'tool',
@@ -57,6 +57,12 @@ const COL: Readonly<Record<Dim, Col>> = {
   errorType: 'error_type',
   variant: 'extra',
 };
+
+function col(d: Dim): Col {
+  if (d === 'instance')
+    throw new Error('the embedded store keeps no per-instance counts (facts carry no instance)');
+  return COL[d];
+}
 
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
@@ -79,7 +85,7 @@ interface InstanceBreaker {
 /** `Primitives` over the embedded store: every query reads pre-aggregated facts, never raw data. */
 export class EmbeddedPrimitives implements Primitives {
   readonly kind = 'embedded' as const;
-  readonly capabilities = { traces: true, push: true } as const;
+  readonly capabilities = { traces: true, push: true, instances: false } as const;
   readonly freshnessMs = EXPORT_LAG_MS;
   private readonly statements = new Map<string, Statement>();
 
@@ -135,8 +141,8 @@ export class EmbeddedPrimitives implements Primitives {
   /** SUM(value), SUM(count) of one metric id grouped by `by`, over the tiers' pieces of [from, to). */
   private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], extraCol = false): Row[] {
     const w = EmbeddedPrimitives.where(q.filters, metric !== M.callDurationBucket);
-    const cols = [...by.map((d) => `d.${COL[d]} AS ${d}`), ...(extraCol ? ['d.extra AS extra'] : [])];
-    const group = [...by.map((d) => `d.${COL[d]}`), ...(extraCol ? ['d.extra'] : [])];
+    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...(extraCol ? ['d.extra AS extra'] : [])];
+    const group = [...by.map((d) => `d.${col(d)}`), ...(extraCol ? ['d.extra'] : [])];
     const sql = `SELECT ${cols.join(', ')}${cols.length ? ', ' : ''}SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}${group.length ? ` GROUP BY ${group.join(', ')}` : ''}`;
@@ -181,11 +187,11 @@ export class EmbeddedPrimitives implements Primitives {
       tiers.find((t) => plan.origin >= now - t.keepMs) ??
       tiers[tiers.length - 1]!;
     const w = EmbeddedPrimitives.where(q.filters, true);
-    const cols = by.map((d) => `d.${COL[d]} AS ${d}`).join(', ');
+    const cols = by.map((d) => `d.${col(d)} AS ${d}`).join(', ');
     const sql = `SELECT CAST((f.bucket - ?) / ? AS INTEGER) AS k${cols ? `, ${cols}` : ''}, SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}
-      GROUP BY k${by.map((d) => `, d.${COL[d]}`).join('')}`;
+      GROUP BY k${by.map((d) => `, d.${col(d)}`).join('')}`;
     const rows = this.prepare(sql).all(
       plan.origin,
       plan.step,

@@ -46,6 +46,8 @@ export interface MetricsSource {
     readonly traces: boolean;
     /** Breaker changes are pushed (`subscribe`) rather than found by polling. */
     readonly push: boolean;
+    /** Counts per agent instance (compare by instance): PromQL only, the embedded facts carry no instance. */
+    readonly instances: boolean;
   };
 
   summary(q: TimeQuery): Promise<Summary>;

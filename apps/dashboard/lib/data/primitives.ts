@@ -31,7 +31,16 @@ export type MetricName =
   | 'breakerShed';
 
 /** The labels a count can be grouped by. */
-export type Dim = 'service' | 'server' | 'tool' | 'outcome' | 'errorClass' | 'errorType' | 'variant';
+export type Dim =
+  | 'service'
+  | 'server'
+  | 'tool'
+  | 'outcome'
+  | 'errorClass'
+  | 'errorType'
+  | 'variant'
+  /** `service.instance.id`: only where `capabilities.instances` (the embedded facts carry no instance). */
+  | 'instance';
 
 export type Labels = Readonly<Partial<Record<Dim, string>>>;
 
@@ -73,7 +82,12 @@ export interface WaitingRow {
 
 export interface Primitives {
   readonly kind: 'embedded' | 'prometheus';
-  readonly capabilities: { readonly traces: boolean; readonly push: boolean };
+  readonly capabilities: {
+    readonly traces: boolean;
+    readonly push: boolean;
+    /** Counts can be grouped by agent instance (compare by instance). */
+    readonly instances: boolean;
+  };
   now(): number;
   /** How long after a bucket ends its data may still arrive (export interval / scrape interval). */
   readonly freshnessMs: number;

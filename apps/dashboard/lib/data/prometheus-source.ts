@@ -76,6 +76,7 @@ const LABEL: Readonly<Record<Dim, string>> = {
   errorClass: PROM_LABEL_ERROR_CLASS,
   errorType: PROM_LABEL_ERROR_TYPE,
   variant: promql.LABEL_VARIANT,
+  instance: promql.LABEL_INSTANCE,
 };
 
 /** The Prometheus counter of each metric (the histogram is read through its _sum/_count/_bucket). */
@@ -109,7 +110,7 @@ function seriesKey(labels: Readonly<Record<string, string>>, without: readonly s
  */
 export class PrometheusPrimitives implements Primitives {
   readonly kind = 'prometheus' as const;
-  readonly capabilities = { traces: false, push: false } as const;
+  readonly capabilities = { traces: false, push: false, instances: true } as const;
   readonly freshnessMs: number;
   readonly now: () => number;
   private readonly resolutionMs: number;

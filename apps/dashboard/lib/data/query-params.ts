@@ -103,7 +103,7 @@ export function isRangeKey(v: unknown): v is RangeKey {
 
 /** The shortest custom range a page accepts (a brush over a few pixels). */
 export const MIN_CUSTOM_RANGE_MS = 10_000;
-export const COMPARE_BY: readonly CompareBy[] = ['service', 'variant', 'server'];
+export const COMPARE_BY: readonly CompareBy[] = ['service', 'variant', 'server', 'instance'];
 
 const pageEpoch = (v: string | string[] | undefined): number | undefined => {
   const s = first(v);

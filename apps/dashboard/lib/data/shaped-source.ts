@@ -73,7 +73,7 @@ export function dataExtent(
  */
 export class ShapedSource implements MetricsSource {
   readonly kind: 'embedded' | 'prometheus';
-  readonly capabilities: { readonly traces: boolean; readonly push: boolean };
+  readonly capabilities: { readonly traces: boolean; readonly push: boolean; readonly instances: boolean };
   readonly subscribe?: MetricsSource['subscribe'];
 
   constructor(protected readonly p: Primitives) {
@@ -332,23 +332,33 @@ export class ShapedSource implements MetricsSource {
       .sort((a, b) => a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
   }
 
-  /** The overview's series per group (service, variant or server), the busiest groups, on one plan. */
+  /**
+   * The overview's series per group (service, variant, server, or agent instance: `service/instance`), the
+   * busiest groups, on one plan. By instance needs a backend that counts per instance.
+   */
   async compare(q: TimeQuery, by: CompareBy): Promise<CompareGroup[]> {
+    if (by === 'instance' && !this.capabilities.instances) {
+      throw new Error(
+        'compare by instance: the embedded store keeps no per-instance counts (DASHBOARD_SOURCE=prometheus has them)',
+      );
+    }
+    const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
+    const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
     const plan = this.plan(q);
     const [calls, retries, callRows, retryRows] = await Promise.all([
-      this.p.totals('calls', q, [by, 'outcome']),
-      this.p.totals('retries', q, [by, 'outcome']),
-      this.p.buckets('calls', q, plan, [by, 'outcome']),
-      this.p.buckets('retries', q, plan, [by, 'outcome']),
+      this.p.totals('calls', q, [...dims, 'outcome']),
+      this.p.totals('retries', q, [...dims, 'outcome']),
+      this.p.buckets('calls', q, plan, [...dims, 'outcome']),
+      this.p.buckets('retries', q, plan, [...dims, 'outcome']),
     ]);
     const keys = new Map<string, number>();
-    for (const r of calls) keys.set(r.labels[by] ?? '', (keys.get(r.labels[by] ?? '') ?? 0) + r.value);
-    for (const r of retries) if (!keys.has(r.labels[by] ?? '')) keys.set(r.labels[by] ?? '', 0);
+    for (const r of calls) keys.set(keyOf(r), (keys.get(keyOf(r)) ?? 0) + r.value);
+    for (const r of retries) if (!keys.has(keyOf(r))) keys.set(keyOf(r), 0);
     return [...keys]
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .slice(0, MAX_COMPARE_GROUPS)
       .map(([key]) => {
-        const mine = (r: CountRow) => (r.labels[by] ?? '') === key;
+        const mine = (r: CountRow) => keyOf(r) === key;
         return {
           key,
           efficiency: this.series(q, plan, ShapedSource.ratioPoints(plan, retryRows.filter(mine))),

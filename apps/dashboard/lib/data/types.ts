@@ -86,7 +86,7 @@ export interface LatencyStat {
 }
 
 /** What a compare view groups by. */
-export type CompareBy = 'service' | 'variant' | 'server';
+export type CompareBy = 'service' | 'variant' | 'server' | 'instance';
 
 /** One group of a compare view: the same series as the overview, one group's data. */
 export interface CompareGroup {
