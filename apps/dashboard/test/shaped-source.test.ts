@@ -117,6 +117,11 @@ describe('ShapedSource', () => {
     // buckets ending after now - 10 s (the export lag) are partial: the last one (and no complete one)
     expect(s.partialFrom).toBe(NOW - 10_000);
     expect(s.points.filter((p) => p.t >= s.partialFrom!)).toHaveLength(1);
+    // and where its data can end (charts take a partial bucket's rate over its elapsed part, at least one
+    // export interval: the 10 s bucket that began at NOW - 10 s)
+    expect(s.end).toBe(NOW);
+    const justBegun = await new ShapedSource(memory([])).callSeries({ ...q, to: NOW - 9_000 });
+    expect(justBegun.end).toBe(NOW - 10_000 + 10_000);
     // a window in the past has no partial bucket
     const past = await new ShapedSource(memory([])).callSeries({ ...q, from: q.from - MIN, to: q.to - MIN });
     expect(past.partialFrom).toBeUndefined();

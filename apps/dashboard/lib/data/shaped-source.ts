@@ -96,9 +96,21 @@ export class ShapedSource implements MetricsSource {
     return undefined;
   }
 
+  /**
+   * Where a partial bucket's data can end, for its rate: now (or the window's end), but at least one export
+   * interval into the last bucket (a point is dated by its export, which carries the interval before it: over
+   * less, one export would read as a spike).
+   */
+  private dataEnd(q: TimeQuery, plan: BucketPlan): number {
+    const last = plan.origin + (plan.count - 1) * plan.step;
+    return Math.max(Math.min(q.to, this.p.now()), last + Math.min(plan.step, this.p.freshnessMs));
+  }
+
   private series<P>(q: TimeQuery, plan: BucketPlan, points: P[]): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
-    return partialFrom === undefined ? { step: plan.step, points } : { step: plan.step, points, partialFrom };
+    return partialFrom === undefined
+      ? { step: plan.step, points }
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan) };
   }
 
   // ---------------------------------------------------------------------------------------------------------
