@@ -28,7 +28,12 @@ export default async function RootLayout({ children }: { children: React.ReactNo
               <SideNav />
               <div className="content">
                 <AlertBanner alerts={firing} />
-                <FilterBar services={dims.services} servers={dims.servers} tools={dims.tools} />
+                <FilterBar
+                  services={dims.services}
+                  servers={dims.servers}
+                  tools={dims.tools}
+                  variants={dims.variants}
+                />
                 {children}
               </div>
             </div>

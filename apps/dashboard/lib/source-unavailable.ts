@@ -11,9 +11,15 @@ export type UnavailableStatus = 502 | 503 | 504;
 export class SourceUnavailableError extends Error {
   override readonly name: string = 'SourceUnavailableError';
   readonly httpStatus: UnavailableStatus;
-  constructor(message: string, options: { status?: UnavailableStatus; cause?: unknown } = {}) {
+  /** Which backend could not answer. */
+  readonly source: 'embedded' | 'prometheus';
+  constructor(
+    message: string,
+    options: { status?: UnavailableStatus; cause?: unknown; source?: 'embedded' | 'prometheus' } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.httpStatus = options.status ?? 503;
+    this.source = options.source ?? 'embedded';
   }
 }
 

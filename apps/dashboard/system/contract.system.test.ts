@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricsSource } from '@/lib/data/metrics-source';
 import { PrometheusClient } from '@/lib/data/prometheus-client';
 import { PrometheusSource } from '@/lib/data/prometheus-source';
-import type { BreakerSummary, Summary, TimeQuery } from '@/lib/data/types';
+import type { BreakerSummary, HeadlineWindow, Summary, TimeQuery } from '@/lib/data/types';
 import { fmtPct } from '@/lib/format';
 import { alignUp } from '@/lib/store/tiers';
 import { startTestServer, type TestServer } from '../test/support/runtime';
@@ -84,6 +84,13 @@ const RELABEL: RelabelRule[] = [
     target_label: '__name__',
     replacement: PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
   },
+  {
+    // (the JS exporter adds no unit suffix; the collector's does)
+    source_labels: ['__name__'],
+    regex: 'mcp_resilience_model_retries_saved_time_total',
+    target_label: '__name__',
+    replacement: 'mcp_resilience_model_retries_saved_time_seconds_total',
+  },
   { source_labels: ['service_name'], regex: '(.+)', target_label: 'job', replacement: '$1' },
   { source_labels: ['service_instance_id'], regex: '(.+)', target_label: 'instance', replacement: '$1' },
   { regex: 'service_name|service_instance_id', action: 'labeldrop' },
@@ -97,6 +104,8 @@ interface Agent {
   /** A resilience instance whose breakers never trip (the standard scripts). */
   readonly steady: ReturnType<typeof createResilience>;
   resilience(options: Record<string, unknown>): ReturnType<typeof createResilience>;
+  /** For the numbers other branches' middleware emits (CONTRACT.md names), recorded synthetically here. */
+  readonly meter: ReturnType<MeterProvider['getMeter']>;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -131,6 +140,7 @@ async function createAgent(service: string, instance: string, dashboardUrl: stri
     target: `127.0.0.1:${port}`,
     steady: resilience({}),
     resilience,
+    meter: meterProvider.getMeter('synthetic'),
     async flush() {
       await Promise.all([meterProvider.forceFlush(), tracerProvider.forceFlush()]);
     },
@@ -195,6 +205,17 @@ beforeAll(async () => {
   await drive(a.steady, standardScript('weather'));
   await drive(a.resilience({ ...TRIP, breakerBreakMs: 600_000 }), failing('tickets', 6));
   await sleep(1200); // another scrape step before the next breaker changes
+  // Numbers of other branches' middleware (CONTRACT.md): model retries avoided, shed and waiting calls.
+  const agentLoop = {
+    'mcp.server': 'weather',
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': 'get_forecast',
+    'error.type': 'invalid_params',
+  };
+  a.meter.createCounter('mcp.resilience.model_retries.avoided').add(3, agentLoop);
+  a.meter.createCounter('mcp.resilience.model_retries.saved_time').add(0.75, agentLoop);
+  a.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(2, { 'mcp.server': 'tickets' });
+  a.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting').add(4, { 'mcp.server': 'tickets' });
   // checkout-2: the standard mix, and 'bouncy': open → (timer) half-open → a successful probe → closed.
   await drive(b.steady, [...standardScript('weather'), ...standardScript('weather').slice(10, 20)]);
   const bouncy = b.resilience({ ...TRIP, breakerBreakMs: 1500, breakerHalfOpenProbes: 1 });
@@ -366,8 +387,19 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
 
   it('headline() and retryTotals() (what the alert engine evaluates)', async () => {
     const [emb, prom] = await Promise.all([embeddedSource().headline(q), promSource.headline(q)]);
-    expect(prom).toEqual(emb);
+    // When data exists differs by design: the embedded store dates a point by its (one) OTLP export, Prometheus
+    // by each scrape; rates divide by that time. The counts are exact in both.
+    const counts = ({ dataFrom: _f, dataSeconds: _s, callsPerMinute: _c, ...rest }: HeadlineWindow) => rest;
+    expect({ ...counts(prom), now: counts(prom.now) }).toEqual({ ...counts(emb), now: counts(emb.now) });
     expect(prom.openBreakers).toBe(1);
+    // the workload is shorter than 5 minutes: "now" is everything
+    expect(emb.now.calls).toEqual(emb.calls);
+    expect(emb.modelRetries).toEqual({ avoided: 3, savedSeconds: 0.75 });
+    for (const h of [emb, prom]) {
+      expect(h.dataFrom).not.toBeNull();
+      expect(h.dataSeconds).toBeLessThan((q.to - q.from) / 1000);
+      expect(h.callsPerMinute).toBeCloseTo((h.calls.total / h.dataSeconds) * 60, 9);
+    }
     const [et, pt] = await Promise.all([embeddedSource().retryTotals(q), promSource.retryTotals(q)]);
     expect(pt).toEqual(et);
     expect(pt.map((t) => t.server)).toEqual(['search', 'weather']);
@@ -431,14 +463,19 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
       stale: t.stale,
       instances: t.instances,
       errorRate: t.errorRate,
+      errorRateRange: t.errorRateRange,
       calls: t.calls,
-      callsPerSecond: t.callsPerSecond,
+      waiting: t.waiting,
+      shed: t.shed,
       sparkCalls: t.sparkline.reduce((x, p) => x + p.calls, 0),
       sparkFailures: t.sparkline.reduce((x, p) => x + p.failures, 0),
       sparkPoints: t.sparkline.length,
       last: t.lastTransition && `${t.lastTransition.from}>${t.lastTransition.to}`,
     });
     expect(pt.map(tile)).toEqual(et.map(tile));
+    expect(pt.find((t) => t.server === 'tickets')).toMatchObject({ waiting: 4, shed: 2, errorRate: 1 });
+    // "in state" and the transition shown are the same event
+    for (const t of [...et, ...pt]) if (t.lastTransition) expect(t.since).toBe(t.lastTransition.at);
     expect(pt.find((t) => t.server === 'bouncy')!.lastTransition).toMatchObject({
       from: 'half_open',
       to: 'closed',
@@ -495,11 +532,63 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     expect((await promSource.transitions(q, { limit: 2 })).map(key)).toEqual(filtered[0].slice(-2).map(key));
   });
 
+  it('latency(), compare() and errorMatrix(): the new primitives agree', async () => {
+    const [el, pl] = await Promise.all([embeddedSource().latency(q), promSource.latency(q)]);
+    expect(el.length).toBeGreaterThan(0);
+    expect(pl.map((r) => `${r.server}/${r.tool}:${r.calls}`)).toEqual(
+      el.map((r) => `${r.server}/${r.tool}:${r.calls}`),
+    );
+    for (const [i, p] of pl.entries()) {
+      const e = el[i]!;
+      for (const k of ['p50', 'p95', 'p99'] as const) {
+        expect(e[k], `${e.server} ${k}`).not.toBeNull();
+        expect(p[k], `${p.server} ${k}`).toBeCloseTo(e[k]!, 9);
+      }
+      expect(e.p50!).toBeLessThanOrEqual(e.p95!);
+      expect(e.p95!).toBeLessThanOrEqual(e.p99!);
+    }
+    const s = await embeddedSource().summary(q);
+    expect(el.reduce((x, r) => x + r.calls, 0)).toBe(s.calls.total);
+    for (const by of ['service', 'server'] as const) {
+      const [ec, pc] = await Promise.all([embeddedSource().compare(q, by), promSource.compare(q, by)]);
+      const row = (g: (typeof ec)[number]) => ({
+        key: g.key,
+        calls: g.callsTotal,
+        failures: g.failures,
+        retries: g.retries,
+        points: g.calls.points.length,
+        bucketed: g.calls.points.reduce((x, p) => x + p.success + p.failure + p.rejected, 0),
+      });
+      expect(pc.map(row), by).toEqual(ec.map(row));
+      for (const g of ec) expect(row(g).bucketed).toBe(g.callsTotal);
+    }
+    // by instance: PromQL only (the embedded facts carry no instance), each agent process on its own
+    const byInstance = await promSource.compare(q, 'instance');
+    expect(byInstance.map((g) => g.key).sort()).toEqual([
+      'checkout-agent/checkout-1',
+      'checkout-agent/checkout-2',
+      'search-agent/search-1',
+    ]);
+    expect(byInstance.reduce((x, g) => x + g.callsTotal, 0)).toBe(s.calls.total);
+    for (const g of byInstance) {
+      const a = agents.find((x) => `${x.service}/${x.instance}` === g.key)!;
+      expect(g.callsTotal, g.key).toBe(a.truth.calls.total);
+    }
+    await expect(embeddedSource().compare(q, 'instance')).rejects.toThrow(/no per-instance counts/);
+    const [em, pm] = await Promise.all([embeddedSource().errorMatrix(q), promSource.errorMatrix(q)]);
+    expect(pm).toEqual(em);
+    const byType = await embeddedSource().errorBreakdown(q, 'type');
+    for (const r of byType) {
+      expect(em.filter((m) => m.type === r.key).reduce((x, m) => x + m.count, 0)).toBe(r.count);
+    }
+  });
+
   it('capabilities: spans only in the embedded store', async () => {
     expect(embeddedSource().capabilities.traces).toBe(true);
-    expect(promSource.capabilities).toEqual({ traces: false, push: false });
+    expect(promSource.capabilities).toEqual({ traces: false, push: false, instances: true });
+    expect(embeddedSource().capabilities.instances).toBe(false);
     expect((await embeddedSource().recentCalls(q, { limit: 10 })).length).toBeGreaterThan(0);
-    expect(await promSource.recentCalls()).toEqual([]);
+    expect(await promSource.recentCalls(q, { limit: 10 })).toEqual([]);
   });
 });
 
@@ -567,7 +656,13 @@ describe('the dashboard server in Prometheus mode (built dist/server.mjs)', () =
   });
 
   it('renders the overview, breakers and errors pages from PromQL; the calls page says where traces are', async () => {
-    for (const path of ['/?range=15m', '/breakers?range=15m', '/errors?range=15m', '/calls?range=15m']) {
+    for (const path of [
+      '/?range=15m',
+      '/?range=15m&compare=instance',
+      '/breakers?range=15m',
+      '/errors?range=15m',
+      '/calls?range=15m',
+    ]) {
       const r = await fetch(`${dashboard.url}${path}`);
       expect(r.status, path).toBe(200);
       const html = await r.text();
@@ -575,6 +670,11 @@ describe('the dashboard server in Prometheus mode (built dist/server.mjs)', () =
       if (path.startsWith('/calls')) expect(html).toContain('Traces are in your tracing backend');
       if (path.startsWith('/breakers')) expect(html).toContain('data-server="tickets"');
       if (path.startsWith('/errors')) expect(html).toContain('invalid_request');
+      if (path.includes('compare=instance')) {
+        // streamed in: each agent process is a row of the compare table, and the overview has its latency table
+        expect(html).toContain('data-key="checkout-agent/checkout-2"');
+        expect(html).toContain('data-testid="latency-table"');
+      }
     }
   });
 

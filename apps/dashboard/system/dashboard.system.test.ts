@@ -121,6 +121,11 @@ describe('dashboard in Chromium', () => {
     await page.waitForSelector('[data-testid="alert-banner"]', { timeout: 15_000 });
     expect(await page.textContent('[data-testid="alert-banner"]')).toContain('weather');
     await shot('alert-banner.png');
+    // the alert is marked on every time chart of the overview
+    await page.goto(`${dashboard.url}/?range=1h`);
+    for (const chart of ['efficiency-chart', 'calls-chart', 'error-chart']) {
+      await page.locator(`[data-testid="${chart}"] .annotation-alert`).first().waitFor({ state: 'attached' });
+    }
     await page.goto(`${dashboard.url}/errors?range=1h`);
     await page.waitForSelector('[data-testid="alert-banner"]');
     await page.goto(`${dashboard.url}/alerts`);

@@ -25,6 +25,7 @@ import {
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   METRIC_MCP_RESILIENCE_ERRORS,
   METRIC_MCP_RESILIENCE_RETRIES,
+  METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
   SPAN_MCP_RESILIENCE_CALL,
   SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
@@ -78,6 +79,19 @@ function health(server: string, m: number) {
   return { fail: 0.04, retryOk: 0.92 };
 }
 
+const BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Share of calls per duration bucket (the last entry: +Inf): healthy, and slow (timeouts and retries). */
+const FAST = [0, 0, 0.02, 0.1, 0.3, 0.35, 0.15, 0.05, 0.03, 0, 0, 0, 0, 0];
+const SLOW = [0, 0, 0, 0.02, 0.08, 0.15, 0.2, 0.2, 0.2, 0.1, 0.05, 0, 0, 0];
+
+/** `n` calls spread over the buckets by `shares` (integers, the remainder in the largest share). */
+function spread(n: number, shares: readonly number[]): number[] {
+  const out = shares.map((f) => Math.floor(n * f));
+  const mode = shares.indexOf(Math.max(...shares));
+  out[mode]! += n - out.reduce((a, b) => a + b, 0);
+  return out;
+}
+
 export function demoMetrics(now: number): unknown[] {
   const start = now - 61 * 60_000;
   const requests: unknown[] = [];
@@ -90,7 +104,9 @@ export function demoMetrics(now: number): unknown[] {
   for (let k = 0; k < 120; k++) {
     const t = now - 60 * 60_000 + (k + 1) * 30_000;
     const m = k / 2;
-    for (const instance of ['agent-1', 'agent-2']) {
+    for (const instance of ['agent-1', 'agent-2', 'naive-1']) {
+      // the naive agent: retries everything 5 times, calls a bad argument "retryable", has no breaker
+      const naive = instance === 'naive-1';
       const sums: Record<string, unknown[]> = {};
       const push = (metric: string, attrs: Attr[], value: number) => {
         sums[metric] ??= [];
@@ -103,14 +119,15 @@ export function demoMetrics(now: number): unknown[] {
       };
       const hist: unknown[] = [];
       const gauge: unknown[] = [];
+      const gaugeWaiting: unknown[] = [];
       for (const s of SERVERS) {
         const h = health(s.server, m);
         const jitter = 0.8 + ((k * 37 + s.rate) % 10) / 25;
-        const calls = Math.round((s.rate / 2) * jitter);
+        const calls = Math.round((s.rate / (naive ? 4 : 2)) * jitter);
         const failed = Math.round(calls * h.fail);
-        const nonRetryable = Math.round(calls * 0.02 + (k % 5 === 0 ? 1 : 0));
-        const retries = Math.round(failed * 1.6) + 1;
-        const retryOk = Math.round(retries * h.retryOk);
+        const nonRetryable = naive ? 1 : Math.round(calls * 0.02 + (k % 5 === 0 ? 1 : 0));
+        const retries = naive ? failed * 5 + nonRetryable * 5 : Math.round(failed * 1.6) + 1;
+        const retryOk = Math.round((naive ? failed : retries) * h.retryOk);
         const base = [
           kv(ATTR_MCP_SERVER, s.server),
           kv(ATTR_MCP_METHOD_NAME, 'tools/call'),
@@ -163,8 +180,12 @@ export function demoMetrics(now: number): unknown[] {
         );
         push(
           METRIC_MCP_RESILIENCE_ERRORS,
-          [...base, kv(ATTR_ERROR_CLASS, 'non_retryable'), kv(ATTR_ERROR_TYPE, 'invalid_params')],
-          add(`${key}|e2`, nonRetryable),
+          [
+            ...base,
+            kv(ATTR_ERROR_CLASS, naive ? 'retryable' : 'non_retryable'),
+            kv(ATTR_ERROR_TYPE, 'invalid_params'),
+          ],
+          add(`${key}|e2`, naive ? nonRetryable * 6 : nonRetryable),
         );
         push(
           METRIC_MCP_RESILIENCE_ERRORS,
@@ -172,6 +193,48 @@ export function demoMetrics(now: number): unknown[] {
           add(`${key}|e3`, k % 4 === 0 ? 1 : 0),
         );
         push(METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME, base, add(`${key}|wt`, (retries - retryOk) * 0.35));
+        push(METRIC_MCP_RESILIENCE_RETRY_WASTED_COST, base, add(`${key}|wc`, (retries - retryOk) * 0.02));
+        // the agent loop's negative cache: repeats of an invalid call answered without a request
+        if (!naive)
+          push(
+            'mcp.resilience.model_retries.avoided',
+            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            add(`${key}|av`, nonRetryable),
+          );
+        if (!naive)
+          push(
+            'mcp.resilience.model_retries.saved_time',
+            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            add(`${key}|avt`, nonRetryable * 0.042),
+          );
+        const open = !naive && stateAt(s.server, (now - t) / 60_000) === 'open';
+        push(
+          'mcp.resilience.circuit_breaker.shed',
+          [kv(ATTR_MCP_SERVER, s.server)],
+          add(`${key}|shed`, open ? 2 : 0),
+        );
+        if (!naive)
+          gaugeWaiting.push({
+            attributes: [kv(ATTR_MCP_SERVER, s.server)],
+            startTimeUnixNano: nanos(start),
+            timeUnixNano: nanos(t),
+            asInt: open ? 3 : 0,
+          });
+        // every call's duration: slow while the server is in trouble
+        const okCalls = calls - failed;
+        const okBuckets = spread(okCalls, h.fail > 0.1 ? SLOW : FAST).map((c, i) =>
+          add(`${key}|ok-b${i}`, c),
+        );
+        const okCount = add(`${key}|ok-c`, okCalls);
+        hist.push({
+          attributes: [...base, kv(ATTR_OUTCOME, 'success')],
+          startTimeUnixNano: nanos(start),
+          timeUnixNano: nanos(t),
+          count: okCount,
+          sum: add(`${key}|ok-s`, okCalls * (h.fail > 0.1 ? 0.9 : 0.2)),
+          bucketCounts: okBuckets,
+          explicitBounds: BOUNDS,
+        });
         const nrCount = add(`${key}|hc`, Math.min(failed, nonRetryable));
         hist.push({
           attributes: [...base, kv(ATTR_OUTCOME, 'failure'), kv(ATTR_ERROR_CLASS, 'non_retryable')],
@@ -183,7 +246,7 @@ export function demoMetrics(now: number): unknown[] {
           explicitBounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
         });
         const state = stateAt(s.server, (now - t) / 60_000);
-        for (const st of ['closed', 'open', 'half_open']) {
+        for (const st of naive ? [] : ['closed', 'open', 'half_open']) {
           gauge.push({
             attributes: [kv(ATTR_MCP_SERVER, s.server), kv(ATTR_STATE, st)],
             timeUnixNano: nanos(t),
@@ -195,7 +258,10 @@ export function demoMetrics(now: number): unknown[] {
         resourceMetrics: [
           {
             resource: {
-              attributes: [kv('service.name', 'support-agent'), kv('service.instance.id', instance)],
+              attributes: [
+                kv('service.name', naive ? 'naive-agent' : 'support-agent'),
+                kv('service.instance.id', instance),
+              ],
             },
             scopeMetrics: [
               {
@@ -210,6 +276,10 @@ export function demoMetrics(now: number): unknown[] {
                     histogram: { aggregationTemporality: 2, dataPoints: hist },
                   },
                   { name: METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, gauge: { dataPoints: gauge } },
+                  {
+                    name: 'mcp.resilience.circuit_breaker.waiting',
+                    sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: gaugeWaiting },
+                  },
                 ],
               },
             ],

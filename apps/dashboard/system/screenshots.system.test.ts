@@ -43,9 +43,13 @@ describe('documentation screenshots', () => {
       'half_open',
       'open',
     ]);
+    // the naive agent (no breaker) is not counted as a breaker instance
+    const tiles = await (await fetch(`${dashboard.url}/api/v1/summary`)).json();
+    expect(tiles.breakers).toHaveLength(3);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     for (const [route, name] of [
       ['/?range=1h', 'docs-overview.png'],
+      ['/?range=1h&compare=service', 'docs-compare.png'],
       ['/breakers?range=1h', 'docs-breakers.png'],
       ['/errors?range=1h', 'docs-errors.png'],
       ['/calls?range=1h', 'docs-calls.png'],
@@ -55,6 +59,17 @@ describe('documentation screenshots', () => {
       if (route.startsWith('/calls')) await page.locator('[data-testid="call-row"] summary').first().click();
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+      if (route.startsWith('/breakers')) {
+        const tickets = page.locator('[data-testid="breaker-tile"][data-server="tickets"]');
+        // the two support-agent processes; the naive agent (no breaker) is not a "closed instance"
+        expect(await tickets.locator('[data-testid="breaker-instances"]').textContent()).toBe('Open 2');
+        expect(await tickets.locator('[data-testid="breaker-waiting"]').textContent()).toBe('6 waiting');
+      }
+      if (route === '/?range=1h') {
+        expect(Number(await page.textContent('[data-testid="model-retries-avoided"]'))).toBeGreaterThan(0);
+        expect(await page.textContent('[data-testid="model-retries-saved"]')).toContain('cost saved');
+        expect(await page.locator('[data-testid="latency-row"]').count()).toBeGreaterThanOrEqual(3);
+      }
     }
     await page.close();
   });

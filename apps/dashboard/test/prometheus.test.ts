@@ -22,6 +22,7 @@ import {
 } from '@/lib/data/prometheus-client';
 import { PrometheusSource } from '@/lib/data/prometheus-source';
 import * as promql from '@/lib/data/promql';
+import { SourceUnavailableError } from '@/lib/source-unavailable';
 import type { BreakerSummary } from '@/lib/data/types';
 import { type LiveEvent, LiveHub } from '@/lib/live/hub';
 import { BreakerPoller } from '@/lib/live/poller';
@@ -146,13 +147,15 @@ describe('PromQL builders', () => {
       promql.selector(PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, { tool: 'a.b' }, {}, { breakerScope: true }),
     ).toBe(`${PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE}{gen_ai_tool_name=~"|a\\\\.b"}`);
     const w = { filters: {}, windowMs: 3_600_000, lookbackMs: 3_600_000 };
+    const total = (metric: string, by: string[]) => promql.totalBy(metric, by, {}, w.windowMs, w.lookbackMs);
+    const calls = total(PROM_MCP_RESILIENCE_CALLS_TOTAL, ['outcome']);
     const all = [
-      promql.callsByOutcome(w),
-      promql.retriesByOutcome(w),
-      promql.errorsBy(w, ['error_type']),
-      promql.wastedRetrySeconds(w),
-      promql.nonRetryableDurationSum(w),
-      promql.nonRetryableDurationCount(w),
+      calls,
+      total(PROM_MCP_RESILIENCE_RETRIES_TOTAL, ['outcome']),
+      total(PROM_MCP_RESILIENCE_ERRORS_TOTAL, ['error_type']),
+      total(PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL, []),
+      total(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM, []),
+      total(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT, []),
       promql.transitionCounts({}, 1000, 300_000),
       promql.breakerStates({}, 600_000),
     ].join('\n');
@@ -169,10 +172,21 @@ describe('PromQL builders', () => {
       expect(all).toContain(name);
     }
     // counts are the last value minus the one before the window (never a bare, extrapolating increase())
-    expect(promql.callsByOutcome(w)).toMatch(/^sum by \(outcome\) \(/);
-    expect(promql.callsByOutcome(w)).toContain('last_over_time(mcp_resilience_calls_total[3600000ms])');
-    expect(promql.callsByOutcome(w)).toContain('offset 3600000ms');
-    expect(promql.nonRetryableDurationSum(w)).toContain('outcome="failure", error_class="non_retryable"');
+    expect(calls).toMatch(/^sum by \(outcome\) \(/);
+    expect(calls).toContain('last_over_time(mcp_resilience_calls_total[3600000ms])');
+    expect(calls).toContain('offset 3600000ms');
+    // latency: histogram_quantile over the buckets' exact increases, by le and the group labels
+    const p95 = promql.durationQuantile(
+      w,
+      0.95,
+      ['mcp_server'],
+      'mcp_resilience_call_duration_seconds_bucket',
+    );
+    expect(p95).toMatch(/^histogram_quantile\(0\.95, sum by \(le, mcp_server\) \(/);
+    // the variant filter is the translated label
+    expect(promql.selector(PROM_MCP_RESILIENCE_CALLS_TOTAL, { variant: 'canary' })).toBe(
+      `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{mcp_resilience_variant="canary"}`,
+    );
   });
 });
 
@@ -263,6 +277,9 @@ describe('PrometheusClient', () => {
         (x: unknown) => x,
       );
       expect(e).toBeInstanceOf(PrometheusError);
+      // backend-neutral for the layers above: "the source is unavailable", and which one
+      expect(e).toBeInstanceOf(SourceUnavailableError);
+      expect((e as SourceUnavailableError).source).toBe('prometheus');
       const err = e as PrometheusError;
       expect(err.message).toMatch(/PROMETHEUS_URL=http:\/\/(\*\*\*@)?127\.0\.0\.1/);
       expect(err.message).not.toContain('secret');

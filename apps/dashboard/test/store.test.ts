@@ -207,6 +207,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
       services: ['test-agent'],
       servers: ['search', 'weather'],
       tools: ['get_alerts', 'get_forecast'],
+      variants: [],
     });
     const empty = await source.summary({ from: 0, to: 1000, filters: {} });
     expect(empty.retries.efficiency).toBeNull();

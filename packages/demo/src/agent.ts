@@ -10,6 +10,7 @@ import { type AgentConfig, serviceName } from './AgentConfig.js';
 import { naiveOptions, resilientOptions } from './policies.js';
 import { phaseAt } from './timeline.js';
 import { nextStep, type Step } from './tools.js';
+import { withoutBreakerState } from './withoutBreakerState.js';
 
 /**
  * One simulated agent: a scripted ReAct-style loop. It chooses a tool, calls it, reads the result, fixes its
@@ -64,7 +65,7 @@ async function main(config: AgentConfig) {
     return withResilience(client, {
       ...policy,
       server: name,
-      recorder: telemetry.recorder,
+      recorder: config.group === 'resilient' ? telemetry.recorder : withoutBreakerState(telemetry.recorder),
       ...(fetch ? { fetch } : {}),
       ...(config.group === 'resilient' ? { reconnect: transport } : {}),
     });

@@ -70,6 +70,7 @@ async function until<T>(
 interface Summary {
   calls: { total: number };
   retries: { total: number; successful: number; efficiency: number | null };
+  breakers: Array<{ server: string; state: string }>;
 }
 
 describe('npm run demo', () => {
@@ -137,6 +138,9 @@ describe('npm run demo', () => {
       output,
     );
     expect(naive.retries.efficiency!).toBeLessThan(resilient.retries.efficiency!);
+    // The naive group has no breaker, so it reports none (not "closed instances" beside the resilient ones).
+    expect(naive.breakers).toEqual([]);
+    expect(resilient.breakers.length).toBeGreaterThan(0);
 
     // The outage opens the tickets server's breaker for the resilient agents.
     const transitions = await until(

@@ -7,11 +7,12 @@ import BreakerTimeline from '@/ui/breakers/breaker-timeline';
 export const metadata: Metadata = { title: 'Breakers' };
 
 export default async function BreakersPage(props: { searchParams: Promise<PageSearchParams> }) {
-  const { query } = parsePageQuery(await props.searchParams, Date.now());
+  const renderedAt = Date.now();
+  const { query } = parsePageQuery(await props.searchParams, renderedAt);
   const [tiles, timeline] = await Promise.all([fetchBreakerTiles(query), fetchBreakerTimeline(query)]);
   return (
     <main>
-      <BreakerGrid tiles={tiles} />
+      <BreakerGrid tiles={tiles} renderedAt={renderedAt} />
       <section className="panel">
         <h2>State timeline (worst state across instances)</h2>
         <BreakerTimeline rows={timeline} from={query.from} to={query.to} />

@@ -1,14 +1,16 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchRecentCalls, sourceCapabilities } from '@/lib/data/fetchers';
-import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
+import { type PageSearchParams, parseCallsQuery } from '@/lib/data/query-params';
+import { fmtDateTime } from '@/lib/format';
 import CallList from '@/ui/calls/call-list';
 
 export const metadata: Metadata = { title: 'Calls' };
 
+/** Failed, rejected or retried calls; chart points link here with their bucket, server and class. */
 export default async function CallsPage(props: { searchParams: Promise<PageSearchParams> }) {
   const sp = await props.searchParams;
-  const { query } = parsePageQuery(sp, Date.now());
+  const query = parseCallsQuery(sp, Date.now());
   if (!sourceCapabilities().traces) {
     return (
       <main className="panel" data-testid="traces-elsewhere">
@@ -22,26 +24,55 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
       </main>
     );
   }
-  const only = sp.only === 'failed' || sp.only === 'retried' ? sp.only : undefined;
-  const calls = await fetchRecentCalls(query, only);
+  const calls = await fetchRecentCalls(query);
+  const params = () =>
+    new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const link = (value: string | undefined, label: string) => {
-    const p = new URLSearchParams(
-      Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'),
-    );
+    const p = params();
     if (value) p.set('only', value);
     else p.delete('only');
     return (
-      <Link href={`/calls?${p}`} className={`badge${only === value ? ' success' : ''}`}>
+      <Link href={`/calls?${p}`} className={`badge${query.only === value ? ' success' : ''}`}>
         {label}
       </Link>
     );
   };
+  const chips = (
+    [
+      ['from', 'since', sp.from && sp.to ? fmtDateTime(query.from) : undefined],
+      ['to', 'until', sp.from && sp.to ? fmtDateTime(query.to) : undefined],
+      ['outcome', 'outcome', query.outcome],
+      ['class', 'class', query.errorClass],
+      ['type', 'type', query.errorType],
+    ] as const
+  ).filter(([, , v]) => v !== undefined);
   return (
     <main className="panel">
       <h2>
         Recent failed, rejected or retried calls · {link(undefined, 'all')} {link('failed', 'failed')}{' '}
         {link('retried', 'retried')}
       </h2>
+      {chips.length > 0 ? (
+        <p data-testid="calls-filters" className="muted" style={{ fontSize: 13 }}>
+          Showing{' '}
+          {chips.map(([param, label, v]) => {
+            const p = params();
+            p.delete(param);
+            if (param === 'from' || param === 'to') {
+              p.delete('from');
+              p.delete('to');
+            }
+            return (
+              <span key={param} style={{ marginRight: 8 }}>
+                {label} <b>{v}</b>{' '}
+                <Link href={`/calls?${p}`} aria-label={`remove ${label}`}>
+                  ×
+                </Link>
+              </span>
+            );
+          })}
+        </p>
+      ) : null}
       <CallList calls={calls} />
     </main>
   );

@@ -1,6 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { fetchErrorBreakdown, fetchErrorSeries } from '@/lib/data/fetchers';
+import {
+  fetchAnnotations,
+  fetchErrorBreakdown,
+  fetchErrorMatrix,
+  fetchErrorSeries,
+} from '@/lib/data/fetchers';
 import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import type { BreakdownRow } from '@/lib/data/types';
 import { fmtNumber, fmtPct } from '@/lib/format';
@@ -36,13 +41,19 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
   const sp = await props.searchParams;
   const { query } = parsePageQuery(sp, Date.now());
   const by = sp.by === 'type' ? 'type' : 'class';
-  const [series, byClass, byType, byServer, byTool] = await Promise.all([
+  const [series, matrix, byServer, byTool, annotations] = await Promise.all([
     fetchErrorSeries(query, by),
-    fetchErrorBreakdown(query, 'class'),
-    fetchErrorBreakdown(query, 'type'),
+    fetchErrorMatrix(query),
     fetchErrorBreakdown(query, 'server'),
     fetchErrorBreakdown(query, 'tool'),
+    fetchAnnotations(query),
   ]);
+  // class and type are two sums of the same rows (a type shows once per class it was given)
+  const byClass = ['retryable', 'non_retryable', 'conditional'].map((key) => ({
+    key,
+    count: matrix.filter((r) => r.errorClass === key).reduce((s, r) => s + r.count, 0),
+  }));
+  const byType = matrix.map((r) => ({ key: `${r.type} (${r.errorClass})`, count: r.count }));
   const other = new URLSearchParams(
     Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
@@ -54,11 +65,11 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
           Failed attempts over time, by {by} ·{' '}
           <Link href={`/errors?${other}`}>by {by === 'class' ? 'type' : 'class'}</Link>
         </h2>
-        <ErrorClassChart series={series} spanMs={query.to - query.from} />
+        <ErrorClassChart series={series} spanMs={query.to - query.from} annotations={annotations} />
       </section>
       <div className="grid two">
         <Breakdown title="By class" rows={byClass} testid="errors-class" />
-        <Breakdown title="By type" rows={byType} testid="errors-type" />
+        <Breakdown title="By type (and the class it was given)" rows={byType} testid="errors-type" />
         <Breakdown title="By server" rows={byServer} testid="errors-server" />
         <Breakdown title="By tool" rows={byTool} testid="errors-tool" />
       </div>

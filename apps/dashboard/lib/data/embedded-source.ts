@@ -1,42 +1,31 @@
-import { ERROR_CLASSES } from '@mcp-resilience/middleware';
-import {
-  OUTCOME_VALUE_FAILURE,
-  OUTCOME_VALUE_REJECTED,
-  OUTCOME_VALUE_SUCCESS,
-} from '@mcp-resilience/middleware/semconv';
+import { OUTCOME_VALUE_SUCCESS } from '@mcp-resilience/middleware/semconv';
 import type { Statement } from 'better-sqlite3';
 import type { EmbeddedStore } from '../store/embedded-store';
 import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
-import {
-  type AggregatedBreaker,
-  aggregateBreakers,
-  asState,
-  breakerSummaries,
-  compareTiles,
-  RANK,
-} from './breakers';
-import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
+import { asState, type InstanceBreakerState, RANK } from './breakers';
+import { bucketQuantile } from './bucket-quantile';
+import type {
+  BucketPlan,
+  BucketRow,
+  CountRow,
+  Dim,
+  LatencyRow,
+  MetricName,
+  Primitives,
+  WaitingRow,
+} from './primitives';
+import { ShapedSource } from './shaped-source';
 import type {
   AgentInstance,
   AttemptRow,
-  BreakdownBy,
-  BreakdownRow,
   BreakerStateName,
-  BreakerSummary,
-  BreakerTile,
   BreakerTimelineRow,
   BreakerTransition,
   CallRow,
-  CallsPoint,
+  CallsQuery,
   Dimensions,
   Filters,
-  Headline,
-  KeyedPoint,
-  RatioPoint,
-  RetryTotals,
-  Series,
-  Summary,
   TimelineSegment,
   TimeQuery,
 } from './types';
@@ -44,15 +33,43 @@ import type {
 type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
 type Row = Record<string, string | number>;
 
-const ERROR_CLASS_KEYS = ERROR_CLASSES;
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
-const FAILURE = OUTCOME_VALUE_FAILURE;
-const REJECTED = OUTCOME_VALUE_REJECTED;
+
+const METRIC: Readonly<Record<MetricName, number>> = {
+  calls: M.calls,
+  retries: M.retries,
+  errors: M.errors,
+  callDuration: M.callDuration,
+  wastedTime: M.wastedTime,
+  wastedCost: M.wastedCost,
+  modelRetriesAvoided: M.modelRetriesAvoided,
+  modelRetriesSavedTime: M.modelRetriesSavedTime,
+  breakerShed: M.breakerShed,
+};
+
+/** The `dims` column of each label; the variant is in `extra` (see metric-ids.ts); facts carry no instance. */
+const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
+  service: 'service',
+  server: 'server',
+  tool: 'tool',
+  outcome: 'outcome',
+  errorClass: 'error_class',
+  errorType: 'error_type',
+  variant: 'extra',
+};
+
+function col(d: Dim): Col {
+  if (d === 'instance')
+    throw new Error('the embedded store keeps no per-instance counts (facts carry no instance)');
+  return COL[d];
+}
+
+/** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
+const EXPORT_LAG_MS = 10_000;
 
 export interface EmbeddedSourceOptions {
   /** A breaker whose instances all stopped reporting for this long is shown as stale and not counted. */
   readonly staleMs: number;
-  readonly maxPoints?: number;
 }
 
 interface InstanceBreaker {
@@ -65,16 +82,21 @@ interface InstanceBreaker {
   updated: number;
 }
 
-/** `MetricsSource` over the embedded store: every panel reads pre-aggregated facts, never raw data. */
-export class EmbeddedSource implements MetricsSource {
+/** `Primitives` over the embedded store: every query reads pre-aggregated facts, never raw data. */
+export class EmbeddedPrimitives implements Primitives {
   readonly kind = 'embedded' as const;
-  readonly capabilities = { traces: true, push: true } as const;
+  readonly capabilities = { traces: true, push: true, instances: false } as const;
+  readonly freshnessMs = EXPORT_LAG_MS;
   private readonly statements = new Map<string, Statement>();
 
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
   ) {}
+
+  now(): number {
+    return this.store.now();
+  }
 
   subscribe(listener: {
     breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;
@@ -95,10 +117,7 @@ export class EmbeddedSource implements MetricsSource {
     return s;
   }
 
-  private static where(
-    filters: Filters,
-    extra: Partial<Record<Col, string>> = {},
-  ): { sql: string; args: string[] } {
+  private static where(filters: Filters, variantInExtra: boolean): { sql: string; args: string[] } {
     const parts: string[] = [];
     const args: string[] = [];
     const add = (col: Col, value: string | undefined) => {
@@ -109,28 +128,31 @@ export class EmbeddedSource implements MetricsSource {
     add('service', filters.service);
     add('server', filters.server);
     add('tool', filters.tool);
-    for (const [col, value] of Object.entries(extra)) add(col as Col, value);
+    if (variantInExtra) add('extra', filters.variant);
     return { sql: parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '', args };
   }
 
-  /** Totals of one metric over [from, to), grouped by label columns. */
-  private totals(
-    metric: number,
-    q: TimeQuery,
-    group: Col[],
-    match: Partial<Record<Col, string>> = {},
-  ): Row[] {
-    const now = this.store.now();
-    const w = EmbeddedSource.where(q.filters, match);
-    const cols = group.map((c) => `d.${c} AS ${c}`).join(', ');
-    const sql = `SELECT ${cols}${cols ? ', ' : ''}SUM(f.value) AS v, SUM(f.count) AS c FROM facts f JOIN dims d ON d.id = f.dim
-      WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}${group.length ? ` GROUP BY ${group.map((c) => `d.${c}`).join(', ')}` : ''}`;
+  private static labels(row: Row, by: readonly Dim[]): CountRow['labels'] {
+    const labels: Partial<Record<Dim, string>> = {};
+    for (const d of by) labels[d] = String(row[d] ?? '');
+    return labels;
+  }
+
+  /** SUM(value), SUM(count) of one metric id grouped by `by`, over the tiers' pieces of [from, to). */
+  private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], extraCol = false): Row[] {
+    const w = EmbeddedPrimitives.where(q.filters, metric !== M.callDurationBucket);
+    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...(extraCol ? ['d.extra AS extra'] : [])];
+    const group = [...by.map((d) => `d.${col(d)}`), ...(extraCol ? ['d.extra'] : [])];
+    const sql = `SELECT ${cols.join(', ')}${cols.length ? ', ' : ''}SUM(f.value) AS v, SUM(f.count) AS c
+      FROM facts f JOIN dims d ON d.id = f.dim
+      WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}${group.length ? ` GROUP BY ${group.join(', ')}` : ''}`;
     const stmt = this.prepare(sql);
     const merged = new Map<string, Row>();
-    for (const piece of planRange(q.from, q.to, now, this.store.tiers)) {
+    const keyCols = [...by, ...(extraCol ? ['extra'] : [])];
+    for (const piece of planRange(q.from, q.to, this.now(), this.store.tiers)) {
       for (const row of stmt.all(piece.tier, metric, piece.from, piece.to, ...w.args) as Row[]) {
         if (row.v === null) continue;
-        const key = group.map((c) => row[c]).join('\u0001');
+        const key = keyCols.map((c) => row[c]).join('\u0001');
         const m = merged.get(key);
         if (m) {
           m.v = (m.v as number) + (row.v as number);
@@ -141,189 +163,122 @@ export class EmbeddedSource implements MetricsSource {
     return [...merged.values()];
   }
 
-  /** A metric bucketed by the down-sampling plan, grouped by label columns. */
-  private series(metric: number, q: TimeQuery, group: Col[], maxPoints?: number) {
-    const now = this.store.now();
-    const plan = planSeries(q.from, q.to, now, this.store.tiers, maxPoints ?? this.options.maxPoints ?? 200);
-    const w = EmbeddedSource.where(q.filters);
-    const cols = group.map((c) => `d.${c} AS ${c}`).join(', ');
+  plan(q: TimeQuery, maxPoints: number): BucketPlan {
+    const p = planSeries(q.from, q.to, this.now(), this.store.tiers, maxPoints);
+    return { step: p.step, origin: p.origin, count: p.count };
+  }
+
+  async totals(metric: MetricName, q: TimeQuery, by: readonly Dim[]): Promise<CountRow[]> {
+    return this.sumOver(METRIC[metric], q, by)
+      .filter((r) => (r.v as number) !== 0 || (r.c as number) !== 0)
+      .map((r) => ({ labels: EmbeddedPrimitives.labels(r, by), value: r.v as number, count: r.c as number }));
+  }
+
+  async buckets(
+    metric: MetricName,
+    q: TimeQuery,
+    plan: BucketPlan,
+    by: readonly Dim[],
+  ): Promise<BucketRow[]> {
+    const now = this.now();
+    const tiers = this.store.tiers;
+    const tier =
+      [...tiers].reverse().find((t) => plan.step % t.res === 0 && plan.origin >= now - t.keepMs) ??
+      tiers.find((t) => plan.origin >= now - t.keepMs) ??
+      tiers[tiers.length - 1]!;
+    const w = EmbeddedPrimitives.where(q.filters, true);
+    const cols = by.map((d) => `d.${col(d)} AS ${d}`).join(', ');
     const sql = `SELECT CAST((f.bucket - ?) / ? AS INTEGER) AS k${cols ? `, ${cols}` : ''}, SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}
-      GROUP BY k${group.map((c) => `, d.${c}`).join('')}`;
+      GROUP BY k${by.map((d) => `, d.${col(d)}`).join('')}`;
     const rows = this.prepare(sql).all(
       plan.origin,
       plan.step,
-      plan.tier,
-      metric,
+      tier.id,
+      METRIC[metric],
       plan.origin,
       plan.origin + plan.count * plan.step,
       ...w.args,
     ) as Row[];
-    return { plan, rows };
-  }
-
-  private static sum(rows: Row[], pick: (r: Row) => boolean = () => true): number {
-    let s = 0;
-    for (const r of rows) if (pick(r)) s += r.v as number;
-    return s;
-  }
-
-  private countsOf(q: TimeQuery) {
-    const calls = this.totals(M.calls, q, ['outcome']);
-    const retries = this.totals(M.retries, q, ['outcome']);
-    const wastedTime = this.totals(M.wastedTime, q, []);
-    const mttf = this.totals(M.callDuration, q, [], {
-      outcome: FAILURE,
-      error_class: 'non_retryable' satisfies (typeof ERROR_CLASSES)[number],
-    });
-    const byOutcome = (rows: Row[], o: string) => EmbeddedSource.sum(rows, (r) => r.outcome === o);
-    const retriesTotal = EmbeddedSource.sum(retries);
-    const successful = byOutcome(retries, SUCCESS);
-    const mttfCount = mttf.reduce((s, r) => s + (r.c as number), 0);
-    const mttfSum = EmbeddedSource.sum(mttf);
-    return {
-      calls: {
-        total: EmbeddedSource.sum(calls),
-        success: byOutcome(calls, SUCCESS),
-        failure: byOutcome(calls, FAILURE),
-        rejected: byOutcome(calls, REJECTED),
-      },
-      retries: {
-        total: retriesTotal,
-        successful,
-        efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
-      },
-      wastedRetries: byOutcome(retries, FAILURE),
-      wastedRetryTimeSeconds: roundSeconds(EmbeddedSource.sum(wastedTime)),
-      mttfNonRetryableSeconds: mttfCount > 0 ? roundSeconds(mttfSum / mttfCount) : null,
-    };
-  }
-
-  async summary(q: TimeQuery): Promise<Summary> {
-    const counts = this.countsOf(q);
-    const errors = this.totals(M.errors, q, ['error_class', 'error_type']);
-    const byClass = { retryable: 0, non_retryable: 0, conditional: 0 };
-    const byType: Record<string, number> = {};
-    for (const r of errors) {
-      const cls = r.error_class as string;
-      if (cls === 'retryable' || cls === 'non_retryable' || cls === 'conditional')
-        byClass[cls] += r.v as number;
-      const type = (r.error_type as string) || '_OTHER';
-      byType[type] = (byType[type] ?? 0) + (r.v as number);
-    }
-    return {
-      from: q.from,
-      to: q.to,
-      calls: counts.calls,
-      retries: counts.retries,
-      errors: { byClass, byType },
-      wastedRetries: counts.wastedRetries,
-      wastedRetryTimeSeconds: counts.wastedRetryTimeSeconds,
-      mttfNonRetryableSeconds: counts.mttfNonRetryableSeconds,
-      breakers: await this.breakers(q),
-    };
-  }
-
-  async headline(q: TimeQuery): Promise<Headline> {
-    const counts = this.countsOf(q);
-    const breakers = await this.breakers(q);
-    const minutes = Math.max(1 / 60, (q.to - q.from) / 60_000);
-    return {
-      from: q.from,
-      to: q.to,
-      retries: counts.retries,
-      calls: counts.calls,
-      callsPerMinute: counts.calls.total / minutes,
-      openBreakers: breakers.filter((b) => b.state === 'open').length,
-      wastedRetries: counts.wastedRetries,
-      wastedRetryTimeSeconds: counts.wastedRetryTimeSeconds,
-      mttfNonRetryableSeconds: counts.mttfNonRetryableSeconds,
-    };
-  }
-
-  async retryTotals(q: TimeQuery): Promise<RetryTotals[]> {
-    const rows = this.totals(M.retries, q, ['server', 'outcome']);
-    const by = new Map<string, { server: string; successful: number; total: number }>();
-    for (const r of rows) {
-      const server = r.server as string;
-      const t = by.get(server) ?? { server, successful: 0, total: 0 };
-      t.total += r.v as number;
-      if (r.outcome === SUCCESS) t.successful += r.v as number;
-      by.set(server, t);
-    }
-    return [...by.values()].sort((a, b) => a.server.localeCompare(b.server));
-  }
-
-  async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const { plan, rows } = this.series(M.retries, q, ['outcome']);
-    const points: RatioPoint[] = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      successful: 0,
-      total: 0,
-    }));
-    for (const r of rows) {
-      const p = points[r.k as number] as { successful: number; total: number } | undefined;
-      if (!p) continue;
-      p.total += r.v as number;
-      if (r.outcome === SUCCESS) p.successful += r.v as number;
-    }
-    return { step: plan.step, points };
-  }
-
-  async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const { plan, rows } = this.series(M.calls, q, ['outcome']);
-    const points: CallsPoint[] = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      success: 0,
-      failure: 0,
-      rejected: 0,
-    }));
-    for (const r of rows) {
-      const p = points[r.k as number] as Record<string, number> | undefined;
-      const o = r.outcome as string;
-      if (p && (o === SUCCESS || o === FAILURE || o === REJECTED)) p[o] = (p[o] ?? 0) + (r.v as number);
-    }
-    return { step: plan.step, points };
-  }
-
-  async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const col: Col = by === 'class' ? 'error_class' : 'error_type';
-    const { plan, rows } = this.series(M.errors, q, [col]);
-    const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      values: (by === 'class' ? { retryable: 0, non_retryable: 0, conditional: 0 } : {}) as Record<
-        string,
-        number
-      >,
-    }));
-    for (const r of rows) {
-      const p = points[r.k as number];
-      if (!p) continue;
-      const key = (r[col] as string) || '_OTHER';
-      p.values[key] = (p.values[key] ?? 0) + (r.v as number);
-    }
-    return { step: plan.step, points };
-  }
-
-  async errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]> {
-    const col: Col = by === 'class' ? 'error_class' : by === 'type' ? 'error_type' : by;
-    const rows = this.totals(M.errors, q, [col]);
-    const result = rows
+    return rows
+      .filter((r) => (r.v as number) !== 0 || (r.c as number) !== 0)
       .map((r) => ({
-        key: (r[col] as string) || (by === 'tool' ? '(no tool)' : '_OTHER'),
-        count: r.v as number,
-      }))
-      .filter((r) => r.count > 0)
-      .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
-    if (by === 'class') {
-      for (const k of ERROR_CLASS_KEYS)
-        if (!result.some((r) => r.key === k)) result.push({ key: k, count: 0 });
-    }
-    return result;
+        k: r.k as number,
+        labels: EmbeddedPrimitives.labels(r, by),
+        value: r.v as number,
+        count: r.c as number,
+      }));
   }
 
-  private instanceBreakers(filters: Filters): InstanceBreaker[] {
+  /** Bucket interpolation over the stored per-bucket counts (as histogram_quantile does). */
+  async latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]> {
+    const plain = by.filter((d) => d !== 'variant');
+    const rows = this.sumOver(M.callDurationBucket, q, plain, true);
+    const groups = new Map<string, { labels: Partial<Record<Dim, string>>; counts: Map<number, number> }>();
+    for (const r of rows) {
+      const [range = '', variant = ''] = String(r.extra).split('\u0001');
+      if (q.filters.variant !== undefined && variant !== q.filters.variant) continue;
+      const labels: Partial<Record<Dim, string>> = { ...EmbeddedPrimitives.labels(r, plain) };
+      if (by.includes('variant')) labels.variant = variant;
+      const key = by.map((d) => labels[d]).join('\u0001');
+      const g = groups.get(key) ?? { labels, counts: new Map() };
+      const [lower = '', le = ''] = range.split('~');
+      const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+      if (le === '' || Number.isNaN(bound)) continue;
+      g.counts.set(bound, (g.counts.get(bound) ?? 0) + (r.v as number));
+      // zero buckets are not stored: the lower bound keeps the interpolation exact
+      if (lower !== '' && !Number.isNaN(Number(lower)) && !g.counts.has(Number(lower)))
+        g.counts.set(Number(lower), 0);
+      groups.set(key, g);
+    }
+    return [...groups.values()].map((g) => {
+      const sorted = [...g.counts].sort((a, b) => a[0] - b[0]);
+      const bounds = sorted.filter(([b]) => Number.isFinite(b)).map(([b]) => b);
+      const counts = [
+        ...sorted.filter(([b]) => Number.isFinite(b)).map(([, c]) => c),
+        g.counts.get(Number.POSITIVE_INFINITY) ?? 0,
+      ];
+      return {
+        labels: g.labels,
+        count: counts.reduce((s, c) => s + c, 0),
+        quantiles: quantiles.map((x) => bucketQuantile(x, bounds, counts)),
+      };
+    });
+  }
+
+  async breakerWaiting(filters: Filters): Promise<WaitingRow[]> {
+    // The latest finest bucket of each (service, instance, breaker) reported within the stale time.
+    const tier = this.store.tiers[0]!;
+    const since = this.now() - this.options.staleMs;
+    const w = EmbeddedPrimitives.where({ ...filters, variant: undefined }, false);
+    const rows = this.prepare(
+      `SELECT d.server AS server, d.tool AS tool, f.value / f.count AS level
+       FROM facts f JOIN dims d ON d.id = f.dim
+       JOIN (SELECT f2.dim AS dim, MAX(f2.bucket) AS bucket FROM facts f2
+             WHERE f2.tier = ? AND f2.metric = ? AND f2.bucket >= ? GROUP BY f2.dim) latest
+         ON latest.dim = f.dim AND latest.bucket = f.bucket
+       WHERE f.tier = ? AND f.metric = ? AND f.count > 0${w.sql}`,
+    ).all(tier.id, M.breakerWaiting, since, tier.id, M.breakerWaiting, ...w.args) as Array<{
+      server: string;
+      tool: string;
+      level: number;
+    }>;
+    const by = new Map<string, WaitingRow>();
+    for (const r of rows) {
+      const key = `${r.server}\u0001${r.tool}`;
+      const prev = by.get(key);
+      by.set(key, { server: r.server, tool: r.tool, waiting: (prev?.waiting ?? 0) + r.level });
+    }
+    return [...by.values()];
+  }
+
+  async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
+    const now = this.now();
+    return this.rawBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs }));
+  }
+
+  private rawBreakers(filters: Filters): InstanceBreaker[] {
     const parts: string[] = [];
     const args: string[] = [];
     if (filters.service !== undefined) {
@@ -342,64 +297,8 @@ export class EmbeddedSource implements MetricsSource {
     return this.prepare(sql).all(...args) as InstanceBreaker[];
   }
 
-  private aggregateBreakers(filters: Filters): AggregatedBreaker[] {
-    const now = this.store.now();
-    return aggregateBreakers(
-      this.instanceBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs })),
-    );
-  }
-
-  async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return breakerSummaries(this.aggregateBreakers(q.filters));
-  }
-
-  async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
-    const aggregated = this.aggregateBreakers(q.filters);
-    const totals = this.totals(M.calls, q, ['server', 'tool', 'outcome']);
-    const { plan, rows } = this.series(M.calls, q, ['server', 'tool', 'outcome'], 30);
-    const last = this.prepare(
-      'SELECT ts, from_state, to_state, reason FROM breaker_transitions WHERE server = ? AND tool = ? ORDER BY ts DESC LIMIT 1',
-    );
-    const seconds = Math.max(1, (q.to - q.from) / 1000);
-    const tiles: BreakerTile[] = aggregated.map((b) => {
-      const mine = (r: Row) => r.server === b.server && (b.tool === '' || r.tool === b.tool);
-      const success = EmbeddedSource.sum(totals, (r) => mine(r) && r.outcome === SUCCESS);
-      const failure = EmbeddedSource.sum(totals, (r) => mine(r) && r.outcome === FAILURE);
-      const all = EmbeddedSource.sum(totals, mine);
-      const sparkline = Array.from({ length: plan.count }, (_, k) => ({
-        t: plan.origin + k * plan.step,
-        calls: 0,
-        failures: 0,
-      }));
-      for (const r of rows) {
-        if (!mine(r)) continue;
-        const p = sparkline[r.k as number];
-        if (!p) continue;
-        p.calls += r.v as number;
-        if (r.outcome === FAILURE) p.failures += r.v as number;
-      }
-      const t = last.get(b.server, b.tool) as
-        | { ts: number; from_state: string; to_state: string; reason: string }
-        | undefined;
-      return {
-        server: b.server,
-        tool: b.tool === '' ? null : b.tool,
-        state: b.state,
-        since: b.since,
-        instances: b.instances,
-        stale: b.stale,
-        errorRate: success + failure > 0 ? failure / (success + failure) : null,
-        calls: all,
-        callsPerSecond: all / seconds,
-        sparkline,
-        lastTransition: t ? { at: t.ts, from: t.from_state, to: t.to_state, reason: t.reason } : null,
-      };
-    });
-    return tiles.sort(compareTiles);
-  }
-
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const current = this.instanceBreakers(q.filters);
+    const current = this.rawBreakers(q.filters);
     const inWindow = this.prepare(
       'SELECT ts, service, instance, server, tool, from_state, to_state FROM breaker_transitions WHERE ts >= ? AND ts < ? ORDER BY ts',
     ).all(q.from, q.to) as Array<{
@@ -501,8 +400,7 @@ export class EmbeddedSource implements MetricsSource {
     return rows.map((r) => ({ service: r.service, instance: r.instance, lastSeen: r.last_seen }));
   }
 
-  async transitions(q: TimeQuery, options: { limit?: number } = {}): Promise<BreakerTransition[]> {
-    const limit = Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS));
+  async transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]> {
     const parts = ['ts >= ?', 'ts < ?'];
     const args: Array<string | number> = [q.from, q.to];
     if (q.filters.service !== undefined) {
@@ -543,27 +441,27 @@ export class EmbeddedSource implements MetricsSource {
     }));
   }
 
-  async recentCalls(
-    q: TimeQuery,
-    options: { limit: number; only?: 'failed' | 'retried' },
-  ): Promise<CallRow[]> {
+  async recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]> {
     const parts = ['start_ms >= ?', 'start_ms < ?'];
     const args: Array<string | number> = [q.from, q.to];
     for (const [col, value] of [
       ['service', q.filters.service],
       ['server', q.filters.server],
       ['tool', q.filters.tool],
+      ['outcome', q.outcome],
+      ['error_class', q.errorClass],
+      ['error_type', q.errorType],
     ] as const) {
       if (value !== undefined) {
         parts.push(`${col} = ?`);
         args.push(value);
       }
     }
-    if (options.only === 'failed') parts.push(`outcome <> '${SUCCESS}'`);
-    if (options.only === 'retried') parts.push('attempts > 1');
+    if (q.only === 'failed') parts.push(`outcome <> '${SUCCESS}'`);
+    if (q.only === 'retried') parts.push('attempts > 1');
     const calls = this.prepare(
       `SELECT * FROM calls WHERE ${parts.join(' AND ')} ORDER BY start_ms DESC LIMIT ?`,
-    ).all(...args, Math.max(1, Math.min(500, options.limit))) as Array<Record<string, string | number>>;
+    ).all(...args, limit) as Array<Record<string, string | number>>;
     if (calls.length === 0) return [];
     const ids = calls.map((c) => c.span_id as string);
     const attempts = this.store.db
@@ -617,6 +515,27 @@ export class EmbeddedSource implements MetricsSource {
           `SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`,
         ).all() as Array<{ v: string }>
       ).map((r) => r.v);
-    return { services: distinct('service'), servers: distinct('server'), tools: distinct('tool') };
+    const variants = (
+      this.prepare(
+        `SELECT DISTINCT d.extra AS v FROM dims d WHERE d.extra <> '' AND EXISTS
+           (SELECT 1 FROM facts f WHERE f.dim = d.id AND f.metric = ? LIMIT 1) ORDER BY d.extra LIMIT 100`,
+      ).all(M.calls) as Array<{ v: string }>
+    ).map((r) => r.v);
+    return {
+      services: distinct('service'),
+      servers: distinct('server'),
+      tools: distinct('tool'),
+      variants,
+    };
+  }
+}
+
+/** The dashboard's `MetricsSource` over the embedded store. */
+export class EmbeddedSource extends ShapedSource {
+  constructor(
+    protected readonly store: EmbeddedStore,
+    options: EmbeddedSourceOptions,
+  ) {
+    super(new EmbeddedPrimitives(store, options));
   }
 }

@@ -1,6 +1,6 @@
 import { getRuntime } from '../runtime';
 import type { MetricsSource } from './metrics-source';
-import type { TimeQuery } from './types';
+import type { Annotation, CallsQuery, CompareBy, TimeQuery } from './types';
 
 /*
  * The page-level reads (one async function per panel, as in the Next.js learn dashboard). Each goes through
@@ -30,10 +30,66 @@ export const fetchErrorBreakdown = (q: TimeQuery, by: 'class' | 'type' | 'server
 export const fetchBreakerTiles = (q: TimeQuery) => read('breakers', () => source().breakerTiles(q));
 export const fetchBreakerTimeline = (q: TimeQuery) =>
   read('breaker timeline', () => source().breakerTimeline(q));
-export const fetchRecentCalls = (q: TimeQuery, only?: 'failed' | 'retried') =>
-  read('recent calls', () => source().recentCalls(q, { limit: 50, only }));
+export const fetchRecentCalls = (q: CallsQuery) =>
+  read('recent calls', () => source().recentCalls(q, { limit: 50 }));
+export const fetchLatency = (q: TimeQuery) => read('latency', () => source().latency(q));
+export const fetchCompare = (q: TimeQuery, by: CompareBy) =>
+  read(`compare by ${by}`, () => source().compare(q, by));
+export const fetchErrorMatrix = (q: TimeQuery) => read('errors by type', () => source().errorMatrix(q));
+
+/** At most this many marks per chart (the newest). */
+const MAX_ANNOTATIONS = 60;
+
+/**
+ * Marks for every time chart of a window: breaker transitions (per breaker, the instances' changes of the
+ * worst state are what matters: one mark per transition) and alerts firing or resolving.
+ */
+export async function fetchAnnotations(q: TimeQuery): Promise<Annotation[]> {
+  const [transitions, history] = await Promise.all([
+    read('transitions', () => source().transitions(q, { limit: MAX_ANNOTATIONS })),
+    Promise.resolve().then(() => {
+      try {
+        return getRuntime().alertStore.history(200);
+      } catch (error) {
+        console.error('[dashboard] failed to fetch alert history:', error);
+        return [];
+      }
+    }),
+  ]);
+  const marks: Annotation[] = [
+    ...transitions.map((t) => ({
+      t: t.ts,
+      kind: 'transition' as const,
+      state: t.to,
+      label: `${t.server}${t.tool ? `/${t.tool}` : ''} → ${t.to}`,
+    })),
+    ...history
+      .filter((h) => h.at >= q.from && h.at < q.to && (h.state === 'firing' || h.state === 'resolved'))
+      .map((h) => ({ t: h.at, kind: 'alert' as const, state: h.state, label: `${h.name} ${h.state}` })),
+  ];
+  const seen = new Set<string>();
+  return marks
+    .sort((a, b) => a.t - b.t)
+    .filter((m) => {
+      const key = `${m.kind}-${m.t}-${m.state}-${m.label}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(-MAX_ANNOTATIONS);
+}
 export const fetchDimensions = (q: TimeQuery) => read('filters', () => source().dimensions(q));
 export const sourceCapabilities = () => source().capabilities;
+
+/** How agents reach this dashboard's OTLP receiver: `PUBLIC_URL`, else the address the page was asked on. */
+export function fetchConnectInfo(requestOrigin: string) {
+  const rt = getRuntime();
+  return {
+    baseUrl: (rt.config.publicUrl ?? requestOrigin).replace(/\/+$/, ''),
+    tokenRequired: rt.config.ingestToken !== undefined,
+    receivesOtlp: rt.source.kind === 'embedded',
+  };
+}
 
 export function fetchAlerts() {
   const rt = getRuntime();

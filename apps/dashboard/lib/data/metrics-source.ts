@@ -8,9 +8,13 @@ import type {
   BreakerTransition,
   CallRow,
   CallsPoint,
+  CallsQuery,
+  CompareBy,
+  CompareGroup,
   Dimensions,
   Headline,
   KeyedPoint,
+  LatencyStat,
   RatioPoint,
   RetryTotals,
   Series,
@@ -29,8 +33,9 @@ export const MAX_TRANSITIONS = 1000;
 
 /**
  * THE data interface of the dashboard: one async function per question, domain-level (no SQL, no PromQL
- * leaks out), returning numerators and denominators. Two implementations: the embedded store (default,
- * `embedded-source.ts`) and PromQL (`DASHBOARD_SOURCE=prometheus`, `prometheus-source.ts`). Pages, the JSON
+ * leaks out), returning numerators and denominators. One implementation, `ShapedSource` (`shaped-source.ts`),
+ * builds every answer from a backend's primitive queries (`primitives.ts`): the embedded store (default,
+ * `embedded-source.ts`) or PromQL (`DASHBOARD_SOURCE=prometheus`, `prometheus-source.ts`). Pages, the JSON
  * API, the SSE stream and the alert engine all read through it; one contract suite
  * (`system/contract.system.test.ts`) checks that both give the same numbers for the same workload.
  */
@@ -41,6 +46,8 @@ export interface MetricsSource {
     readonly traces: boolean;
     /** Breaker changes are pushed (`subscribe`) rather than found by polling. */
     readonly push: boolean;
+    /** Counts per agent instance (compare by instance): PromQL only, the embedded facts carry no instance. */
+    readonly instances: boolean;
   };
 
   summary(q: TimeQuery): Promise<Summary>;
@@ -51,6 +58,12 @@ export interface MetricsSource {
   callSeries(q: TimeQuery): Promise<Series<CallsPoint>>;
   errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>>;
   errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]>;
+  /** Failed attempts by type and the class they were given (one query: class and type tables agree). */
+  errorMatrix(q: TimeQuery): Promise<Array<{ type: string; errorClass: string; count: number }>>;
+  /** p50/p95/p99 of the call duration per server and tool. */
+  latency(q: TimeQuery): Promise<LatencyStat[]>;
+  /** The overview's series side by side per service, variant or server (same plan, same axes). */
+  compare(q: TimeQuery, by: CompareBy): Promise<CompareGroup[]>;
 
   breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]>;
   breakerTiles(q: TimeQuery): Promise<BreakerTile[]>;
@@ -61,7 +74,7 @@ export interface MetricsSource {
   /** Breaker transitions in the window, oldest first, at most `limit` (the newest ones). */
   transitions(q: TimeQuery, options?: { limit?: number }): Promise<BreakerTransition[]>;
 
-  recentCalls(q: TimeQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
+  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
 
   /** Called with the (server, tool) of breakers whose state changed; returns an unsubscribe function. */

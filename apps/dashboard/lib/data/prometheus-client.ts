@@ -5,6 +5,7 @@ import { SourceUnavailableError } from '../source-unavailable';
  * `PrometheusError` whose message says what went wrong and names PROMETHEUS_URL (with any credentials masked).
  */
 
+
 export interface PrometheusClientOptions {
   /** Base URL, path prefix included (`http://prometheus:9090`, `https://mimir.example.com/prometheus`). */
   readonly url: string;
@@ -49,7 +50,7 @@ export class PrometheusError extends SourceUnavailableError {
     /** Prometheus's `errorType` (`bad_data`, `timeout`, `execution`...) or the HTTP status. */
     readonly detail?: string,
   ) {
-    super(message, { status: kind === 'timeout' ? 504 : 502 });
+    super(message, { status: kind === 'timeout' ? 504 : 502, source: 'prometheus' });
   }
 }
 

@@ -1,8 +1,4 @@
-import { ERROR_CLASSES } from '@mcp-resilience/middleware';
 import {
-  OUTCOME_VALUE_FAILURE,
-  OUTCOME_VALUE_REJECTED,
-  OUTCOME_VALUE_SUCCESS,
   PROM_LABEL_ERROR_CLASS,
   PROM_LABEL_ERROR_TYPE,
   PROM_LABEL_FROM_STATE,
@@ -11,38 +7,39 @@ import {
   PROM_LABEL_OUTCOME,
   PROM_LABEL_STATE,
   PROM_LABEL_TO_STATE,
+  PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
+  PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
+  PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
+  PROM_MCP_RESILIENCE_CALLS_TOTAL,
+  PROM_MCP_RESILIENCE_ERRORS_TOTAL,
+  PROM_MCP_RESILIENCE_RETRIES_TOTAL,
+  PROM_MCP_RESILIENCE_RETRY_WASTED_COST_TOTAL,
+  PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
-import { alignDown, alignUp, planSeries, type SeriesPlan, type Tier } from '../store/tiers';
-import {
-  type AggregatedBreaker,
-  aggregateBreakers,
-  asState,
-  breakerSummaries,
-  compareTiles,
-  type InstanceBreakerState,
-} from './breakers';
-import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
+import { asState, type InstanceBreakerState } from './breakers';
+import type {
+  BucketPlan,
+  BucketRow,
+  CountRow,
+  Dim,
+  Labels,
+  LatencyRow,
+  MetricName,
+  Primitives,
+  WaitingRow,
+} from './primitives';
 import type { InstantSample, PrometheusApi, RangeSeries } from './prometheus-client';
 import * as promql from './promql';
+import { ShapedSource } from './shaped-source';
+import { alignDown, alignUp, planBuckets } from './time-buckets';
 import type {
   AgentInstance,
-  BreakdownBy,
-  BreakdownRow,
   BreakerStateName,
-  BreakerSummary,
-  BreakerTile,
   BreakerTimelineRow,
   BreakerTransition,
   CallRow,
-  CallsPoint,
   Dimensions,
   Filters,
-  Headline,
-  KeyedPoint,
-  RatioPoint,
-  RetryTotals,
-  Series,
-  Summary,
   TimelineSegment,
   TimeQuery,
 } from './types';
@@ -53,13 +50,9 @@ export interface PrometheusSourceOptions {
   readonly staleMs: number;
   /** The scrape interval of the resilience metrics: the finest step any query uses. */
   readonly scrapeIntervalMs: number;
-  readonly maxPoints?: number;
   readonly now?: () => number;
 }
 
-const SUCCESS = OUTCOME_VALUE_SUCCESS;
-const FAILURE = OUTCOME_VALUE_FAILURE;
-const REJECTED = OUTCOME_VALUE_REJECTED;
 const SERVER = PROM_LABEL_MCP_SERVER;
 const TOOL = PROM_LABEL_GEN_AI_TOOL_NAME;
 /** How far before a window the value a window's count starts from is looked for (instant queries). */
@@ -74,14 +67,32 @@ const MAX_TIMELINE_STEPS = 1000;
 const SINCE_CACHE_MS = 60_000;
 const MAX_SINCE_CACHE = 100_000;
 
+/** The Prometheus label of each dimension. */
+const LABEL: Readonly<Record<Dim, string>> = {
+  service: promql.LABEL_JOB,
+  server: SERVER,
+  tool: TOOL,
+  outcome: PROM_LABEL_OUTCOME,
+  errorClass: PROM_LABEL_ERROR_CLASS,
+  errorType: PROM_LABEL_ERROR_TYPE,
+  variant: promql.LABEL_VARIANT,
+  instance: promql.LABEL_INSTANCE,
+};
+
+/** The Prometheus counter of each metric (the histogram is read through its _sum/_count/_bucket). */
+const COUNTER: Readonly<Record<Exclude<MetricName, 'callDuration'>, string>> = {
+  calls: PROM_MCP_RESILIENCE_CALLS_TOTAL,
+  retries: PROM_MCP_RESILIENCE_RETRIES_TOTAL,
+  errors: PROM_MCP_RESILIENCE_ERRORS_TOTAL,
+  wastedTime: PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
+  wastedCost: PROM_MCP_RESILIENCE_RETRY_WASTED_COST_TOTAL,
+  modelRetriesAvoided: promql.PROM_MODEL_RETRIES_AVOIDED_TOTAL,
+  modelRetriesSavedTime: promql.PROM_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL,
+  breakerShed: promql.PROM_BREAKER_SHED_TOTAL,
+};
+
 const label = (s: { labels: Readonly<Record<string, string>> }, name: string): string => s.labels[name] ?? '';
 const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
-
-function sumWhere(samples: readonly InstantSample[], pick: (s: InstantSample) => boolean = () => true) {
-  let total = 0;
-  for (const s of samples) if (pick(s)) total += finite(s.value);
-  return total;
-}
 
 /** The labels of a series minus the metric name and the given ones, as a key. */
 function seriesKey(labels: Readonly<Record<string, string>>, without: readonly string[] = []): string {
@@ -93,14 +104,15 @@ function seriesKey(labels: Readonly<Record<string, string>>, without: readonly s
 }
 
 /**
- * `MetricsSource` over a Prometheus-compatible API (Prometheus, Mimir, Thanos, VictoriaMetrics) in PromQL
+ * `Primitives` over a Prometheus-compatible API (Prometheus, Mimir, Thanos, VictoriaMetrics) in PromQL
  * (every query is a named builder in `promql.ts`). Stateless: any number of dashboards can read the same
  * Prometheus. Spans are not in Prometheus, so `recentCalls` is empty and the Calls page says where traces are.
  */
-export class PrometheusSource implements MetricsSource {
+export class PrometheusPrimitives implements Primitives {
   readonly kind = 'prometheus' as const;
-  readonly capabilities = { traces: false, push: false } as const;
-  private readonly now: () => number;
+  readonly capabilities = { traces: false, push: false, instances: true } as const;
+  readonly freshnessMs: number;
+  readonly now: () => number;
   private readonly resolutionMs: number;
   /** Per state series (all its labels): since when it has been 1, and when that was computed. */
   private readonly sinceCache = new Map<string, { since: number; at: number }>();
@@ -108,220 +120,163 @@ export class PrometheusSource implements MetricsSource {
   constructor(private readonly options: PrometheusSourceOptions) {
     this.now = options.now ?? Date.now;
     this.resolutionMs = Math.max(1000, options.scrapeIntervalMs);
+    // a bucket is complete once a scrape after its end has been taken (and a step to evaluate it)
+    this.freshnessMs = 2 * this.resolutionMs;
   }
 
   private instant(expr: string, timeMs: number): Promise<InstantSample[]> {
     return this.options.api.query(expr, timeMs);
   }
 
-  /** A window ending at `q.to`. */
   private window(q: TimeQuery): promql.Window {
     return { filters: q.filters, windowMs: q.to - q.from, lookbackMs: TOTAL_LOOKBACK_MS };
   }
 
-  /** Buckets as the embedded store plans them (10 s at the finest), never finer than the scrape interval. */
-  private plan(q: TimeQuery, maxPoints?: number): SeriesPlan {
-    const res = Math.max(SERIES_MIN_STEP_MS, alignUp(this.resolutionMs, SERIES_MIN_STEP_MS));
-    const tiers: Tier[] = [{ id: 0, res, keepMs: Number.POSITIVE_INFINITY }];
-    return planSeries(q.from, q.to, this.now(), tiers, maxPoints ?? this.options.maxPoints ?? 200);
-  }
-
-  /**
-   * A count per bucket: bucket k ([origin + k*step, origin + (k+1)*step)) is the step's exact increase,
-   * evaluated at the bucket's end. Calls `add(k, series)` for every non-zero value.
-   */
-  private async buckets(
-    build: (w: promql.Window) => string,
-    q: TimeQuery,
-    plan: SeriesPlan,
-    add: (k: number, labels: Readonly<Record<string, string>>, value: number) => void,
-  ): Promise<void> {
-    const w: promql.Window = {
+  private stepWindow(q: TimeQuery, plan: BucketPlan): promql.Window {
+    return {
       filters: q.filters,
       windowMs: plan.step,
       lookbackMs: Math.max(MIN_STEP_LOOKBACK_MS, 4 * this.resolutionMs, plan.step),
     };
+  }
+
+  /** Buckets of 10 s at the finest (as the embedded store's finest tier), never finer than the scrape. */
+  plan(q: TimeQuery, maxPoints: number): BucketPlan {
+    const res = Math.max(SERIES_MIN_STEP_MS, alignUp(this.resolutionMs, SERIES_MIN_STEP_MS));
+    return planBuckets(q.from, q.to, res, maxPoints);
+  }
+
+  private static labelsOf(s: { labels: Readonly<Record<string, string>> }, by: readonly Dim[]): Labels {
+    const labels: Partial<Record<Dim, string>> = {};
+    for (const d of by) labels[d] = label(s, LABEL[d]);
+    return labels;
+  }
+
+  private static merge(
+    rows: Array<{ key: string; labels: Labels; value: number; count: number }>,
+  ): CountRow[] {
+    const merged = new Map<string, { labels: Labels; value: number; count: number }>();
+    for (const r of rows) {
+      const m = merged.get(r.key);
+      if (m) {
+        m.value += r.value;
+        m.count += r.count;
+      } else merged.set(r.key, { labels: r.labels, value: r.value, count: r.count });
+    }
+    return [...merged.values()].filter((r) => r.value !== 0 || r.count !== 0);
+  }
+
+  async totals(metric: MetricName, q: TimeQuery, by: readonly Dim[]): Promise<CountRow[]> {
+    const labels = by.map((d) => LABEL[d]);
+    const w = this.window(q);
+    const build = (name: string) => promql.totalBy(name, labels, w.filters, w.windowMs, w.lookbackMs);
+    const key = (s: InstantSample) => by.map((d) => label(s, LABEL[d])).join('\u0001');
+    if (metric === 'callDuration') {
+      const [sums, counts] = await Promise.all([
+        this.instant(build(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM), q.to),
+        this.instant(build(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT), q.to),
+      ]);
+      return PrometheusPrimitives.merge([
+        ...sums.map((s) => ({
+          key: key(s),
+          labels: PrometheusPrimitives.labelsOf(s, by),
+          value: finite(s.value),
+          count: 0,
+        })),
+        ...counts.map((s) => ({
+          key: key(s),
+          labels: PrometheusPrimitives.labelsOf(s, by),
+          value: 0,
+          count: finite(s.value),
+        })),
+      ]);
+    }
+    const samples = await this.instant(build(COUNTER[metric]), q.to);
+    return PrometheusPrimitives.merge(
+      samples.map((s) => ({
+        key: key(s),
+        labels: PrometheusPrimitives.labelsOf(s, by),
+        value: finite(s.value),
+        count: 0,
+      })),
+    );
+  }
+
+  /**
+   * A count per bucket: bucket k ([origin + k*step, origin + (k+1)*step)) is the step's exact increase,
+   * evaluated at the bucket's end.
+   */
+  async buckets(
+    metric: MetricName,
+    q: TimeQuery,
+    plan: BucketPlan,
+    by: readonly Dim[],
+  ): Promise<BucketRow[]> {
+    const w = this.stepWindow(q, plan);
+    const labels = by.map((d) => LABEL[d]);
     const start = plan.origin + plan.step;
     const end = plan.origin + plan.count * plan.step;
-    const series: RangeSeries[] = await this.options.api.queryRange(build(w), start, end, plan.step);
-    for (const s of series) {
-      for (const [t, v] of s.points) {
-        const k = Math.round((t - start) / plan.step);
-        if (k < 0 || k >= plan.count || !Number.isFinite(v) || v === 0) continue;
-        add(k, s.labels, v);
+    const range = (name: string) =>
+      this.options.api.queryRange(
+        promql.totalBy(name, labels, w.filters, w.windowMs, w.lookbackMs),
+        start,
+        end,
+        plan.step,
+      );
+    const out = new Map<string, { k: number; labels: Labels; value: number; count: number }>();
+    const add = (series: RangeSeries[], field: 'value' | 'count') => {
+      for (const s of series) {
+        const l = PrometheusPrimitives.labelsOf(s, by);
+        for (const [t, v] of s.points) {
+          const k = Math.round((t - start) / plan.step);
+          if (k < 0 || k >= plan.count || !Number.isFinite(v) || v === 0) continue;
+          const key = `${k}\u0001${by.map((d) => l[d]).join('\u0001')}`;
+          const row = out.get(key) ?? { k, labels: l, value: 0, count: 0 };
+          row[field] += v;
+          out.set(key, row);
+        }
       }
-    }
+    };
+    if (metric === 'callDuration') {
+      const [sums, counts] = await Promise.all([
+        range(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM),
+        range(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT),
+      ]);
+      add(sums, 'value');
+      add(counts, 'count');
+    } else add(await range(COUNTER[metric]), 'value');
+    return [...out.values()];
   }
 
-  private async countsOf(q: TimeQuery) {
+  /** `histogram_quantile` over the window's bucket increases, and the observation count per group. */
+  async latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]> {
     const w = this.window(q);
-    const [calls, retries, wasted, mttfSum, mttfCount] = await Promise.all([
-      this.instant(promql.callsByOutcome(w), q.to),
-      this.instant(promql.retriesByOutcome(w), q.to),
-      this.instant(promql.wastedRetrySeconds(w), q.to),
-      this.instant(promql.nonRetryableDurationSum(w), q.to),
-      this.instant(promql.nonRetryableDurationCount(w), q.to),
+    const labels = by.map((d) => LABEL[d]);
+    const [counts, ...perQuantile] = await Promise.all([
+      this.totals('callDuration', q, by),
+      ...quantiles.map((x) =>
+        this.instant(
+          promql.durationQuantile(w, x, labels, PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET),
+          q.to,
+        ),
+      ),
     ]);
-    const outcome = (samples: InstantSample[], o: string) =>
-      sumWhere(samples, (s) => label(s, PROM_LABEL_OUTCOME) === o);
-    const retriesTotal = sumWhere(retries);
-    const successful = outcome(retries, SUCCESS);
-    const count = sumWhere(mttfCount);
-    return {
-      calls: {
-        total: sumWhere(calls),
-        success: outcome(calls, SUCCESS),
-        failure: outcome(calls, FAILURE),
-        rejected: outcome(calls, REJECTED),
-      },
-      retries: {
-        total: retriesTotal,
-        successful,
-        efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
-      },
-      wastedRetries: outcome(retries, FAILURE),
-      wastedRetryTimeSeconds: roundSeconds(sumWhere(wasted)),
-      mttfNonRetryableSeconds: count > 0 ? roundSeconds(sumWhere(mttfSum) / count) : null,
-    };
-  }
-
-  async summary(q: TimeQuery): Promise<Summary> {
-    const [counts, errors, breakers] = await Promise.all([
-      this.countsOf(q),
-      this.instant(promql.errorsBy(this.window(q), [PROM_LABEL_ERROR_CLASS, PROM_LABEL_ERROR_TYPE]), q.to),
-      this.breakers(q),
-    ]);
-    const byClass = { retryable: 0, non_retryable: 0, conditional: 0 };
-    const byType: Record<string, number> = {};
-    for (const s of errors) {
-      const v = finite(s.value);
-      if (v === 0) continue;
-      const cls = label(s, PROM_LABEL_ERROR_CLASS);
-      if (cls === 'retryable' || cls === 'non_retryable' || cls === 'conditional') byClass[cls] += v;
-      const type = label(s, PROM_LABEL_ERROR_TYPE) || '_OTHER';
-      byType[type] = (byType[type] ?? 0) + v;
-    }
-    return {
-      from: q.from,
-      to: q.to,
-      calls: counts.calls,
-      retries: counts.retries,
-      errors: { byClass, byType },
-      wastedRetries: counts.wastedRetries,
-      wastedRetryTimeSeconds: counts.wastedRetryTimeSeconds,
-      mttfNonRetryableSeconds: counts.mttfNonRetryableSeconds,
-      breakers,
-    };
-  }
-
-  async headline(q: TimeQuery): Promise<Headline> {
-    const [counts, breakers] = await Promise.all([this.countsOf(q), this.breakers(q)]);
-    const minutes = Math.max(1 / 60, (q.to - q.from) / 60_000);
-    return {
-      from: q.from,
-      to: q.to,
-      retries: counts.retries,
-      calls: counts.calls,
-      callsPerMinute: counts.calls.total / minutes,
-      openBreakers: breakers.filter((b) => b.state === 'open').length,
-      wastedRetries: counts.wastedRetries,
-      wastedRetryTimeSeconds: counts.wastedRetryTimeSeconds,
-      mttfNonRetryableSeconds: counts.mttfNonRetryableSeconds,
-    };
-  }
-
-  async retryTotals(q: TimeQuery): Promise<RetryTotals[]> {
-    const rows = await this.instant(promql.retriesByServerAndOutcome(this.window(q)), q.to);
-    const by = new Map<string, { server: string; successful: number; total: number }>();
-    for (const s of rows) {
-      const v = finite(s.value);
-      if (v === 0) continue;
-      const server = label(s, SERVER);
-      const t = by.get(server) ?? { server, successful: 0, total: 0 };
-      t.total += v;
-      if (label(s, PROM_LABEL_OUTCOME) === SUCCESS) t.successful += v;
-      by.set(server, t);
-    }
-    return [...by.values()].sort((a, b) => a.server.localeCompare(b.server));
-  }
-
-  async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const plan = this.plan(q);
-    const points = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      successful: 0,
-      total: 0,
+    const key = (l: Labels) => by.map((d) => l[d] ?? '').join('\u0001');
+    return counts.map((c) => ({
+      labels: c.labels,
+      count: c.count,
+      quantiles: perQuantile.map((samples) => {
+        const s = samples.find((x) => key(PrometheusPrimitives.labelsOf(x, by)) === key(c.labels));
+        return s && Number.isFinite(s.value) ? s.value : null;
+      }),
     }));
-    await this.buckets(promql.retriesByOutcome, q, plan, (k, labels, v) => {
-      const p = points[k]!;
-      p.total += v;
-      if (labels[PROM_LABEL_OUTCOME] === SUCCESS) p.successful += v;
-    });
-    return { step: plan.step, points };
   }
 
-  async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const plan = this.plan(q);
-    const points = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      success: 0,
-      failure: 0,
-      rejected: 0,
-    }));
-    await this.buckets(promql.callsByOutcome, q, plan, (k, labels, v) => {
-      const o = labels[PROM_LABEL_OUTCOME];
-      const p = points[k] as Record<string, number>;
-      if (o === SUCCESS || o === FAILURE || o === REJECTED) p[o] = (p[o] ?? 0) + v;
-    });
-    return { step: plan.step, points };
-  }
-
-  async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const col = by === 'class' ? PROM_LABEL_ERROR_CLASS : PROM_LABEL_ERROR_TYPE;
-    const plan = this.plan(q);
-    const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
-      t: plan.origin + k * plan.step,
-      values: (by === 'class' ? { retryable: 0, non_retryable: 0, conditional: 0 } : {}) as Record<
-        string,
-        number
-      >,
-    }));
-    await this.buckets(
-      (w) => promql.errorsBy(w, [col]),
-      q,
-      plan,
-      (k, labels, v) => {
-        const key = labels[col] || '_OTHER';
-        const values = points[k]!.values;
-        values[key] = (values[key] ?? 0) + v;
-      },
-    );
-    return { step: plan.step, points };
-  }
-
-  async errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]> {
-    const col =
-      by === 'class'
-        ? PROM_LABEL_ERROR_CLASS
-        : by === 'type'
-          ? PROM_LABEL_ERROR_TYPE
-          : by === 'server'
-            ? SERVER
-            : TOOL;
-    const rows = await this.instant(promql.errorsBy(this.window(q), [col]), q.to);
-    const merged = new Map<string, number>();
-    for (const s of rows) {
-      const key = label(s, col) || (by === 'tool' ? '(no tool)' : '_OTHER');
-      merged.set(key, (merged.get(key) ?? 0) + finite(s.value));
-    }
-    const result = [...merged]
-      .map(([key, count]) => ({ key, count }))
-      .filter((r) => r.count > 0)
-      .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
-    if (by === 'class') {
-      for (const k of ERROR_CLASSES) if (!result.some((r) => r.key === k)) result.push({ key: k, count: 0 });
-    }
-    return result;
+  async breakerWaiting(filters: Filters): Promise<WaitingRow[]> {
+    const samples = await this.instant(promql.breakerWaiting(filters, this.options.staleMs), this.now());
+    return samples
+      .filter((s) => Number.isFinite(s.value))
+      .map((s) => ({ server: label(s, SERVER), tool: label(s, TOOL), waiting: Math.max(0, s.value) }));
   }
 
   // -----------------------------------------------------------------------------------------------------------
@@ -329,7 +284,7 @@ export class PrometheusSource implements MetricsSource {
   // -----------------------------------------------------------------------------------------------------------
 
   /** Each instance's current state of each breaker (from the one-hot gauge), and since when. */
-  private async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
+  async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
     const now = this.now();
     const states = await this.instant(promql.breakerStates(filters, this.options.staleMs), now);
     const keys = states.map((s) => seriesKey(s.labels));
@@ -387,75 +342,6 @@ export class PrometheusSource implements MetricsSource {
     else if (oneFine !== undefined && oneFine > fineStart + step) s = oneFine;
     else s = oneCoarse ?? oneFine;
     return s === undefined ? now : Math.min(now, Math.round(s * 1000));
-  }
-
-  private async aggregated(filters: Filters): Promise<AggregatedBreaker[]> {
-    return aggregateBreakers(await this.instanceBreakers(filters));
-  }
-
-  async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return breakerSummaries(await this.aggregated(q.filters));
-  }
-
-  async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
-    const plan = this.plan(q, 30);
-    const sparks = new Map<string, Array<{ t: number; calls: number; failures: number }>>();
-    const [aggregated, totals, transitions] = await Promise.all([
-      this.aggregated(q.filters),
-      this.instant(promql.callsByServerToolOutcome(this.window(q)), q.to),
-      this.transitions(q),
-      this.buckets(promql.callsByServerToolOutcome, q, plan, (k, labels, v) => {
-        const key = `${labels[SERVER] ?? ''}\u0001${labels[TOOL] ?? ''}`;
-        let spark = sparks.get(key);
-        if (!spark) {
-          spark = Array.from({ length: plan.count }, (_, i) => ({
-            t: plan.origin + i * plan.step,
-            calls: 0,
-            failures: 0,
-          }));
-          sparks.set(key, spark);
-        }
-        spark[k]!.calls += v;
-        if (labels[PROM_LABEL_OUTCOME] === FAILURE) spark[k]!.failures += v;
-      }),
-    ]);
-    const seconds = Math.max(1, (q.to - q.from) / 1000);
-    const tiles: BreakerTile[] = aggregated.map((b) => {
-      const mine = (server: string, tool: string) =>
-        server === b.server && (b.tool === '' || tool === b.tool);
-      const mineSample = (s: InstantSample) => mine(label(s, SERVER), label(s, TOOL));
-      const success = sumWhere(totals, (s) => mineSample(s) && label(s, PROM_LABEL_OUTCOME) === SUCCESS);
-      const failure = sumWhere(totals, (s) => mineSample(s) && label(s, PROM_LABEL_OUTCOME) === FAILURE);
-      const all = sumWhere(totals, mineSample);
-      const sparkline = Array.from({ length: plan.count }, (_, k) => ({
-        t: plan.origin + k * plan.step,
-        calls: 0,
-        failures: 0,
-      }));
-      for (const [key, spark] of sparks) {
-        const [server, tool] = key.split('\u0001') as [string, string];
-        if (!mine(server, tool)) continue;
-        for (const [k, p] of spark.entries()) {
-          sparkline[k]!.calls += p.calls;
-          sparkline[k]!.failures += p.failures;
-        }
-      }
-      const last = transitions.findLast((t) => t.server === b.server && (t.tool ?? '') === b.tool);
-      return {
-        server: b.server,
-        tool: b.tool === '' ? null : b.tool,
-        state: b.state,
-        since: b.since,
-        instances: b.instances,
-        stale: b.stale,
-        errorRate: success + failure > 0 ? failure / (success + failure) : null,
-        calls: all,
-        callsPerSecond: all / seconds,
-        sparkline,
-        lastTransition: last ? { at: last.ts, from: last.from, to: last.to, reason: last.reason } : null,
-      };
-    });
-    return tiles.sort(compareTiles);
   }
 
   /** The worst state across instances per step (the scrape interval, or range/1000 for long ranges). */
@@ -534,8 +420,7 @@ export class PrometheusSource implements MetricsSource {
    * ranges), stamped at the end of the step; no reason (not in the metrics); several changes of one breaker in
    * one step are ordered by following their states.
    */
-  async transitions(q: TimeQuery, options: { limit?: number } = {}): Promise<BreakerTransition[]> {
-    const limit = Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS));
+  async transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]> {
     const range = q.to - q.from;
     const step = Math.max(this.resolutionMs, alignUp(Math.ceil(range / MAX_TRANSITION_STEPS), 1000));
     const count = Math.max(1, Math.ceil(range / step));
@@ -600,11 +485,19 @@ export class PrometheusSource implements MetricsSource {
       this.options.api
         .labelValues(name, matchers, q.from, q.to)
         .then((v) => [...new Set(v.filter((x) => x !== ''))].sort());
-    const [services, servers, tools] = await Promise.all([
+    const [services, servers, tools, variants] = await Promise.all([
       values(promql.LABEL_JOB),
       values(SERVER),
       values(TOOL),
+      values(promql.LABEL_VARIANT),
     ]);
-    return { services, servers, tools };
+    return { services, servers, tools, variants };
+  }
+}
+
+/** The dashboard's `MetricsSource` over a Prometheus-compatible API. */
+export class PrometheusSource extends ShapedSource {
+  constructor(protected readonly options: PrometheusSourceOptions) {
+    super(new PrometheusPrimitives(options));
   }
 }

@@ -1,19 +1,12 @@
 import {
-  PROM_LABEL_ERROR_CLASS,
   PROM_LABEL_FROM_STATE,
   PROM_LABEL_GEN_AI_TOOL_NAME,
   PROM_LABEL_MCP_SERVER,
-  PROM_LABEL_OUTCOME,
   PROM_LABEL_STATE,
   PROM_LABEL_TO_STATE,
-  PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
-  PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
   PROM_MCP_RESILIENCE_CALLS_TOTAL,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS_TOTAL,
-  PROM_MCP_RESILIENCE_ERRORS_TOTAL,
-  PROM_MCP_RESILIENCE_RETRIES_TOTAL,
-  PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
 import type { Filters } from './types';
 
@@ -35,6 +28,15 @@ import type { Filters } from './types';
 export const LABEL_JOB = 'job';
 /** The Prometheus target label built from `service.instance.id`. */
 export const LABEL_INSTANCE = 'instance';
+/** `mcp.resilience.variant` as the exporters translate it (CONTRACT.md; owner i13). */
+export const LABEL_VARIANT = 'mcp_resilience_variant';
+
+/** Counters defined by other branches (CONTRACT.md), until they are in semconv. */
+export const PROM_MODEL_RETRIES_AVOIDED_TOTAL = 'mcp_resilience_model_retries_avoided_total';
+export const PROM_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
+  'mcp_resilience_model_retries_saved_time_seconds_total';
+export const PROM_BREAKER_SHED_TOTAL = 'mcp_resilience_circuit_breaker_shed_total';
+export const PROM_BREAKER_WAITING = 'mcp_resilience_circuit_breaker_waiting';
 
 const S = PROM_LABEL_MCP_SERVER;
 const T = PROM_LABEL_GEN_AI_TOOL_NAME;
@@ -67,6 +69,7 @@ export function selector(
       options.breakerScope ? `${T}=~${str(`|${regexLiteral(filters.tool)}`)}` : `${T}=${str(filters.tool)}`,
     );
   }
+  if (filters.variant !== undefined) m.push(`${LABEL_VARIANT}=${str(filters.variant)}`);
   for (const [k, v] of Object.entries(extra)) m.push(`${k}=${str(v)}`);
   return `${metric}${m.length > 0 ? `{${m.join(', ')}}` : ''}`;
 }
@@ -123,53 +126,23 @@ export interface Window {
 // Counts (summary, headline, alert engine, charts: instant queries over the window, or range queries per step)
 // -------------------------------------------------------------------------------------------------------------
 
-/** Logical calls by how they ended (`outcome` = success / failure / rejected). */
-export const callsByOutcome = (q: Window) =>
-  totalBy(PROM_MCP_RESILIENCE_CALLS_TOTAL, [PROM_LABEL_OUTCOME], q.filters, q.windowMs, q.lookbackMs);
+/**
+ * A quantile of the call-duration histogram over a window per group: `histogram_quantile` over the buckets'
+ * exact increases, summed by `le` and the group labels.
+ */
+export function durationQuantile(
+  q: Window,
+  quantile: number,
+  by: readonly string[],
+  bucketMetric: string,
+): string {
+  return `histogram_quantile(${quantile}, ${sumBy(['le', ...by], exactIncrease(selector(bucketMetric, q.filters), q.windowMs, q.lookbackMs))})`;
+}
 
-/** Retries by their own outcome: efficiency = success / all. */
-export const retriesByOutcome = (q: Window) =>
-  totalBy(PROM_MCP_RESILIENCE_RETRIES_TOTAL, [PROM_LABEL_OUTCOME], q.filters, q.windowMs, q.lookbackMs);
-
-/** Retries per MCP server and outcome (the retry-efficiency alert). */
-export const retriesByServerAndOutcome = (q: Window) =>
-  totalBy(PROM_MCP_RESILIENCE_RETRIES_TOTAL, [S, PROM_LABEL_OUTCOME], q.filters, q.windowMs, q.lookbackMs);
-
-/** Failed attempts by one or more labels (`error_class`, `error_type`, `mcp_server`, `gen_ai_tool_name`). */
-export const errorsBy = (q: Window, by: readonly string[]) =>
-  totalBy(PROM_MCP_RESILIENCE_ERRORS_TOTAL, by, q.filters, q.windowMs, q.lookbackMs);
-
-/** Seconds spent in failed retries, backoff waits included. */
-export const wastedRetrySeconds = (q: Window) =>
-  totalBy(PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL, [], q.filters, q.windowMs, q.lookbackMs);
-
-const NON_RETRYABLE_FAILURE = { [PROM_LABEL_OUTCOME]: 'failure', [PROM_LABEL_ERROR_CLASS]: 'non_retryable' };
-
-/** Numerator of the MTTF of non-retryable failures: the call-duration histogram's `_sum`. */
-export const nonRetryableDurationSum = (q: Window) =>
-  totalBy(
-    PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
-    [],
-    q.filters,
-    q.windowMs,
-    q.lookbackMs,
-    NON_RETRYABLE_FAILURE,
-  );
-
-/** Denominator of the MTTF of non-retryable failures: the histogram's `_count`. */
-export const nonRetryableDurationCount = (q: Window) =>
-  totalBy(
-    PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
-    [],
-    q.filters,
-    q.windowMs,
-    q.lookbackMs,
-    NON_RETRYABLE_FAILURE,
-  );
-
-/** Calls per breaker key (server, tool) and outcome: the breaker tiles' error rate and sparkline. */
-export const callsByServerToolOutcome = (q: Window) =>
-  totalBy(PROM_MCP_RESILIENCE_CALLS_TOTAL, [S, T, PROM_LABEL_OUTCOME], q.filters, q.windowMs, q.lookbackMs);
+/** Calls waiting at each breaker's gate now, per breaker key (all instances still reporting). */
+export function breakerWaiting(filters: Filters, staleMs: number): string {
+  return `sum by (${S}, ${T}) (last_over_time(${selector(PROM_BREAKER_WAITING, filters, {}, { breakerScope: true })}[${dur(staleMs)}]))`;
+}
 
 // -------------------------------------------------------------------------------------------------------------
 // Circuit breakers (the one-hot state gauge and the transitions counter)

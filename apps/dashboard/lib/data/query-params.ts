@@ -1,4 +1,4 @@
-import type { Filters, TimeQuery } from './types';
+import type { CallsQuery, CompareBy, Filters, TimeQuery } from './types';
 
 export class ParamError extends Error {
   constructor(
@@ -101,16 +101,56 @@ export function isRangeKey(v: unknown): v is RangeKey {
   return typeof v === 'string' && Object.hasOwn(RANGES, v);
 }
 
-/** A page's `?range=&service=&server=&tool=`: lenient (unknown values fall back to defaults). */
-export function parsePageQuery(sp: PageSearchParams, now: number): { range: RangeKey; query: TimeQuery } {
+/** The shortest custom range a page accepts (a brush over a few pixels). */
+export const MIN_CUSTOM_RANGE_MS = 10_000;
+export const COMPARE_BY: readonly CompareBy[] = ['service', 'variant', 'server', 'instance'];
+
+const pageEpoch = (v: string | string[] | undefined): number | undefined => {
+  const s = first(v);
+  return s !== undefined && /^\d{1,16}$/.test(s) ? Number(s) : undefined;
+};
+
+/**
+ * A page's `?range=&from=&to=&service=&server=&tool=&variant=&compare=`: lenient (unknown values fall back to
+ * defaults). `from` and `to` (epoch ms, both, from a brush or the custom range form) win over `range`.
+ */
+export function parsePageQuery(
+  sp: PageSearchParams,
+  now: number,
+): { range: RangeKey; custom: boolean; query: TimeQuery; compare: CompareBy | undefined } {
   const r = first(sp.range);
-  const range: RangeKey = isRangeKey(r) ? r : DEFAULT_RANGE;
+  const preset: RangeKey = isRangeKey(r) ? r : DEFAULT_RANGE;
+  const from = pageEpoch(sp.from);
+  const to = pageEpoch(sp.to);
+  const custom = from !== undefined && to !== undefined && to - from >= MIN_CUSTOM_RANGE_MS;
+  const c = first(sp.compare);
   return {
-    range,
+    /** The preset (the live stream's window); a custom range is not followed live. */
+    range: preset,
+    custom,
     query: {
-      from: now - RANGES[range],
-      to: now,
-      filters: { service: first(sp.service), server: first(sp.server), tool: first(sp.tool) },
+      from: custom ? from : now - RANGES[preset],
+      to: custom ? Math.min(to, now) : now,
+      filters: {
+        service: first(sp.service),
+        server: first(sp.server),
+        tool: first(sp.tool),
+        variant: first(sp.variant),
+      },
     },
+    compare: COMPARE_BY.find((b) => b === c),
+  };
+}
+
+/** The Calls page's query: the page query plus what a chart point links to (`outcome`, `class`, `type`). */
+export function parseCallsQuery(sp: PageSearchParams, now: number): CallsQuery {
+  const { query } = parsePageQuery(sp, now);
+  const only = first(sp.only);
+  return {
+    ...query,
+    only: only === 'failed' || only === 'retried' ? only : undefined,
+    outcome: first(sp.outcome),
+    errorClass: first(sp.class),
+    errorType: first(sp.type),
   };
 }

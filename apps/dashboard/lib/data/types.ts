@@ -10,6 +10,8 @@ export interface Filters {
   readonly service?: string | undefined;
   readonly server?: string | undefined;
   readonly tool?: string | undefined;
+  /** `mcp.resilience.variant` (canary/shadow experiments). */
+  readonly variant?: string | undefined;
 }
 
 export interface TimeQuery {
@@ -44,23 +46,78 @@ export interface Summary {
   readonly breakers: BreakerSummary[];
 }
 
-/** The numbers at the top of every overview, pushed live over SSE. */
-export interface Headline {
+/** The counts of one window of the headline. */
+export interface HeadlineWindow {
   readonly from: number;
   readonly to: number;
+  /** Epoch ms of the first bucket with data in the window (null: no data): rates start there. */
+  readonly dataFrom: number | null;
+  /** The time rates are divided by: from the first data to the end of the last data, in seconds. */
+  readonly dataSeconds: number;
   readonly retries: { total: number; successful: number; efficiency: number | null };
   readonly calls: { total: number; success: number; failure: number; rejected: number };
+  /** Calls over the time that has data (not over the whole window). */
   readonly callsPerMinute: number;
-  readonly openBreakers: number;
   readonly wastedRetries: number;
   readonly wastedRetryTimeSeconds: number;
   readonly mttfNonRetryableSeconds: number | null;
+  /** Failed retries times the user's `costPerAttempt` (null: the agents set no cost). */
+  readonly wastedCost: number | null;
+  /** Repeats answered from the negative cache (no request sent) and the time the failed originals took. */
+  readonly modelRetries: { avoided: number; savedSeconds: number };
+}
+
+/** The numbers at the top of every overview, pushed live over SSE: the selected range, and "now". */
+export interface Headline extends HeadlineWindow {
+  readonly openBreakers: number;
+  /** The same counts over the last `NOW_WINDOW_MS` (5 minutes) before `to`. */
+  readonly now: HeadlineWindow;
+}
+
+/** Latency of the logical call (all attempts and waits) per server and tool, from the duration histogram. */
+export interface LatencyStat {
+  readonly server: string;
+  readonly tool: string;
+  readonly calls: number;
+  /** Seconds; null without observations. */
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly p99: number | null;
+}
+
+/** What a compare view groups by. */
+export type CompareBy = 'service' | 'variant' | 'server' | 'instance';
+
+/** One group of a compare view: the same series as the overview, one group's data. */
+export interface CompareGroup {
+  readonly key: string;
+  readonly efficiency: Series<RatioPoint>;
+  readonly calls: Series<CallsPoint>;
+  readonly retries: { total: number; successful: number };
+  readonly callsTotal: number;
+  readonly failures: number;
+}
+
+/** Something to mark on every time chart: a breaker transition or an alert firing/resolving. */
+export interface Annotation {
+  readonly t: number;
+  readonly kind: 'transition' | 'alert';
+  /** open / half_open / closed for transitions; firing / resolved for alerts. */
+  readonly state: string;
+  readonly label: string;
 }
 
 export interface Series<P> {
   /** Bucket width in ms. */
   readonly step: number;
   readonly points: P[];
+  /**
+   * Epoch ms: points at or after it are partial (their bucket ends after the window's end or after now, so
+   * still filling): charts mark them instead of plotting a drop. Absent when every bucket is complete.
+   */
+  readonly partialFrom?: number;
+  /** With `partialFrom`: where data can end (min(window end, now)), to scale a partial bucket's rate. */
+  readonly end?: number;
 }
 
 export interface RatioPoint {
@@ -99,12 +156,23 @@ export interface BreakerTile {
   readonly instances: Record<BreakerStateName, number>;
   /** No instance has reported this breaker recently. */
   readonly stale: boolean;
-  /** Failed / (successful + failed) calls over the window; null without calls. */
+  /** Failed / (successful + failed) calls "now" (the last 5 minutes of the window); null without calls. */
   readonly errorRate: number | null;
+  /** The same over the whole window. */
+  readonly errorRateRange: number | null;
+  /** Calls over the window. */
   readonly calls: number;
+  /** Calls per second now (the last 5 minutes), over the time that has data. */
   readonly callsPerSecond: number;
   readonly sparkline: Array<{ t: number; calls: number; failures: number }>;
+  /** Sparkline points at or after it are still filling (drawn apart, not as a drop). */
+  readonly partialFrom?: number;
+  /** The latest transition of the instances now in `state` into it (so "in state" and it agree). */
   readonly lastTransition: { at: number; from: string; to: string; reason: string } | null;
+  /** Calls waiting at the gate now (`mcp.resilience.circuit_breaker.waiting`, all instances). */
+  readonly waiting: number;
+  /** Calls shed by a full wait queue over the window (`mcp.resilience.circuit_breaker.shed`). */
+  readonly shed: number;
 }
 
 export interface TimelineSegment {
@@ -157,6 +225,18 @@ export interface Dimensions {
   readonly services: string[];
   readonly servers: string[];
   readonly tools: string[];
+  /** `mcp.resilience.variant` values seen (experiments); empty without experiments. */
+  readonly variants: string[];
+}
+
+/** The Calls page's query: a window, the filters, and what a chart point links to. */
+export interface CallsQuery extends TimeQuery {
+  readonly only?: 'failed' | 'retried' | undefined;
+  /** success / failure / rejected. */
+  readonly outcome?: string | undefined;
+  /** The class of the call's last error (retryable / non_retryable / conditional). */
+  readonly errorClass?: string | undefined;
+  readonly errorType?: string | undefined;
 }
 
 /** An agent process (resource `service.name` + `service.instance.id`) that sent data in a window. */

@@ -41,6 +41,8 @@ export function createCapture(
   return {
     truth,
     recorder,
+    /** For synthetic instruments (numbers other middleware emits). */
+    meter: meterProvider.getMeter('synthetic'),
     run: (calls: readonly ScriptedCall[], options?: Record<string, unknown>) =>
       runScript(recorder, calls, options),
     async metrics(): Promise<ResourceMetrics> {

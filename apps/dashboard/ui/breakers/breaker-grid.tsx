@@ -8,11 +8,16 @@ import Sparkline from './sparkline';
 
 const RANK = { closed: 0, half_open: 1, open: 2 } as const;
 
-/** A tile per breaker (Hystrix-style), worst first; states follow the SSE stream without a reload. */
-export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
+/**
+ * A tile per breaker (Hystrix-style), worst first; states follow the SSE stream without a reload. Elapsed
+ * times start from the server's render time (`renderedAt`), so the server HTML and the first client render
+ * are identical (no hydration mismatch); a timer then moves them on.
+ */
+export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[]; renderedAt: number }) {
   const live = useLive().breakers;
-  const [now, setNow] = useState(() => Date.now());
+  const [now, setNow] = useState(renderedAt);
   useEffect(() => {
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
   }, []);
@@ -32,10 +37,13 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
       instances: { closed: 0, open: 0, half_open: 0, [l.state]: 1 },
       stale: false,
       errorRate: null,
+      errorRateRange: null,
       calls: 0,
       callsPerSecond: 0,
       sparkline: [],
       lastTransition: null,
+      waiting: 0,
+      shed: 0,
     });
   }
   merged.sort(
@@ -72,23 +80,29 @@ export default function BreakerGrid({ tiles }: { tiles: BreakerTile[] }) {
               <span>
                 in state <b>{fmtElapsed(now - t.since)}</b>
               </span>
-              <span>
-                error <b>{fmtPct(t.errorRate, 0)}</b>
+              <span data-testid="breaker-error">
+                error <b>{fmtPct(t.errorRate, 0)}</b> now · {fmtPct(t.errorRateRange, 0)} range
               </span>
               <span>
                 <b>{fmtNumber(t.callsPerSecond, 2)}</b> calls/s
               </span>
-              <span>
+              <span data-testid="breaker-instances">
                 {instances.length > 1 || (instances[0]?.[1] ?? 0) > 1
                   ? instances.map(([s, n]) => `${STATE_LABEL[s]} ${n}`).join(' / ')
                   : '1 instance'}
               </span>
+              <span data-testid="breaker-waiting">
+                <b>{fmtNumber(t.waiting, 0)}</b> waiting
+              </span>
+              <span data-testid="breaker-shed">
+                <b>{fmtNumber(t.shed)}</b> shed
+              </span>
             </div>
-            <Sparkline points={t.sparkline} />
-            <div className="sub muted" style={{ fontSize: 12 }}>
-              {t.lastTransition
-                ? `last: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtElapsed(now - t.lastTransition.at)} ago`
-                : 'no transition recorded'}
+            <Sparkline points={t.sparkline} partialFrom={t.partialFrom} />
+            <div className="sub muted" style={{ fontSize: 12 }} data-testid="breaker-entered">
+              {t.lastTransition && t.lastTransition.to === t.state
+                ? `entered: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtElapsed(now - t.lastTransition.at)} ago`
+                : 'no transition into this state in the window'}
             </div>
           </div>
         );

@@ -11,13 +11,14 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
         className="muted"
         style={{
           display: 'grid',
-          gridTemplateColumns: '80px 1.6fr 90px 70px 1.4fr 90px 90px',
+          gridTemplateColumns: '80px 1fr 1.4fr 90px 70px 1.4fr 90px 90px',
           gap: 8,
           fontSize: 12,
           padding: '0 0 4px 14px',
         }}
       >
         <span>time</span>
+        <span>service</span>
         <span>server / tool</span>
         <span>outcome</span>
         <span>attempts</span>
@@ -29,6 +30,9 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
         <details key={c.spanId} className="call" data-testid="call-row">
           <summary>
             <span>{fmtTime(c.startMs)}</span>
+            <span data-testid="call-service" title={c.service}>
+              {c.service}
+            </span>
             <span>
               {c.server}
               {c.tool ? <span className="muted"> / {c.tool}</span> : null}

@@ -1,8 +1,10 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { KeyedPoint, Series } from '@/lib/data/types';
+import type { Annotation, KeyedPoint, Series } from '@/lib/data/types';
 import { fmtAxisTime, fmtTime } from '@/lib/format';
+import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
+import { useChartNavigation } from '../charts/use-chart-navigation';
 
 const CLASS_COLORS: Record<string, string> = {
   retryable: '#2f6fed',
@@ -22,8 +24,20 @@ const PALETTE = [
   '#475569',
 ];
 
-/** Failed attempts per bucket, stacked by error class (or by type). */
-export default function ErrorClassChart({ series, spanMs }: { series: Series<KeyedPoint>; spanMs: number }) {
+/**
+ * Failed attempts per bucket, stacked by error class (or by type). A click opens the bucket's failed calls, a
+ * drag zooms; the still-filling bucket is shaded.
+ */
+export default function ErrorClassChart({
+  series,
+  spanMs,
+  annotations = [],
+}: {
+  series: Series<KeyedPoint>;
+  spanMs: number;
+  annotations?: readonly Annotation[];
+}) {
+  const nav = useChartNavigation(series.step, { only: 'failed' });
   const keys = [...new Set(series.points.flatMap((p) => Object.keys(p.values)))];
   const totals = new Map(keys.map((k) => [k, series.points.reduce((s, p) => s + (p.values[k] ?? 0), 0)]));
   const shown = keys.sort((a, b) => (totals.get(b) ?? 0) - (totals.get(a) ?? 0)).slice(0, 10);
@@ -31,24 +45,38 @@ export default function ErrorClassChart({ series, spanMs }: { series: Series<Key
     t: p.t,
     ...Object.fromEntries(shown.map((k) => [k, p.values[k] ?? 0])),
   }));
+  const first = series.points[0]?.t ?? 0;
+  const last = series.points[series.points.length - 1]?.t ?? 0;
   return (
-    <ResponsiveContainer width="100%" height={240} initialDimension={{ width: 520, height: 240 }}>
-      <BarChart data={data} margin={{ top: 10, right: 16, bottom: 0, left: -10 }}>
-        <CartesianGrid stroke="#eef0f3" vertical={false} />
-        <XAxis dataKey="t" tickFormatter={(t) => fmtAxisTime(Number(t), spanMs)} fontSize={11} />
-        <YAxis allowDecimals={false} fontSize={11} />
-        <Tooltip labelFormatter={(t) => fmtTime(Number(t))} />
-        <Legend wrapperStyle={{ fontSize: 12 }} />
-        {shown.map((k, i) => (
-          <Bar
-            key={k}
-            dataKey={k}
-            stackId="e"
-            fill={CLASS_COLORS[k] ?? PALETTE[i % PALETTE.length]}
-            isAnimationActive={false}
+    <div data-testid="error-chart" data-partial-from={series.partialFrom ?? ''}>
+      <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
+        <BarChart data={data} margin={{ top: 14, right: 16, bottom: 0, left: -10 }} {...nav.handlers}>
+          <CartesianGrid stroke="#eef0f3" vertical={false} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={[first - series.step / 2, last + series.step]}
+            scale="time"
+            tickFormatter={(t) => fmtAxisTime(Number(t), spanMs)}
+            fontSize={11}
           />
-        ))}
-      </BarChart>
-    </ResponsiveContainer>
+          <YAxis allowDecimals={false} fontSize={11} />
+          <Tooltip labelFormatter={(t) => `${fmtTime(Number(t))} · click for these calls`} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {annotationMarks(annotations, first, last + series.step)}
+          {partialMark(series.partialFrom, last, series.step)}
+          {selectionMark(nav.selection)}
+          {shown.map((k, i) => (
+            <Bar
+              key={k}
+              dataKey={k}
+              stackId="e"
+              fill={CLASS_COLORS[k] ?? PALETTE[i % PALETTE.length]}
+              isAnimationActive={false}
+            />
+          ))}
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
   );
 }

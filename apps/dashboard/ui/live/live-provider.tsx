@@ -30,7 +30,7 @@ export default function LiveProvider({ children }: { children: React.ReactNode }
   const pendingRefresh = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   const qs = new URLSearchParams();
-  for (const k of ['range', 'service', 'server', 'tool']) {
+  for (const k of ['range', 'service', 'server', 'tool', 'variant']) {
     const v = params.get(k);
     if (v) qs.set(k, v);
   }

@@ -1,49 +1,95 @@
 'use client';
 
 import {
+  Bar,
   CartesianGrid,
+  ComposedChart,
+  Legend,
   Line,
-  LineChart,
   ReferenceLine,
   ResponsiveContainer,
   Tooltip,
   XAxis,
   YAxis,
 } from 'recharts';
-import type { RatioPoint, Series } from '@/lib/data/types';
-import { fmtAxisTime, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/lib/format';
+import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
+import type { Annotation, RatioPoint, Series } from '@/lib/data/types';
+import { fmtAxisTime, fmtPct, fmtTime, MIN_RETRIES_FOR_EFFICIENCY, TARGET_EFFICIENCY } from '@/lib/format';
+import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
+import { useChartNavigation } from '../charts/use-chart-navigation';
 
-/** Efficiency per bucket with the 0.8 target line; buckets without retries are gaps, not zeros. */
-export default function EfficiencyChart({ series, spanMs }: { series: Series<RatioPoint>; spanMs: number }) {
-  const data = series.points.map((p) => ({
+/**
+ * Efficiency with its volume (retries per bucket, bars on the right axis) and the 0.8 target line. Each point
+ * holds at least MIN_RETRIES_FOR_EFFICIENCY retries (trailing buckets, at most 5 minutes), else it is a gap
+ * (insufficient data, design §2): no 0-100% swings on tiny buckets. A click opens the bucket's retried calls,
+ * a drag zooms.
+ */
+export default function EfficiencyChart({
+  series,
+  spanMs,
+  annotations = [],
+}: {
+  series: Series<RatioPoint>;
+  spanMs: number;
+  annotations?: readonly Annotation[];
+}) {
+  const nav = useChartNavigation(series.step, { only: 'retried' });
+  const trailing = trailingEfficiency(series.points, series.step);
+  const data = series.points.map((p, k) => ({
     t: p.t,
-    efficiency: p.total > 0 ? p.successful / p.total : null,
-    successful: p.successful,
-    total: p.total,
+    efficiency: trailing[k]!.efficiency,
+    retries: p.total,
+    successful: trailing[k]!.successful,
+    total: trailing[k]!.total,
   }));
   const withData = data.filter((d) => d.efficiency !== null).length;
+  const first = series.points[0]?.t ?? 0;
+  const last = series.points[series.points.length - 1]?.t ?? 0;
   return (
-    <div data-testid="efficiency-chart" data-target={TARGET_EFFICIENCY}>
-      <ResponsiveContainer width="100%" height={240} initialDimension={{ width: 520, height: 240 }}>
-        <LineChart data={data} margin={{ top: 10, right: 16, bottom: 0, left: -10 }}>
+    <div
+      data-testid="efficiency-chart"
+      data-target={TARGET_EFFICIENCY}
+      data-points={withData}
+      data-partial-from={series.partialFrom ?? ''}
+    >
+      <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
+        <ComposedChart data={data} margin={{ top: 14, right: 0, bottom: 0, left: -10 }} {...nav.handlers}>
           <CartesianGrid stroke="#eef0f3" vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
-            domain={['dataMin', 'dataMax']}
+            domain={[first, last + series.step]}
             scale="time"
             tickFormatter={(t) => fmtAxisTime(t, spanMs)}
             fontSize={11}
           />
-          <YAxis domain={[0, 1]} tickFormatter={(v) => `${Math.round(v * 100)}%`} fontSize={11} />
+          <YAxis
+            yAxisId="eff"
+            domain={[0, 1]}
+            tickFormatter={(v) => `${Math.round(v * 100)}%`}
+            fontSize={11}
+          />
+          <YAxis yAxisId="vol" orientation="right" allowDecimals={false} fontSize={11} width={40} />
           <Tooltip
-            labelFormatter={(t) => fmtTime(Number(t))}
-            formatter={(_v, _n, item) => {
+            labelFormatter={(t) => `${fmtTime(Number(t))} · click for these calls`}
+            formatter={(_v, name, item) => {
               const p = item.payload as { successful: number; total: number; efficiency: number | null };
-              return [`${fmtPct(p.efficiency)} (${p.successful}/${p.total})`, 'efficiency'];
+              if (name === 'retries') return [String(_v), 'retries in bucket'];
+              return [
+                p.total < MIN_RETRIES_FOR_EFFICIENCY
+                  ? `insufficient data (${p.successful}/${p.total}, needs ${MIN_RETRIES_FOR_EFFICIENCY})`
+                  : `${fmtPct(p.efficiency)} (${p.successful}/${p.total})`,
+                'efficiency',
+              ];
             }}
           />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {annotationMarks(annotations, first, last + series.step, 'eff')}
+          {partialMark(series.partialFrom, last, series.step, 'eff')}
+          {selectionMark(nav.selection, 'eff')}
+          <Bar yAxisId="vol" dataKey="retries" name="retries" fill="#cbd5e1" isAnimationActive={false} />
           <ReferenceLine
+            yAxisId="eff"
             y={TARGET_EFFICIENCY}
             stroke="#d93636"
             strokeDasharray="6 4"
@@ -55,15 +101,17 @@ export default function EfficiencyChart({ series, spanMs }: { series: Series<Rat
             }}
           />
           <Line
+            yAxisId="eff"
             type="monotone"
             dataKey="efficiency"
+            name={`efficiency (≥ ${MIN_RETRIES_FOR_EFFICIENCY} retries a point)`}
             stroke="#2f6fed"
             strokeWidth={2}
             dot={withData < 60 ? { r: 3 } : false}
             connectNulls={false}
             isAnimationActive={false}
           />
-        </LineChart>
+        </ComposedChart>
       </ResponsiveContainer>
     </div>
   );

@@ -1,6 +1,6 @@
 'use client';
 
-import type { Headline } from '@/lib/data/types';
+import type { Headline, HeadlineWindow } from '@/lib/data/types';
 import {
   efficiencyVerdict,
   fmtNumber,
@@ -11,35 +11,70 @@ import {
 } from '@/lib/format';
 import { useLive } from '../live/live-provider';
 
-/** The KPI strip; numbers are replaced by the live `headline` events of the SSE stream. */
-export default function HeadlineCards({ initial }: { initial: Headline }) {
+const efficiencyText = (w: HeadlineWindow) => {
+  const v = efficiencyVerdict(w.retries.successful, w.retries.total);
+  return { ...v, text: v.sufficient ? fmtPct(v.ratio) : 'insufficient data' };
+};
+const rate = (w: HeadlineWindow) => fmtNumber(w.callsPerMinute, w.callsPerMinute < 10 ? 2 : 0);
+
+/**
+ * The KPI strip of the incident view: each number over "now" (the last 5 minutes) in large, the selected
+ * range beside it. Rates are over the time that has data. Live: replaced by the SSE `headline` events (not for
+ * a custom range, which is history).
+ */
+export default function HeadlineCards({
+  initial,
+  rangeLabel,
+  custom,
+}: {
+  initial: Headline;
+  rangeLabel: string;
+  custom: boolean;
+}) {
   const live = useLive().headline;
-  const h = live && live.to >= initial.to ? live : initial;
-  const { ratio, sufficient, meetsTarget } = efficiencyVerdict(h.retries.successful, h.retries.total);
+  const h =
+    !custom && live && live.to >= initial.to && live.from === live.to - (initial.to - initial.from)
+      ? live
+      : initial;
+  const now = h.now;
+  const nowLabel = custom ? 'last 5 min of range' : 'now (5 min)';
+  const effNow = efficiencyText(now);
+  const effRange = efficiencyText(h);
+  const costPerAttempt =
+    h.wastedCost !== null && h.wastedRetries > 0 ? h.wastedCost / h.wastedRetries : undefined;
   return (
     <div className="grid cards">
       <div className="panel card" data-testid="card-efficiency">
-        <div className="label">Retry efficiency</div>
+        <div className="label">Retry efficiency · {nowLabel}</div>
         <div
-          className={`value ${meetsTarget === null ? 'muted' : meetsTarget ? 'good' : 'bad'}`}
+          className={`value ${effNow.meetsTarget === null ? 'muted' : effNow.meetsTarget ? 'good' : 'bad'}`}
           data-testid="efficiency-value"
         >
-          {sufficient ? fmtPct(ratio) : 'insufficient data'}
+          {effNow.text}
         </div>
         <div className="sub" data-testid="efficiency-ratio">
-          {fmtNumber(h.retries.successful)}/{fmtNumber(h.retries.total)} retries successful · target{' '}
+          {fmtNumber(now.retries.successful)}/{fmtNumber(now.retries.total)} retries successful · target{' '}
           {TARGET_EFFICIENCY}
-          {!sufficient && ` · needs ${MIN_RETRIES_FOR_EFFICIENCY}`}
+          {!effNow.sufficient && ` · needs ${MIN_RETRIES_FOR_EFFICIENCY}`}
+        </div>
+        <div className="range" data-testid="efficiency-range">
+          {rangeLabel}: <b>{effRange.text}</b> · {fmtNumber(h.retries.successful)}/
+          {fmtNumber(h.retries.total)}
         </div>
       </div>
       <div className="panel card" data-testid="card-calls">
-        <div className="label">Calls per minute</div>
+        <div className="label">Calls per minute · {nowLabel}</div>
         <div className="value" data-testid="calls-per-minute">
-          {fmtNumber(h.callsPerMinute, h.callsPerMinute < 10 ? 2 : 0)}
+          {rate(now)}
         </div>
-        <div className="sub" data-testid="calls-total">
-          {fmtNumber(h.calls.total)} calls · {fmtNumber(h.calls.failure)} failed ·{' '}
-          {fmtNumber(h.calls.rejected)} rejected
+        <div className="sub" data-testid="calls-now">
+          {fmtNumber(now.calls.total)} calls · {fmtNumber(now.calls.failure)} failed ·{' '}
+          {fmtNumber(now.calls.rejected)} rejected
+        </div>
+        <div className="range" data-testid="calls-total">
+          {rangeLabel}: <b data-testid="calls-per-minute-range">{rate(h)}</b>/min over{' '}
+          {fmtSeconds(h.dataSeconds)} with data · {fmtNumber(h.calls.total)} calls ·{' '}
+          {fmtNumber(h.calls.failure)} failed
         </div>
       </div>
       <div className="panel card" data-testid="card-breakers">
@@ -47,21 +82,39 @@ export default function HeadlineCards({ initial }: { initial: Headline }) {
         <div className={`value ${h.openBreakers > 0 ? 'bad' : 'good'}`} data-testid="open-breakers">
           {h.openBreakers}
         </div>
-        <div className="sub">circuit breakers currently open</div>
+        <div className="sub">circuit breakers open now</div>
       </div>
       <div className="panel card" data-testid="card-wasted">
-        <div className="label">Wasted retry cost</div>
-        <div className="value" data-testid="wasted-retries">
-          {fmtNumber(h.wastedRetries)}
+        <div className="label">Wasted retries · {nowLabel}</div>
+        <div className="value" data-testid="wasted-now">
+          {fmtNumber(now.wastedRetries)}
         </div>
-        <div className="sub">failed retries · {fmtSeconds(h.wastedRetryTimeSeconds)} spent in them</div>
+        <div className="sub">{fmtSeconds(now.wastedRetryTimeSeconds)} spent in failed retries</div>
+        <div className="range">
+          {rangeLabel}: <b data-testid="wasted-retries">{fmtNumber(h.wastedRetries)}</b> ·{' '}
+          {fmtSeconds(h.wastedRetryTimeSeconds)}
+        </div>
       </div>
       <div className="panel card" data-testid="card-mttf">
         <div className="label">MTTF non-retryable</div>
         <div className="value" data-testid="mttf">
           {fmtSeconds(h.mttfNonRetryableSeconds)}
         </div>
-        <div className="sub">mean time to fail when retrying is useless</div>
+        <div className="sub">mean time to fail when retrying is useless ({rangeLabel})</div>
+      </div>
+      <div className="panel card" data-testid="card-model-retries">
+        <div className="label">Model retries avoided</div>
+        <div className="value good" data-testid="model-retries-avoided">
+          {fmtNumber(h.modelRetries.avoided)}
+        </div>
+        <div className="sub" data-testid="model-retries-saved">
+          {fmtSeconds(h.modelRetries.savedSeconds)} saved
+          {costPerAttempt !== undefined
+            ? ` · ${fmtNumber(h.modelRetries.avoided * costPerAttempt, 2)} cost saved`
+            : ''}{' '}
+          ({rangeLabel})
+        </div>
+        <div className="range">now: {fmtNumber(now.modelRetries.avoided)} avoided</div>
       </div>
     </div>
   );

@@ -1,45 +1,74 @@
+import Link from 'next/link';
 import {
+  fetchAnnotations,
   fetchCallSeries,
   fetchEfficiencySeries,
-  fetchErrorBreakdown,
+  fetchErrorMatrix,
   fetchErrorSeries,
+  fetchLatency,
 } from '@/lib/data/fetchers';
 import type { TimeQuery } from '@/lib/data/types';
 import { fmtNumber, fmtPct } from '@/lib/format';
 import ErrorClassChart from '../errors/error-class-chart';
 import CallsChart from './calls-chart';
 import EfficiencyChart from './efficiency-chart';
+import LatencyTable from './latency-table';
 
-/** The overview's charts and the error-type table (server-side down-sampled series, client-side Recharts). */
-export default async function OverviewCharts({ query }: { query: TimeQuery }) {
-  const [efficiency, calls, classes, byType, byClass] = await Promise.all([
+const CLASSES = ['retryable', 'non_retryable', 'conditional'] as const;
+
+/**
+ * The overview's charts (server-side down-sampled series, client-side Recharts, breaker transitions and alerts
+ * marked on each), latency percentiles, and the error tables: class and type come from one query, so they
+ * always agree.
+ */
+export default async function OverviewCharts({ query, qs }: { query: TimeQuery; qs: string }) {
+  const [efficiency, calls, classes, matrix, latency, annotations] = await Promise.all([
     fetchEfficiencySeries(query),
     fetchCallSeries(query),
     fetchErrorSeries(query, 'class'),
-    fetchErrorBreakdown(query, 'type'),
-    fetchErrorBreakdown(query, 'class'),
+    fetchErrorMatrix(query),
+    fetchLatency(query),
+    fetchAnnotations(query),
   ]);
-  const totalErrors = byClass.reduce((s, r) => s + r.count, 0);
+  const totalErrors = matrix.reduce((s, r) => s + r.count, 0);
+  const byClass = CLASSES.map((key) => ({
+    key,
+    count: matrix.filter((r) => r.errorClass === key).reduce((s, r) => s + r.count, 0),
+  }));
   const span = query.to - query.from;
+  const callsLink = (extra: Record<string, string>) => {
+    const p = new URLSearchParams(qs);
+    for (const [k, v] of Object.entries(extra)) p.set(k, v);
+    return `/calls?${p}`;
+  };
   return (
     <div className="grid two">
+      <p className="muted chart-help" style={{ gridColumn: '1 / -1', margin: 0, fontSize: 12 }}>
+        Marks on every chart: <span style={{ color: '#d93636' }}>●</span> breaker opened,{' '}
+        <span style={{ color: '#f08c00' }}>●</span> half-open, <span style={{ color: '#1a9e55' }}>●</span>{' '}
+        closed, <span style={{ color: '#7c3aed' }}>⚑</span> alert (hover for details); shaded: still filling.
+        Drag across a chart to zoom, click a point for its calls.
+      </p>
       <section className="panel">
-        <h2>Retry efficiency over time (successful / all retries, target 0.8)</h2>
-        <EfficiencyChart series={efficiency} spanMs={span} />
+        <h2>Retry efficiency over time (successful / all retries, target 0.8), with retry volume</h2>
+        <EfficiencyChart series={efficiency} spanMs={span} annotations={annotations} />
       </section>
       <section className="panel">
         <h2>Calls per minute</h2>
-        <CallsChart series={calls} spanMs={span} />
+        <CallsChart series={calls} spanMs={span} annotations={annotations} />
       </section>
       <section className="panel">
         <h2>Error-class distribution (failed attempts)</h2>
-        <ErrorClassChart series={classes} spanMs={span} />
+        <ErrorClassChart series={classes} spanMs={span} annotations={annotations} />
         <table data-testid="errors-by-class">
           <tbody>
             <tr>
               {byClass.map((r) => (
                 <td key={r.key}>
-                  <span className={`badge ${r.key}`}>{r.key}</span> <b>{fmtNumber(r.count)}</b>{' '}
+                  <Link href={callsLink({ class: r.key })}>
+                    <span className={`badge ${r.key}`}>{r.key}</span>
+                  </Link>{' '}
+                  <b>{fmtNumber(r.count)}</b>{' '}
                   <span className="muted">{totalErrors > 0 ? fmtPct(r.count / totalErrors, 0) : ''}</span>
                 </td>
               ))}
@@ -48,22 +77,28 @@ export default async function OverviewCharts({ query }: { query: TimeQuery }) {
         </table>
       </section>
       <section className="panel">
-        <h2>Errors by type</h2>
-        {byType.length === 0 ? (
+        <h2>Errors by type, as the agents classified them</h2>
+        {matrix.length === 0 ? (
           <div className="empty">No failed attempts in this window.</div>
         ) : (
           <table data-testid="errors-by-type">
             <thead>
               <tr>
                 <th>error.type</th>
+                <th>class given</th>
                 <th className="num">failed attempts</th>
                 <th className="num">share</th>
               </tr>
             </thead>
             <tbody>
-              {byType.slice(0, 12).map((r) => (
-                <tr key={r.key}>
-                  <td>{r.key}</td>
+              {matrix.slice(0, 12).map((r) => (
+                <tr key={`${r.type}/${r.errorClass}`}>
+                  <td>
+                    <Link href={callsLink({ type: r.type })}>{r.type}</Link>
+                  </td>
+                  <td>
+                    <span className={`badge ${r.errorClass}`}>{r.errorClass}</span>
+                  </td>
                   <td className="num">{fmtNumber(r.count)}</td>
                   <td className="num">{fmtPct(totalErrors > 0 ? r.count / totalErrors : null, 0)}</td>
                 </tr>
@@ -71,6 +106,10 @@ export default async function OverviewCharts({ query }: { query: TimeQuery }) {
             </tbody>
           </table>
         )}
+      </section>
+      <section className="panel">
+        <h2>Call latency p50 / p95 / p99 (whole call: attempts, backoff, waits)</h2>
+        <LatencyTable rows={latency} query={qs} />
       </section>
     </div>
   );

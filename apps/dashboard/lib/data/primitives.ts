@@ -1,0 +1,115 @@
+import type { InstanceBreakerState } from './breakers';
+import type {
+  AgentInstance,
+  BreakerTimelineRow,
+  BreakerTransition,
+  CallRow,
+  CallsQuery,
+  Dimensions,
+  Filters,
+  TimeQuery,
+} from './types';
+
+/*
+ * The primitive queries a backend answers: counts of one metric over a window or per bucket, grouped by a few
+ * labels; latency quantiles of the call-duration histogram; breaker states; transitions; spans. Nothing here is
+ * shaped for a page: `shaped-source.ts` builds every response (summary, headline, series, breakdowns, tiles)
+ * from these, once, for both backends.
+ */
+
+/** The counters and histograms the dashboard reads (OTel names in `metric-names.ts`). */
+export type MetricName =
+  | 'calls'
+  | 'retries'
+  | 'errors'
+  /** Histogram: `value` is the sum of durations (s), `count` the number of calls. */
+  | 'callDuration'
+  | 'wastedTime'
+  | 'wastedCost'
+  | 'modelRetriesAvoided'
+  | 'modelRetriesSavedTime'
+  | 'breakerShed';
+
+/** The labels a count can be grouped by. */
+export type Dim =
+  | 'service'
+  | 'server'
+  | 'tool'
+  | 'outcome'
+  | 'errorClass'
+  | 'errorType'
+  | 'variant'
+  /** `service.instance.id`: only where `capabilities.instances` (the embedded facts carry no instance). */
+  | 'instance';
+
+export type Labels = Readonly<Partial<Record<Dim, string>>>;
+
+export interface CountRow {
+  readonly labels: Labels;
+  /** The counter's increase (histograms: the sum of observed values). */
+  readonly value: number;
+  /** Histograms: observations; 0 for counters. */
+  readonly count: number;
+}
+
+export interface BucketRow extends CountRow {
+  /** Bucket index in the plan: [origin + k*step, origin + (k+1)*step). */
+  readonly k: number;
+}
+
+/** How a chart's range is bucketed: points are origin + k*step, k = 0..count-1. */
+export interface BucketPlan {
+  readonly step: number;
+  readonly origin: number;
+  readonly count: number;
+}
+
+export interface LatencyRow {
+  readonly labels: Labels;
+  /** Calls observed in the window. */
+  readonly count: number;
+  /** Seconds, one per requested quantile; null when the group has no observation. */
+  readonly quantiles: ReadonlyArray<number | null>;
+}
+
+/** Calls waiting at a breaker's gate now (all instances). */
+export interface WaitingRow {
+  readonly server: string;
+  /** '' for a per-server breaker. */
+  readonly tool: string;
+  readonly waiting: number;
+}
+
+export interface Primitives {
+  readonly kind: 'embedded' | 'prometheus';
+  readonly capabilities: {
+    readonly traces: boolean;
+    readonly push: boolean;
+    /** Counts can be grouped by agent instance (compare by instance). */
+    readonly instances: boolean;
+  };
+  now(): number;
+  /** How long after a bucket ends its data may still arrive (export interval / scrape interval). */
+  readonly freshnessMs: number;
+  /** The buckets of a chart over `q`: at most about `maxPoints`, never finer than what the backend stores. */
+  plan(q: TimeQuery, maxPoints: number): BucketPlan;
+  /** A metric's increase over [from, to), grouped by `by`; rows with nothing are left out. */
+  totals(metric: MetricName, q: TimeQuery, by: readonly Dim[]): Promise<CountRow[]>;
+  /** The same per bucket of `plan`. */
+  buckets(metric: MetricName, q: TimeQuery, plan: BucketPlan, by: readonly Dim[]): Promise<BucketRow[]>;
+  /** Quantiles (0..1) of the call-duration histogram over the window, grouped by `by`. */
+  latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]>;
+  /** Each instance's current state of each breaker (only processes that report a breaker). */
+  instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]>;
+  /** Calls waiting at each breaker's gate now. */
+  breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
+  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
+  transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
+  instances(q: TimeQuery): Promise<AgentInstance[]>;
+  recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]>;
+  dimensions(q: TimeQuery): Promise<Dimensions>;
+  subscribe?(listener: {
+    breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;
+    ingested(): void;
+  }): () => void;
+}

@@ -1,0 +1,497 @@
+import { ERROR_CLASSES } from '@mcp-resilience/middleware';
+import {
+  OUTCOME_VALUE_FAILURE,
+  OUTCOME_VALUE_REJECTED,
+  OUTCOME_VALUE_SUCCESS,
+} from '@mcp-resilience/middleware/semconv';
+import { aggregateBreakers, breakerSummaries, compareTiles } from './breakers';
+import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
+import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
+import type {
+  AgentInstance,
+  BreakdownBy,
+  BreakdownRow,
+  BreakerSummary,
+  BreakerTile,
+  BreakerTimelineRow,
+  BreakerTransition,
+  CallRow,
+  CallsPoint,
+  CallsQuery,
+  CompareBy,
+  CompareGroup,
+  Dimensions,
+  Headline,
+  HeadlineWindow,
+  KeyedPoint,
+  LatencyStat,
+  RatioPoint,
+  RetryTotals,
+  Series,
+  Summary,
+  TimeQuery,
+} from './types';
+
+const SUCCESS = OUTCOME_VALUE_SUCCESS;
+const FAILURE = OUTCOME_VALUE_FAILURE;
+const REJECTED = OUTCOME_VALUE_REJECTED;
+
+/** The "now" of the incident view: the headline's short window. */
+export const NOW_WINDOW_MS = 5 * 60_000;
+/** Points per chart at most (server-side down-sampling). */
+export const MAX_POINTS = 200;
+/** Groups a compare view shows at most (the busiest). */
+export const MAX_COMPARE_GROUPS = 8;
+export const LATENCY_QUANTILES = [0.5, 0.95, 0.99] as const;
+
+const sum = (rows: readonly CountRow[], pick: (r: CountRow) => boolean = () => true) =>
+  rows.reduce((s, r) => (pick(r) ? s + r.value : s), 0);
+const byOutcome = (rows: readonly CountRow[], o: string) => sum(rows, (r) => r.labels.outcome === o);
+const classKey = (v: string | undefined) => v || '_OTHER';
+
+/**
+ * The part of a window that has data: from the first bucket with calls to the end of the last one (clipped to
+ * the window and to now), at least one bucket. Rates divide by this, not by the whole selected range.
+ */
+export function dataExtent(
+  q: TimeQuery,
+  plan: BucketPlan,
+  rows: readonly BucketRow[],
+  now: number,
+): { dataFrom: number | null; dataSeconds: number } {
+  const withData = rows.filter((r) => r.value > 0).map((r) => r.k);
+  if (withData.length === 0) return { dataFrom: null, dataSeconds: 0 };
+  const first = Math.max(q.from, plan.origin + Math.min(...withData) * plan.step);
+  const last = Math.min(q.to, now, plan.origin + (Math.max(...withData) + 1) * plan.step);
+  return { dataFrom: first, dataSeconds: Math.max(last - first, Math.min(plan.step, q.to - q.from)) / 1000 };
+}
+
+/**
+ * THE shaping module: every response the pages, the JSON API, the SSE stream and the alert engine read is
+ * built here, once, from a backend's primitive queries (`Primitives`), so the embedded store and PromQL cannot
+ * disagree on what a number means.
+ */
+export class ShapedSource implements MetricsSource {
+  readonly kind: 'embedded' | 'prometheus';
+  readonly capabilities: { readonly traces: boolean; readonly push: boolean; readonly instances: boolean };
+  readonly subscribe?: MetricsSource['subscribe'];
+
+  constructor(protected readonly p: Primitives) {
+    this.kind = p.kind;
+    this.capabilities = p.capabilities;
+    if (p.subscribe) this.subscribe = (listener) => p.subscribe!(listener);
+  }
+
+  private plan(q: TimeQuery, maxPoints = MAX_POINTS): BucketPlan {
+    return this.p.plan(q, maxPoints);
+  }
+
+  /** Where the points stop being complete: buckets ending after the window, or too recently to be all in. */
+  private partialFrom(q: TimeQuery, plan: BucketPlan): number | undefined {
+    const complete = Math.min(q.to, this.p.now() - this.p.freshnessMs);
+    for (let k = 0; k < plan.count; k++) {
+      const t = plan.origin + k * plan.step;
+      if (t + plan.step > complete) return t;
+    }
+    return undefined;
+  }
+
+  /**
+   * Where a partial bucket's data can end, for its rate: now (or the window's end), but at least one export
+   * interval into the last bucket (a point is dated by its export, which carries the interval before it: over
+   * less, one export would read as a spike).
+   */
+  private dataEnd(q: TimeQuery, plan: BucketPlan): number {
+    const last = plan.origin + (plan.count - 1) * plan.step;
+    return Math.max(Math.min(q.to, this.p.now()), last + Math.min(plan.step, this.p.freshnessMs));
+  }
+
+  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[]): Series<P> {
+    const partialFrom = this.partialFrom(q, plan);
+    return partialFrom === undefined
+      ? { step: plan.step, points }
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // headline and summary
+  // ---------------------------------------------------------------------------------------------------------
+
+  /** The counts of one window; rates over the time that has data (first to last bucket with calls). */
+  private async headlineWindow(q: TimeQuery, withExtent = true): Promise<HeadlineWindow> {
+    const plan = this.plan(q);
+    const [calls, retries, wasted, durations, avoided, saved, cost, perBucket] = await Promise.all([
+      this.p.totals('calls', q, ['outcome']),
+      this.p.totals('retries', q, ['outcome']),
+      this.p.totals('wastedTime', q, []),
+      this.p.totals('callDuration', q, ['outcome', 'errorClass']),
+      this.p.totals('modelRetriesAvoided', q, []),
+      this.p.totals('modelRetriesSavedTime', q, []),
+      this.p.totals('wastedCost', q, []),
+      withExtent ? this.p.buckets('calls', q, plan, []) : Promise.resolve([]),
+    ]);
+    const { dataFrom, dataSeconds } = dataExtent(q, plan, perBucket, this.p.now());
+    const retriesTotal = sum(retries);
+    const successful = byOutcome(retries, SUCCESS);
+    const nr = durations.filter(
+      (r) => r.labels.outcome === FAILURE && r.labels.errorClass === 'non_retryable',
+    );
+    const nrCount = nr.reduce((s, r) => s + r.count, 0);
+    const total = sum(calls);
+    return {
+      from: q.from,
+      to: q.to,
+      dataFrom,
+      dataSeconds,
+      calls: {
+        total,
+        success: byOutcome(calls, SUCCESS),
+        failure: byOutcome(calls, FAILURE),
+        rejected: byOutcome(calls, REJECTED),
+      },
+      retries: {
+        total: retriesTotal,
+        successful,
+        efficiency: retriesTotal > 0 ? successful / retriesTotal : null,
+      },
+      callsPerMinute: dataSeconds > 0 ? (total / dataSeconds) * 60 : 0,
+      wastedRetries: byOutcome(retries, FAILURE),
+      wastedRetryTimeSeconds: roundSeconds(sum(wasted)),
+      mttfNonRetryableSeconds: nrCount > 0 ? roundSeconds(sum(nr) / nrCount) : null,
+      wastedCost: cost.length > 0 ? sum(cost) : null,
+      modelRetries: { avoided: sum(avoided), savedSeconds: roundSeconds(sum(saved)) },
+    };
+  }
+
+  /** The last NOW_WINDOW_MS of a window. */
+  private nowWindow(q: TimeQuery): TimeQuery {
+    return { ...q, from: Math.max(q.from, q.to - NOW_WINDOW_MS) };
+  }
+
+  async headline(q: TimeQuery): Promise<Headline> {
+    const nowQ = this.nowWindow(q);
+    const [range, now, breakers] = await Promise.all([
+      this.headlineWindow(q),
+      this.headlineWindow(nowQ),
+      this.breakers(q),
+    ]);
+    return { ...range, openBreakers: breakers.filter((b) => b.state === 'open').length, now };
+  }
+
+  async summary(q: TimeQuery): Promise<Summary> {
+    const [h, errors, breakers] = await Promise.all([
+      this.headlineWindow(q, false),
+      this.p.totals('errors', q, ['errorClass', 'errorType']),
+      this.breakers(q),
+    ]);
+    const byClass = { retryable: 0, non_retryable: 0, conditional: 0 };
+    const byType: Record<string, number> = {};
+    for (const r of errors) {
+      const cls = r.labels.errorClass;
+      if (cls === 'retryable' || cls === 'non_retryable' || cls === 'conditional') byClass[cls] += r.value;
+      const type = classKey(r.labels.errorType);
+      byType[type] = (byType[type] ?? 0) + r.value;
+    }
+    return {
+      from: q.from,
+      to: q.to,
+      calls: h.calls,
+      retries: h.retries,
+      errors: { byClass, byType },
+      wastedRetries: h.wastedRetries,
+      wastedRetryTimeSeconds: h.wastedRetryTimeSeconds,
+      mttfNonRetryableSeconds: h.mttfNonRetryableSeconds,
+      breakers,
+    };
+  }
+
+  async retryTotals(q: TimeQuery): Promise<RetryTotals[]> {
+    const rows = await this.p.totals('retries', q, ['server', 'outcome']);
+    const by = new Map<string, { server: string; successful: number; total: number }>();
+    for (const r of rows) {
+      const server = r.labels.server ?? '';
+      const t = by.get(server) ?? { server, successful: 0, total: 0 };
+      t.total += r.value;
+      if (r.labels.outcome === SUCCESS) t.successful += r.value;
+      by.set(server, t);
+    }
+    return [...by.values()].sort((a, b) => a.server.localeCompare(b.server));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // series
+  // ---------------------------------------------------------------------------------------------------------
+
+  private static ratioPoints(plan: BucketPlan, rows: readonly BucketRow[]): RatioPoint[] {
+    const points = Array.from({ length: plan.count }, (_, k) => ({
+      t: plan.origin + k * plan.step,
+      successful: 0,
+      total: 0,
+    }));
+    for (const r of rows) {
+      const p = points[r.k];
+      if (!p) continue;
+      p.total += r.value;
+      if (r.labels.outcome === SUCCESS) p.successful += r.value;
+    }
+    return points;
+  }
+
+  private static callPoints(plan: BucketPlan, rows: readonly BucketRow[]): CallsPoint[] {
+    const points = Array.from({ length: plan.count }, (_, k) => ({
+      t: plan.origin + k * plan.step,
+      success: 0,
+      failure: 0,
+      rejected: 0,
+    }));
+    for (const r of rows) {
+      const p = points[r.k] as Record<string, number> | undefined;
+      const o = r.labels.outcome;
+      if (p && (o === SUCCESS || o === FAILURE || o === REJECTED)) p[o] = (p[o] ?? 0) + r.value;
+    }
+    return points;
+  }
+
+  async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
+    const plan = this.plan(q);
+    return this.series(
+      q,
+      plan,
+      ShapedSource.ratioPoints(plan, await this.p.buckets('retries', q, plan, ['outcome'])),
+    );
+  }
+
+  async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
+    const plan = this.plan(q);
+    return this.series(
+      q,
+      plan,
+      ShapedSource.callPoints(plan, await this.p.buckets('calls', q, plan, ['outcome'])),
+    );
+  }
+
+  async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
+    const plan = this.plan(q);
+    const dim: Dim = by === 'class' ? 'errorClass' : 'errorType';
+    const rows = await this.p.buckets('errors', q, plan, [dim]);
+    const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
+      t: plan.origin + k * plan.step,
+      values: (by === 'class' ? { retryable: 0, non_retryable: 0, conditional: 0 } : {}) as Record<
+        string,
+        number
+      >,
+    }));
+    for (const r of rows) {
+      const p = points[r.k];
+      if (!p) continue;
+      const key = classKey(r.labels[dim]);
+      p.values[key] = (p.values[key] ?? 0) + r.value;
+    }
+    return this.series(q, plan, points);
+  }
+
+  async errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]> {
+    const dim: Dim = by === 'class' ? 'errorClass' : by === 'type' ? 'errorType' : by;
+    const rows = await this.p.totals('errors', q, [dim]);
+    const merged = new Map<string, number>();
+    for (const r of rows) {
+      const key = r.labels[dim] || (by === 'tool' ? '(no tool)' : '_OTHER');
+      merged.set(key, (merged.get(key) ?? 0) + r.value);
+    }
+    const result = [...merged]
+      .map(([key, count]) => ({ key, count }))
+      .filter((r) => r.count > 0)
+      .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+    if (by === 'class') {
+      for (const k of ERROR_CLASSES) if (!result.some((r) => r.key === k)) result.push({ key: k, count: 0 });
+    }
+    return result;
+  }
+
+  /**
+   * Failed attempts by type AND the class they were given, from one query: the class and type tables of a
+   * page are two sums of these rows, so they can never disagree (a naive agent that calls invalid_params
+   * "retryable" shows as exactly that).
+   */
+  async errorMatrix(q: TimeQuery): Promise<Array<{ type: string; errorClass: string; count: number }>> {
+    const rows = await this.p.totals('errors', q, ['errorType', 'errorClass']);
+    const merged = new Map<string, { type: string; errorClass: string; count: number }>();
+    for (const r of rows) {
+      const type = classKey(r.labels.errorType);
+      const errorClass = classKey(r.labels.errorClass);
+      const key = `${type}\u0001${errorClass}`;
+      const m = merged.get(key) ?? { type, errorClass, count: 0 };
+      m.count += r.value;
+      merged.set(key, m);
+    }
+    return [...merged.values()]
+      .filter((r) => r.count > 0)
+      .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type));
+  }
+
+  async latency(q: TimeQuery): Promise<LatencyStat[]> {
+    const rows = await this.p.latency(q, ['server', 'tool'], LATENCY_QUANTILES);
+    return rows
+      .filter((r) => r.count > 0)
+      .map((r) => ({
+        server: r.labels.server ?? '',
+        tool: r.labels.tool ?? '',
+        calls: r.count,
+        p50: r.quantiles[0] ?? null,
+        p95: r.quantiles[1] ?? null,
+        p99: r.quantiles[2] ?? null,
+      }))
+      .sort((a, b) => a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
+  }
+
+  /**
+   * The overview's series per group (service, variant, server, or agent instance: `service/instance`), the
+   * busiest groups, on one plan. By instance needs a backend that counts per instance.
+   */
+  async compare(q: TimeQuery, by: CompareBy): Promise<CompareGroup[]> {
+    if (by === 'instance' && !this.capabilities.instances) {
+      throw new Error(
+        'compare by instance: the embedded store keeps no per-instance counts (DASHBOARD_SOURCE=prometheus has them)',
+      );
+    }
+    const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
+    const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
+    const plan = this.plan(q);
+    const [calls, retries, callRows, retryRows] = await Promise.all([
+      this.p.totals('calls', q, [...dims, 'outcome']),
+      this.p.totals('retries', q, [...dims, 'outcome']),
+      this.p.buckets('calls', q, plan, [...dims, 'outcome']),
+      this.p.buckets('retries', q, plan, [...dims, 'outcome']),
+    ]);
+    const keys = new Map<string, number>();
+    for (const r of calls) keys.set(keyOf(r), (keys.get(keyOf(r)) ?? 0) + r.value);
+    for (const r of retries) if (!keys.has(keyOf(r))) keys.set(keyOf(r), 0);
+    return [...keys]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, MAX_COMPARE_GROUPS)
+      .map(([key]) => {
+        const mine = (r: CountRow) => keyOf(r) === key;
+        return {
+          key,
+          efficiency: this.series(q, plan, ShapedSource.ratioPoints(plan, retryRows.filter(mine))),
+          calls: this.series(q, plan, ShapedSource.callPoints(plan, callRows.filter(mine))),
+          retries: {
+            total: sum(retries, mine),
+            successful: sum(retries, (r) => mine(r) && r.labels.outcome === SUCCESS),
+          },
+          callsTotal: sum(calls, mine),
+          failures: sum(calls, (r) => mine(r) && r.labels.outcome === FAILURE),
+        };
+      });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // breakers
+  // ---------------------------------------------------------------------------------------------------------
+
+  async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
+    return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters)));
+  }
+
+  async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
+    const plan = this.plan(q, 30);
+    const nowQ = this.nowWindow(q);
+    const nowPlan = this.plan(nowQ, 30);
+    const [instances, totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
+      this.p.instanceBreakers(q.filters),
+      this.p.totals('calls', q, ['server', 'tool', 'outcome']),
+      this.p.totals('calls', nowQ, ['server', 'tool', 'outcome']),
+      this.p.buckets('calls', q, plan, ['server', 'tool', 'outcome']),
+      this.p.buckets('calls', nowQ, nowPlan, ['server', 'tool']),
+      this.p.transitions(q, MAX_TRANSITIONS),
+      this.p.breakerWaiting(q.filters),
+      this.p.totals('breakerShed', q, ['server', 'tool']),
+    ]);
+    const partialFrom = this.partialFrom(q, plan);
+    const aggregated = aggregateBreakers(instances);
+    const now = this.p.now();
+    const rate = (rows: readonly CountRow[], mine: (r: CountRow) => boolean) => {
+      const success = sum(rows, (r) => mine(r) && r.labels.outcome === SUCCESS);
+      const failure = sum(rows, (r) => mine(r) && r.labels.outcome === FAILURE);
+      return success + failure > 0 ? failure / (success + failure) : null;
+    };
+    const tiles: BreakerTile[] = aggregated.map((b) => {
+      const mine = (r: CountRow) =>
+        r.labels.server === b.server && (b.tool === '' || (r.labels.tool ?? '') === b.tool);
+      const sparkline = Array.from({ length: plan.count }, (_, k) => ({
+        t: plan.origin + k * plan.step,
+        calls: 0,
+        failures: 0,
+      }));
+      for (const r of rows) {
+        if (!mine(r)) continue;
+        const p = sparkline[r.k];
+        if (!p) continue;
+        p.calls += r.value;
+        if (r.labels.outcome === FAILURE) p.failures += r.value;
+      }
+      // The instances now in the tile's state, and the transition that put the first of them there: "in
+      // state" (since the earliest of them entered it) and the transition shown are the same event.
+      const holders = instances.filter(
+        (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
+      );
+      const into = transitions.filter(
+        (t) =>
+          t.server === b.server &&
+          (t.tool ?? '') === b.tool &&
+          t.to === b.state &&
+          holders.some((h) => h.service === t.service && h.instance === t.instance),
+      );
+      const entered =
+        into.length === 0
+          ? undefined
+          : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
+      const nowSeconds = dataExtent(nowQ, nowPlan, rowsNow.filter(mine), now).dataSeconds;
+      const tile: BreakerTile = {
+        server: b.server,
+        tool: b.tool === '' ? null : b.tool,
+        state: b.state,
+        since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
+        instances: b.instances,
+        stale: b.stale,
+        errorRate: rate(totalsNow, mine),
+        errorRateRange: rate(totals, mine),
+        calls: sum(totals, mine),
+        callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
+        sparkline,
+        lastTransition: entered
+          ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
+          : null,
+        waiting: waiting
+          .filter((w) => w.server === b.server && w.tool === b.tool)
+          .reduce((s, w) => s + w.waiting, 0),
+        shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
+      };
+      return partialFrom === undefined ? tile : { ...tile, partialFrom };
+    });
+    return tiles.sort(compareTiles);
+  }
+
+  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
+    return this.p.breakerTimeline(q);
+  }
+
+  instances(q: TimeQuery): Promise<AgentInstance[]> {
+    return this.p.instances(q);
+  }
+
+  transitions(q: TimeQuery, options: { limit?: number } = {}): Promise<BreakerTransition[]> {
+    return this.p.transitions(q, Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS)));
+  }
+
+  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]> {
+    return this.p.recentCalls(
+      { ...q, only: options.only ?? q.only },
+      Math.max(1, Math.min(500, options.limit)),
+    );
+  }
+
+  dimensions(q: TimeQuery): Promise<Dimensions> {
+    return this.p.dimensions(q);
+  }
+}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import type { InstanceBreakerState } from '@/lib/data/breakers';
+import { bucketQuantile } from '@/lib/data/bucket-quantile';
+import type { BucketPlan, BucketRow, CountRow, Dim, MetricName, Primitives } from '@/lib/data/primitives';
+import { NOW_WINDOW_MS, ShapedSource } from '@/lib/data/shaped-source';
+import { planBuckets } from '@/lib/data/time-buckets';
+import type { BreakerTransition, TimeQuery } from '@/lib/data/types';
+
+/*
+ * The shaping module over an in-memory backend: raw events (metric, time, labels, value) answered by the same
+ * primitive contract as the two real backends, so each rule of the shaping is checked on numbers we choose.
+ */
+
+interface Event {
+  readonly metric: MetricName;
+  readonly t: number;
+  readonly labels: Partial<Record<Dim, string>>;
+  readonly value: number;
+  readonly count?: number;
+}
+
+const MIN = 60_000;
+const NOW = 1_800_000_000_000;
+
+function memory(
+  events: Event[],
+  o: { breakers?: InstanceBreakerState[]; transitions?: BreakerTransition[] } = {},
+): Primitives {
+  const inWindow = (e: Event, q: TimeQuery) =>
+    e.t >= q.from &&
+    e.t < q.to &&
+    (q.filters.server === undefined || e.labels.server === q.filters.server) &&
+    (q.filters.service === undefined || e.labels.service === q.filters.service);
+  const group = (rows: Event[], by: readonly Dim[], k?: (e: Event) => number) => {
+    const out = new Map<string, BucketRow>();
+    for (const e of rows) {
+      const labels: Partial<Record<Dim, string>> = {};
+      for (const d of by) labels[d] = e.labels[d] ?? '';
+      const kk = k ? k(e) : 0;
+      const key = `${kk}|${by.map((d) => labels[d]).join('|')}`;
+      const r = out.get(key) ?? { k: kk, labels, value: 0, count: 0 };
+      out.set(key, { ...r, value: r.value + e.value, count: r.count + (e.count ?? 0) });
+    }
+    return [...out.values()];
+  };
+  return {
+    kind: 'embedded',
+    capabilities: { traces: false, push: false, instances: false },
+    freshnessMs: 10_000,
+    now: () => NOW,
+    plan: (q, maxPoints) => planBuckets(q.from, q.to, 10_000, maxPoints),
+    totals: async (metric, q, by): Promise<CountRow[]> =>
+      group(
+        events.filter((e) => e.metric === metric && inWindow(e, q)),
+        by,
+      ).map(({ k: _k, ...r }) => r),
+    buckets: async (metric, q, plan: BucketPlan, by) =>
+      group(
+        events.filter(
+          (e) =>
+            e.metric === metric &&
+            inWindow(e, { ...q, from: plan.origin, to: plan.origin + plan.count * plan.step }),
+        ),
+        by,
+        (e) => Math.floor((e.t - plan.origin) / plan.step),
+      ),
+    latency: async () => [],
+    instanceBreakers: async () => o.breakers ?? [],
+    breakerWaiting: async () => [],
+    breakerTimeline: async () => [],
+    transitions: async (q) => (o.transitions ?? []).filter((t) => t.ts >= q.from && t.ts < q.to),
+    instances: async () => [],
+    recentCalls: async () => [],
+    dimensions: async () => ({ services: [], servers: [], tools: [], variants: [] }),
+  };
+}
+
+const hour: TimeQuery = { from: NOW - 60 * MIN, to: NOW, filters: {} };
+const calls = (t: number, n: number, outcome = 'success', server = 'weather'): Event => ({
+  metric: 'calls',
+  t,
+  labels: { outcome, server, tool: 'get_forecast', service: 'agent' },
+  value: n,
+});
+
+describe('ShapedSource', () => {
+  it('divides rates by the time that has data, not by the whole range', async () => {
+    // 2 minutes of data at the end of an hour: 2,700 calls → 1,350 a minute (not 45)
+    const events = Array.from({ length: 12 }, (_, i) => calls(NOW - 2 * MIN + i * 10_000, 225));
+    const h = await new ShapedSource(memory(events)).headline(hour);
+    expect(h.calls.total).toBe(2700);
+    expect(h.dataSeconds).toBe(120);
+    expect(h.callsPerMinute).toBe(1350);
+    expect(h.dataFrom).toBe(NOW - 2 * MIN);
+  });
+
+  it('gives "now" (the last 5 minutes) beside the range', async () => {
+    const events = [
+      calls(NOW - 50 * MIN, 1000, 'failure'),
+      calls(NOW - 3 * MIN, 90),
+      calls(NOW - 3 * MIN, 10, 'failure'),
+      { metric: 'retries' as const, t: NOW - 50 * MIN, labels: { outcome: 'failure' }, value: 40 },
+      { metric: 'retries' as const, t: NOW - 2 * MIN, labels: { outcome: 'success' }, value: 30 },
+    ];
+    const h = await new ShapedSource(memory(events)).headline(hour);
+    expect(h.now.from).toBe(NOW - NOW_WINDOW_MS);
+    expect(h.now.calls).toEqual({ total: 100, success: 90, failure: 10, rejected: 0 });
+    expect(h.calls.total).toBe(1100);
+    expect(h.now.retries).toEqual({ total: 30, successful: 30, efficiency: 1 });
+    expect(h.retries.efficiency).toBeCloseTo(30 / 70, 12);
+  });
+
+  it('marks the buckets still filling instead of leaving them to read as a drop', async () => {
+    const q: TimeQuery = { from: NOW - 10 * MIN, to: NOW, filters: {} };
+    const s = await new ShapedSource(memory([calls(NOW - 5 * MIN, 10)])).callSeries(q);
+    expect(s.step).toBe(10_000);
+    // buckets ending after now - 10 s (the export lag) are partial: the last one (and no complete one)
+    expect(s.partialFrom).toBe(NOW - 10_000);
+    expect(s.points.filter((p) => p.t >= s.partialFrom!)).toHaveLength(1);
+    // and where its data can end (charts take a partial bucket's rate over its elapsed part, at least one
+    // export interval: the 10 s bucket that began at NOW - 10 s)
+    expect(s.end).toBe(NOW);
+    const justBegun = await new ShapedSource(memory([])).callSeries({ ...q, to: NOW - 9_000 });
+    expect(justBegun.end).toBe(NOW - 10_000 + 10_000);
+    // a window in the past has no partial bucket
+    const past = await new ShapedSource(memory([])).callSeries({ ...q, from: q.from - MIN, to: q.to - MIN });
+    expect(past.partialFrom).toBeUndefined();
+  });
+
+  it('builds the class and the type tables from the same rows', async () => {
+    const err = (type: string, cls: string, n: number): Event => ({
+      metric: 'errors',
+      t: NOW - MIN,
+      labels: { errorType: type, errorClass: cls, service: 'naive' },
+      value: n,
+    });
+    // a naive agent calls everything retryable, invalid_params included
+    const src = new ShapedSource(
+      memory([err('invalid_params', 'retryable', 6), err('unavailable', 'retryable', 4)]),
+    );
+    const matrix = await src.errorMatrix(hour);
+    expect(matrix).toEqual([
+      { type: 'invalid_params', errorClass: 'retryable', count: 6 },
+      { type: 'unavailable', errorClass: 'retryable', count: 4 },
+    ]);
+    const byClass = await src.errorBreakdown(hour, 'class');
+    expect(byClass.find((r) => r.key === 'retryable')!.count).toBe(matrix.reduce((s, r) => s + r.count, 0));
+  });
+
+  it("dates a tile's state and shows the transition that began it (in state = since that transition)", async () => {
+    const t1 = NOW - 157_000;
+    const t2 = NOW - 28_000;
+    const breaker = (instance: string, since: number): InstanceBreakerState => ({
+      service: 'agent',
+      instance,
+      server: 'down',
+      tool: '',
+      state: 'open',
+      since,
+      stale: false,
+    });
+    const transition = (instance: string, ts: number, from: string): BreakerTransition => ({
+      ts,
+      service: 'agent',
+      instance,
+      server: 'down',
+      tool: null,
+      from,
+      to: 'open',
+      reason: 'consecutive_failures',
+    });
+    const src = new ShapedSource(
+      memory([calls(NOW - MIN, 5, 'failure', 'down')], {
+        breakers: [breaker('a', t1), breaker('b', t2)],
+        transitions: [transition('a', t1, 'closed'), transition('b', t2, 'half_open')],
+      }),
+    );
+    const [tile] = await src.breakerTiles(hour);
+    expect(tile!.instances).toEqual({ closed: 0, open: 2, half_open: 0 });
+    expect(tile!.since).toBe(t1);
+    expect(tile!.lastTransition).toEqual({
+      at: t1,
+      from: 'closed',
+      to: 'open',
+      reason: 'consecutive_failures',
+    });
+    expect(tile!.errorRate).toBe(1);
+  });
+
+  it('compares groups on one plan, busiest first', async () => {
+    const events = [calls(NOW - MIN, 5, 'success', 'a'), calls(NOW - 2 * MIN, 50, 'failure', 'b')];
+    const groups = await new ShapedSource(memory(events)).compare(hour, 'server');
+    expect(groups.map((g) => [g.key, g.callsTotal, g.failures])).toEqual([
+      ['b', 50, 50],
+      ['a', 5, 0],
+    ]);
+    expect(groups[0]!.calls.step).toBe(groups[1]!.calls.step);
+    expect(groups[0]!.calls.points.reduce((s, p) => s + p.failure, 0)).toBe(50);
+  });
+});
+
+describe('bucketQuantile (histogram_quantile semantics)', () => {
+  const bounds = [0.1, 0.5, 1, 5];
+  it('interpolates inside the bucket holding the rank, from 0 for the first bucket', () => {
+    const counts = [50, 40, 0, 10, 0]; // per bucket, the last one +Inf
+    expect(bucketQuantile(0.5, bounds, counts)).toBeCloseTo(0.1, 12);
+    expect(bucketQuantile(0.25, bounds, counts)).toBeCloseTo(0.05, 12);
+    expect(bucketQuantile(0.95, bounds, counts)).toBeCloseTo(3, 12);
+    expect(bucketQuantile(0.99, bounds, counts)).toBeCloseTo(4.6, 12);
+  });
+  it('answers the highest finite bound in the +Inf bucket, null without observations', () => {
+    expect(bucketQuantile(0.99, bounds, [0, 0, 0, 0, 3])).toBe(5);
+    expect(bucketQuantile(0.5, bounds, [0, 0, 0, 0, 0])).toBeNull();
+  });
+});

@@ -1,0 +1,62 @@
+import { fetchAnnotations, fetchCompare } from '@/lib/data/fetchers';
+import type { CompareBy, TimeQuery } from '@/lib/data/types';
+import { efficiencyVerdict, fmtNumber, fmtPct } from '@/lib/format';
+import CompareChart from './compare-chart';
+
+/** Compare mode: the busiest services, variants or servers side by side, same plan, same axes. */
+export default async function ComparePanel({ query, by }: { query: TimeQuery; by: CompareBy }) {
+  const [groups, annotations] = await Promise.all([fetchCompare(query, by), fetchAnnotations(query)]);
+  const span = query.to - query.from;
+  if (groups.length === 0) {
+    return (
+      <section className="panel" data-testid="compare-panel">
+        <div className="empty">No {by} has data in this window.</div>
+      </section>
+    );
+  }
+  return (
+    <section data-testid="compare-panel" style={{ marginBottom: 14 }}>
+      <div className="grid two" style={{ marginBottom: 14 }}>
+        <section className="panel">
+          <h2>Retry efficiency by {by}</h2>
+          <CompareChart groups={groups} metric="efficiency" spanMs={span} annotations={annotations} />
+        </section>
+        <section className="panel">
+          <h2>Calls per minute by {by}</h2>
+          <CompareChart groups={groups} metric="calls" spanMs={span} annotations={annotations} />
+        </section>
+      </div>
+      <section className="panel">
+        <table data-testid="compare-table">
+          <thead>
+            <tr>
+              <th>{by}</th>
+              <th className="num">calls</th>
+              <th className="num">failed</th>
+              <th className="num">retries</th>
+              <th className="num">efficiency</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((g) => {
+              const v = efficiencyVerdict(g.retries.successful, g.retries.total);
+              return (
+                <tr key={g.key} data-testid="compare-row" data-key={g.key}>
+                  <td>{g.key || '(none)'}</td>
+                  <td className="num">{fmtNumber(g.callsTotal)}</td>
+                  <td className="num">{fmtNumber(g.failures)}</td>
+                  <td className="num">
+                    {fmtNumber(g.retries.successful)}/{fmtNumber(g.retries.total)}
+                  </td>
+                  <td className={`num ${v.meetsTarget === null ? 'muted' : v.meetsTarget ? 'good' : 'bad'}`}>
+                    {v.sufficient ? fmtPct(v.ratio) : 'insufficient data'}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+import Link from 'next/link';
+import type { LatencyStat } from '@/lib/data/types';
+import { fmtNumber, fmtSeconds } from '@/lib/format';
+
+/** p50/p95/p99 of the whole call (attempts, backoff and waits) per server and tool, from the histogram. */
+export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; query: string }) {
+  if (rows.length === 0) return <div className="empty">No call duration in this window.</div>;
+  return (
+    <table data-testid="latency-table">
+      <thead>
+        <tr>
+          <th>server / tool</th>
+          <th className="num">calls</th>
+          <th className="num">p50</th>
+          <th className="num">p95</th>
+          <th className="num">p99</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.slice(0, 20).map((r) => {
+          const p = new URLSearchParams(query);
+          p.set('server', r.server);
+          if (r.tool) p.set('tool', r.tool);
+          return (
+            <tr key={`${r.server}/${r.tool}`} data-testid="latency-row" data-server={r.server}>
+              <td>
+                <Link href={`/calls?${p}`}>
+                  {r.server}
+                  {r.tool ? <span className="muted"> / {r.tool}</span> : null}
+                </Link>
+              </td>
+              <td className="num">{fmtNumber(r.calls)}</td>
+              <td className="num">{fmtSeconds(r.p50)}</td>
+              <td className="num" data-testid="latency-p95">
+                {fmtSeconds(r.p95)}
+              </td>
+              <td className="num">{fmtSeconds(r.p99)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
