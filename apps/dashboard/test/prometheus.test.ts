@@ -22,10 +22,10 @@ import {
 } from '@/lib/data/prometheus-client';
 import { PrometheusSource } from '@/lib/data/prometheus-source';
 import * as promql from '@/lib/data/promql';
-import { SourceUnavailableError } from '@/lib/source-unavailable';
 import type { BreakerSummary } from '@/lib/data/types';
 import { type LiveEvent, LiveHub } from '@/lib/live/hub';
 import { BreakerPoller } from '@/lib/live/poller';
+import { SourceUnavailableError } from '@/lib/source-unavailable';
 import { startTestServer, type TestServer } from './support/runtime';
 
 // -------------------------------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ import { SourceUnavailableError } from '../source-unavailable';
  * `PrometheusError` whose message says what went wrong and names PROMETHEUS_URL (with any credentials masked).
  */
 
-
 export interface PrometheusClientOptions {
   /** Base URL, path prefix included (`http://prometheus:9090`, `https://mimir.example.com/prometheus`). */
   readonly url: string;
