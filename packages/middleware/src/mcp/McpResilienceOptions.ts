@@ -1,10 +1,11 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Resilience } from '../createResilience.js';
+import type { ExperimentOptions } from '../experiment/ExperimentOptions.js';
 import type { ResilienceOptions } from '../options.js';
 import type { ObservedFetch } from './observeFetch.js';
 
 /** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
-export interface McpResilienceOptions extends ResilienceOptions {
+export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptions {
   /**
    * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
    * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.

@@ -9,6 +9,7 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ENDPOINT,
   ATTR_MCP_RESILIENCE_OPERATION,
+  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_SERVER,
   ATTR_NETWORK_TRANSPORT,
   OTHER_VALUE,
@@ -51,6 +52,7 @@ export function callMetricAttributes(ref: {
   };
   const tool = nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
+  withVariant(attributes, ref.attributes);
   return attributes;
 }
 
@@ -61,6 +63,7 @@ export function operationMetricAttributes(ref: { operation: string; attributes: 
   if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
   const transport = nonEmpty(ref.attributes[ATTR_NETWORK_TRANSPORT]);
   if (transport !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = transport;
+  withVariant(attributes, ref.attributes);
   return attributes;
 }
 
@@ -72,6 +75,7 @@ export function breakerMetricAttributes(endpoint: string, attributes: Source): A
   const result: Attributes = { [ATTR_MCP_SERVER]: serverOf(endpoint, attributes) };
   const tool = nonEmpty(attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (tool !== undefined) result[ATTR_GEN_AI_TOOL_NAME] = tool;
+  withVariant(result, attributes);
   return result;
 }
 
@@ -106,4 +110,10 @@ export function errorAttributes(classification: { type?: unknown; class?: unknow
     [ATTR_ERROR_TYPE]: errorTypeValue(classification?.type),
     [ATTR_ERROR_CLASS]: errorClassValue(classification?.class),
   };
+}
+
+/** Adds `mcp.resilience.variant` (experiments) when the call or endpoint has one. */
+function withVariant(attributes: Attributes, source: Source): void {
+  const variant = nonEmpty(source[ATTR_MCP_RESILIENCE_VARIANT]);
+  if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
 }

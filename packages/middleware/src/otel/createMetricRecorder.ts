@@ -26,6 +26,8 @@ import {
   ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
   ATTR_FROM_STATE,
+  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
+  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
   ATTR_OUTCOME,
   ATTR_STATE,
   ATTR_TO_STATE,
@@ -42,6 +44,7 @@ import {
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
+  METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
   OTHER_VALUE,
   OUTCOME_VALUE_SUCCESS,
   STATE_VALUES,
@@ -64,6 +67,7 @@ interface Instruments {
   readonly transitions: Counter;
   readonly operationDuration: Histogram;
   readonly breakerState: ObservableGauge;
+  readonly shadowDisagreements: Counter;
 }
 
 /** Breaker sources (resilience instances) followed at most; the oldest is dropped beyond. */
@@ -121,6 +125,11 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
     breakerState: meter.createObservableGauge(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, {
       description: 'Circuit breaker state, one-hot: 1 for the current state, 0 for the others.',
       unit: UNIT_STATE,
+      valueType: ValueType.INT,
+    }),
+    shadowDisagreements: meter.createCounter(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, {
+      description: 'Failed attempts the shadow classifier classified differently (class or type).',
+      unit: UNIT_ERROR,
       valueType: ValueType.INT,
     }),
   };
@@ -271,6 +280,15 @@ export function createMetricRecorder(
             ...breakerMetricAttributes(event.endpoint, event.attributes),
             [ATTR_FROM_STATE]: stateValue(event.from),
             [ATTR_TO_STATE]: stateValue(event.to),
+          });
+          return;
+        case 'shadow_classified':
+          if (event.agrees) return;
+          m.shadowDisagreements.add(1, {
+            ...callMetricAttributes(event),
+            ...errorAttributes(event.classification),
+            [ATTR_MCP_RESILIENCE_SHADOW_CLASS]: errorClassValue(event.shadow?.class),
+            [ATTR_MCP_RESILIENCE_SHADOW_TYPE]: errorTypeValue(event.shadow?.type),
           });
           return;
         default:

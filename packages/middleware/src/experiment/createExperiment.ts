@@ -1,0 +1,106 @@
+import type { AttemptContext, CallOptions } from '../call/CallOptions.js';
+import type { Resilience } from '../createResilience.js';
+import type { BreakerSnapshot } from '../decide/BreakerState.js';
+import type { ResilienceOptions } from '../options.js';
+import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
+import { noopRecorder } from '../record/noopRecorder.js';
+import { assignVariant, splitTable } from './assignVariant.js';
+import { createShadow } from './createShadow.js';
+import { EXPERIMENT_KEYS, type ExperimentOptions, type VariantKey } from './ExperimentOptions.js';
+import { validateExperiment } from './validateExperiment.js';
+
+/** A resilience pipeline that runs each call on one of several variants. */
+export interface ExperimentResilience extends Resilience {
+  /** The variant names, in the order given (the first is the control). */
+  readonly variants: readonly string[];
+  /** The variant a call with these options runs on. */
+  variantOf(call?: CallOptions): string;
+}
+
+const SESSION_ATTRIBUTE = 'mcp.session.id';
+const noOptions: CallOptions = Object.freeze({});
+
+/**
+ * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
+ * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
+ * variant in `mcp.resilience.variant` (call and endpoint attributes), so its spans, metrics and breakers say it.
+ * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
+ */
+export function createExperiment(
+  options: ResilienceOptions & ExperimentOptions,
+  create: (options: ResilienceOptions) => Resilience,
+): Resilience | ExperimentResilience {
+  const recorder = options.recorder ?? noopRecorder;
+  validateExperiment(options, recorder !== noopRecorder);
+  const shared: Record<string, unknown> = { ...options };
+  for (const key of EXPERIMENT_KEYS) delete shared[key];
+  const base = shared as ResilienceOptions;
+  const { variants, split, shadowRules } = options;
+
+  const build = (name: string | undefined, overrides: ResilienceOptions): Resilience => {
+    const own = overrides.rules ?? [];
+    const rules = [...own, ...(base.rules ?? [])];
+    let r = recorder;
+    if (shadowRules !== undefined) {
+      const shadow = createShadow(shadowRules, own.length + 1);
+      rules.unshift(shadow.rule);
+      r = shadow.wrap(recorder);
+    }
+    try {
+      return create({ ...base, ...overrides, rules, recorder: r });
+    } catch (error) {
+      if (name === undefined || !(error instanceof TypeError)) throw error;
+      throw new TypeError(error.message.replace(/option '/, `option 'variants.${name}.`));
+    }
+  };
+
+  if (variants === undefined || split === undefined) return build(undefined, {});
+
+  const names = Object.keys(variants);
+  const pipelines = new Map(names.map((name) => [name, build(name, variants[name] ?? {})]));
+  const table = splitTable(split);
+  const keyOf = keyFunction(options.variantKey ?? 'call');
+  const variantOf = (call: CallOptions = noOptions) => assignVariant(table, keyOf(call));
+
+  return {
+    variants: names,
+    variantOf,
+    execute<T>(fn: (context: AttemptContext) => T | Promise<T>, call: CallOptions = noOptions): Promise<T> {
+      const variant = variantOf(call);
+      const pipeline = pipelines.get(variant) as Resilience;
+      return pipeline.execute(fn, {
+        ...call,
+        attributes: { ...call.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant },
+        endpointAttributes: { ...call.endpointAttributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant },
+      });
+    },
+    breakers(): BreakerSnapshot[] {
+      return [...pipelines.values()].flatMap((p) => p.breakers());
+    },
+    // The control's (first variant's): the clock and recorder are shared.
+    options: (pipelines.get(names[0] as string) as Resilience).options,
+  };
+}
+
+/** The assignment key of a call. A key function that throws or returns nothing falls back to the call. */
+function keyFunction(variantKey: VariantKey): (call: CallOptions) => string {
+  let calls = 0;
+  const perCall = () => `call:${++calls}`;
+  if (variantKey === 'call') return perCall;
+  if (variantKey === 'endpoint') return (call) => `endpoint:${call.endpoint ?? 'default'}`;
+  if (variantKey === 'session') {
+    return (call) => {
+      const session = call.attributes?.[SESSION_ATTRIBUTE];
+      return session ? `session:${session}` : `endpoint:${call.endpoint ?? 'default'}`;
+    };
+  }
+  return (call) => {
+    try {
+      const key = variantKey(call);
+      if (typeof key === 'string' && key !== '') return `key:${key}`;
+    } catch {
+      // a key function that throws never breaks the call
+    }
+    return perCall();
+  };
+}
