@@ -16,6 +16,8 @@ import {
   compareTiles,
   RANK,
 } from './breakers';
+import { embeddedExperimentData } from './experiments-embedded';
+import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type {
   AgentInstance,
@@ -84,6 +86,11 @@ export class EmbeddedSource implements MetricsSource {
       breakers: (c) => listener.breakers(c),
       ingested: () => listener.ingested(),
     });
+  }
+
+  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-embedded.ts`. */
+  async experimentData(q: TimeQuery): Promise<ExperimentData> {
+    return embeddedExperimentData(this.store, q);
   }
 
   private prepare(sql: string): Statement {

@@ -21,6 +21,8 @@ import {
   compareTiles,
   type InstanceBreakerState,
 } from './breakers';
+import { prometheusExperimentData } from './experiments-promql';
+import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { InstantSample, PrometheusApi, RangeSeries } from './prometheus-client';
 import * as promql from './promql';
@@ -108,6 +110,11 @@ export class PrometheusSource implements MetricsSource {
   constructor(private readonly options: PrometheusSourceOptions) {
     this.now = options.now ?? Date.now;
     this.resolutionMs = Math.max(1000, options.scrapeIntervalMs);
+  }
+
+  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-promql.ts`. */
+  experimentData(q: TimeQuery): Promise<ExperimentData> {
+    return prometheusExperimentData(this.options.api, q, TOTAL_LOOKBACK_MS);
   }
 
   private instant(expr: string, timeMs: number): Promise<InstantSample[]> {

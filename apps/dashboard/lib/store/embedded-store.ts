@@ -33,6 +33,14 @@ import { cumulativeToDelta, type Delta, type SeriesState } from '../ingest/delta
 import type { Attrs, MetricsRequest, Span, TracesRequest } from '../otlp/model';
 import { type IngestResult, type OtlpSink, StoreBusyError } from '../otlp/receiver';
 import { type Db, isBusyError, openDatabase } from './database';
+import {
+  bucketExtra,
+  ensureExperimentTables,
+  experimentExtra,
+  pruneShadowExamples,
+  storeShadowExample,
+  variantOf,
+} from './experiment-facts';
 import { ALL_METRIC_IDS, M, METRIC_IDS } from './metric-ids';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
@@ -103,6 +111,7 @@ export class EmbeddedStore implements OtlpSink {
     this.createdAt = opened.createdAt;
     this.tiers = makeTiers(options.retentionMs);
     const db = this.db;
+    ensureExperimentTables(db);
     this.stmt = {
       dimInsert: db.prepare(
         'INSERT OR IGNORE INTO dims (service, server, method, tool, outcome, error_class, error_type, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -294,12 +303,17 @@ export class EmbeddedStore implements OtlpSink {
               const isHistogram = metric.type === 'histogram';
               const value = isHistogram ? (p as { count: number }).count : (p as { value: number }).value;
               const sum = isHistogram ? (p as { sum: number }).sum : 0;
+              // Experiments: a variant's call durations keep their bucket counts (its p95).
+              const variantBuckets =
+                metricId === M.callDuration && variantOf(a) !== ''
+                  ? (p as { buckets?: readonly number[] }).buckets
+                  : undefined;
               if (cumulative) {
                 const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(a)}`;
                 const prev = states.get(key) ?? this.state(key);
                 const r = cumulativeToDelta(
                   prev,
-                  { startMs: p.startMs, timeMs: p.timeMs, value, sum },
+                  { startMs: p.startMs, timeMs: p.timeMs, value, sum, buckets: variantBuckets },
                   this.createdAt,
                 );
                 if (r.next) {
@@ -315,11 +329,13 @@ export class EmbeddedStore implements OtlpSink {
                 }
                 delta = r.delta;
               } else {
-                delta = { value, sum };
+                delta = { value, sum, buckets: variantBuckets };
               }
               if (!delta || (delta.value === 0 && delta.sum === 0)) continue;
               const extra =
-                metricId === M.transitions ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}` : '';
+                metricId === M.transitions
+                  ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}`
+                  : experimentExtra(metricId, a);
               const dim = this.dim(
                 service,
                 text(a[ATTR_MCP_SERVER]),
@@ -332,6 +348,23 @@ export class EmbeddedStore implements OtlpSink {
               );
               if (isHistogram) add(metricId, p.timeMs, dim, delta.sum, delta.value);
               else add(metricId, p.timeMs, dim, delta.value, 0);
+              if (variantBuckets && delta.buckets) {
+                const bounds = (p as { bounds: readonly number[] }).bounds;
+                for (const [i, n] of delta.buckets.entries()) {
+                  if (n <= 0) continue;
+                  const bucketDim = this.dim(
+                    service,
+                    text(a[ATTR_MCP_SERVER]),
+                    text(a[ATTR_MCP_METHOD_NAME]),
+                    text(a[ATTR_GEN_AI_TOOL_NAME]),
+                    text(a[ATTR_OUTCOME]),
+                    '',
+                    '',
+                    bucketExtra(variantOf(a), bounds[i]),
+                  );
+                  add(M.callDurationBucket, p.timeMs, bucketDim, n, 0);
+                }
+              }
             }
           }
         }
@@ -454,7 +487,10 @@ export class EmbeddedStore implements OtlpSink {
               }
             }
             if (span.name === SPAN_MCP_RESILIENCE_CALL) this.storeCall(service, instance, span);
-            else if (span.attributes[ATTR_MCP_RESILIENCE_ATTEMPT] !== undefined) this.storeAttempt(span);
+            else if (span.attributes[ATTR_MCP_RESILIENCE_ATTEMPT] !== undefined) {
+              this.storeAttempt(span);
+              storeShadowExample(this.db, service, span);
+            }
           }
         }
       }
@@ -560,6 +596,7 @@ export class EmbeddedStore implements OtlpSink {
       deleted += db
         .prepare('DELETE FROM attempts WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM attempts) - ?')
         .run(cutoff, this.options.maxAttempts).changes;
+      deleted += pruneShadowExamples(db, cutoff);
     });
     this.states.clear();
     return { deleted };

@@ -7,6 +7,7 @@ import {
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
+  METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
 } from '@mcp-resilience/middleware/semconv';
 
 /** Numeric ids of the contract's counters and histograms in the `facts` table. */
@@ -19,6 +20,10 @@ export const M = {
   transitions: 6,
   operationDuration: 7,
   wastedCost: 8,
+  /** Experiments: the shadow classifier's disagreements. */
+  shadowDisagreements: 9,
+  /** Experiments: bucket counts of a variant's call-duration histogram (`le` in the dimension's `extra`). */
+  callDurationBucket: 10,
 } as const;
 
 export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
@@ -30,6 +35,7 @@ export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS, M.transitions],
   [METRIC_MCP_CLIENT_OPERATION_DURATION, M.operationDuration],
   [METRIC_MCP_RESILIENCE_RETRY_WASTED_COST, M.wastedCost],
+  [METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, M.shadowDisagreements],
 ]);
 
 export const ALL_METRIC_IDS: readonly number[] = Object.values(M);
