@@ -61,6 +61,7 @@ describe('validateRule', () => {
 function fakeSource(data: { long: RetryTotals[]; short: RetryTotals[] }): MetricsSource {
   return {
     retryTotals: async (q: TimeQuery) => (q.to - q.from > 600_000 ? data.long : data.short),
+    dimensions: async () => ({ services: [], servers: [], tools: [] }),
   } as unknown as MetricsSource;
 }
 

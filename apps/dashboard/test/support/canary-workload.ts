@@ -69,17 +69,26 @@ export function canaryRecorder(inner: Recorder): { recorder: Recorder; truth: Ca
   };
 }
 
+/** The canary's candidate: the "not found" rule (better efficiency), unless given. */
+export const GOOD_CANDIDATE = { rules: [NOT_FOUND_RULE] };
+/** A candidate that does not retry at all: its success rate drops. */
+export const BAD_CANDIDATE = { maxAttempts: 1 };
+
 /** Runs `calls` canary calls (seeded: the same calls every run). */
-export async function runCanary(recorder: Recorder, calls: number, seed = 7) {
+export async function runCanary(
+  recorder: Recorder,
+  calls: number,
+  options: { seed?: number; candidate?: Record<string, unknown> } = {},
+) {
   const resilience = createResilience({
     recorder,
     ...SCRIPT_OPTIONS,
-    variants: { control: {}, candidate: { rules: [NOT_FOUND_RULE] } },
+    variants: { control: {}, candidate: options.candidate ?? GOOD_CANDIDATE },
     split: { control: 0.7, candidate: 0.3 },
     variantKey: (call) => call.attributes?.['conversation.id'],
     shadowRules: [NOT_FOUND_RULE],
   });
-  const random = seededRandom(seed);
+  const random = seededRandom(options.seed ?? 7);
   for (let i = 0; i < calls; i++) {
     const u = random();
     // 70% succeed, 15% fail once with a 503 then succeed, 10% are a 503 "not found" every time, 5% a 400.
