@@ -149,6 +149,7 @@ export async function startDemo(
       `mcp-resilience demo: ${options.agents} resilient agents, ${options.naiveAgents} naive agents, speed ×${options.speed}`,
     );
     log(`  dashboard: ${url}`);
+    log(`  canary: 10% of the resilient agents' calls treat rate limits as final: ${url}/experiments`);
     log(`  phase: ${phase.name}: ${phase.story}`);
     phaseTimer = setInterval(() => {
       const next = phaseAt(Date.now() - startedAt, options.speed);
