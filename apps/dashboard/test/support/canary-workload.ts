@@ -1,6 +1,5 @@
 import {
   type ClassificationRule,
-  createMemoryRecorder,
   createResilience,
   type Recorder,
   seededRandom,
@@ -37,21 +36,21 @@ export interface CanaryTruth {
 /** A recorder that forwards, and counts the truth per variant from the middleware's own events. */
 export function canaryRecorder(inner: Recorder): { recorder: Recorder; truth: CanaryTruth } {
   const truth: CanaryTruth = { calls: {}, retries: {}, disagreements: {} };
-  const memory = createMemoryRecorder({ limit: 10 });
   return {
     truth,
     recorder: {
       record(event) {
         inner.record(event);
-        memory.record(event);
         if (event.type === 'recorder_attached' || event.type === 'breaker_transition') return;
         const variant = event.attributes[ATTR_MCP_RESILIENCE_VARIANT] ?? '';
         if (event.type === 'call_finished') {
-          const c = (truth.calls[variant] ??= { total: 0, success: 0, failure: 0, rejected: 0 });
+          truth.calls[variant] ??= { total: 0, success: 0, failure: 0, rejected: 0 };
+          const c = truth.calls[variant];
           c.total++;
           c[event.outcome]++;
         } else if (event.type === 'attempt_finished' && event.attempt >= 2) {
-          const r = (truth.retries[variant] ??= { total: 0, successful: 0 });
+          truth.retries[variant] ??= { total: 0, successful: 0 };
+          const r = truth.retries[variant];
           r.total++;
           if (event.outcome === 'success') r.successful++;
         } else if (event.type === 'shadow_classified' && !event.agrees) {

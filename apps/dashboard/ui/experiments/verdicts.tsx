@@ -20,8 +20,8 @@ export default function Verdicts({ comparisons }: { comparisons: Comparison[] })
       ))}
       <p className="muted" style={{ fontSize: 12, margin: '6px 0 0' }}>
         Two-sided two-proportion z-tests at 5% on call success rate (success / all calls) and retry efficiency
-        (successful / all retries, from {MIN_RETRIES} retries per variant); &quot;more calls&quot; is the sample size
-        for 80% power at the observed difference, at the current split.
+        (successful / all retries, from {MIN_RETRIES} retries per variant); &quot;more calls&quot; is the
+        sample size for 80% power at the observed difference, at the current split.
       </p>
     </div>
   );
