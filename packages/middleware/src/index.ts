@@ -20,7 +20,6 @@ export { AttemptTimeoutError } from './errors/AttemptTimeoutError.js';
 export { isResilienceError, ResilienceError } from './errors/ResilienceError.js';
 export type { ExperimentResilience } from './experiment/createExperiment.js';
 export type { ExperimentOptions, VariantKey, VariantOptions } from './experiment/ExperimentOptions.js';
-export { variantHash } from './experiment/variantHash.js';
 export type { Jitter, ResilienceOptions } from './options.js';
 export { defaults } from './options.js';
 export type { MemoryRecorder } from './record/createMemoryRecorder.js';

@@ -150,10 +150,17 @@ describe('variants', () => {
     const breakers = r.breakers().map((b) => [b.attributes[ATTR_MCP_RESILIENCE_VARIANT], b.endpoint]);
     expect(breakers).toEqual([['candidate', 'api']]);
     const transition = recorder.ofType('breaker_transition')[0];
-    expect([transition?.attributes[ATTR_MCP_RESILIENCE_VARIANT], transition?.to]).toEqual([
-      'candidate',
-      'open',
-    ]);
+    expect(transition?.to).toBe('open');
+    const opener = recorder.ofType('call_finished').find((c) => c.callId === transition?.callId);
+    expect(opener?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    // The control still calls the endpoint: its own breaker is closed.
+    let controlUser = '';
+    for (let i = 0; !controlUser; i++) {
+      if (r.variantOf({ attributes: { user: `u${i}` } }) === 'control') controlUser = `u${i}`;
+    }
+    await expect(r.execute(() => 'ok', { endpoint: 'api', attributes: { user: controlUser } })).resolves.toBe(
+      'ok',
+    );
   });
 });
 
@@ -263,8 +270,13 @@ describe('experiment telemetry', () => {
     );
     const calls = await otel.points(METRIC_MCP_RESILIENCE_CALLS);
     expect(calls.map((p) => p.attributes[ATTR_MCP_RESILIENCE_VARIANT])).toEqual(['candidate']);
+    // Breaker metrics stay per endpoint: one breaker per server on the Breakers page, whatever the variants.
     const transitions = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS);
-    expect(transitions[0]?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    expect(transitions[0]?.attributes).toEqual({
+      'mcp.server': 'weather',
+      from_state: 'closed',
+      to_state: 'open',
+    });
     const disagreements = await otel.points(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS);
     expect(disagreements).toEqual([
       {

@@ -23,7 +23,9 @@ const noOptions: CallOptions = Object.freeze({});
 /**
  * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
  * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
- * variant in `mcp.resilience.variant` (call and endpoint attributes), so its spans, metrics and breakers say it.
+ * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it. The breaker metrics
+ * stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
+ * several instances), so the Breakers page keeps one breaker per server; `breakers()` tells them apart.
  * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
  */
 export function createExperiment(
@@ -71,11 +73,14 @@ export function createExperiment(
       return pipeline.execute(fn, {
         ...call,
         attributes: { ...call.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant },
-        endpointAttributes: { ...call.endpointAttributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant },
       });
     },
     breakers(): BreakerSnapshot[] {
-      return [...pipelines.values()].flatMap((p) => p.breakers());
+      return [...pipelines].flatMap(([variant, p]) =>
+        p
+          .breakers()
+          .map((b) => ({ ...b, attributes: { ...b.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant } })),
+      );
     },
     // The control's (first variant's): the clock and recorder are shared.
     options: (pipelines.get(names[0] as string) as Resilience).options,

@@ -75,7 +75,6 @@ export function breakerMetricAttributes(endpoint: string, attributes: Source): A
   const result: Attributes = { [ATTR_MCP_SERVER]: serverOf(endpoint, attributes) };
   const tool = nonEmpty(attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (tool !== undefined) result[ATTR_GEN_AI_TOOL_NAME] = tool;
-  withVariant(result, attributes);
   return result;
 }
 

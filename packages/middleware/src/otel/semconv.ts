@@ -228,8 +228,8 @@ export const PROM_LABEL_TO_STATE = 'to_state' as const;
 /**
  * The variant a call ran on (options `variants` / `split`): on the call and attempt spans, on every call metric
  * (`mcp.resilience.calls`, `.retries`, `.errors`, `.call.duration`, `.retry.wasted_time`, `.retry.wasted_cost`,
- * `mcp.client.operation.duration`) and on the breaker metrics (each variant has its own breakers). Absent without
- * variants. Metric attribute.
+ * `mcp.client.operation.duration`, `.shadow.disagreements`). Not on the breaker metrics, which stay per endpoint
+ * (the gauge shows the worst of the variants' breakers). Absent without variants. Metric attribute.
  */
 export const ATTR_MCP_RESILIENCE_VARIANT = 'mcp.resilience.variant' as const;
 /** The shadow classifier's class and type of a failed attempt (disagreements counter, shadow span event). */
