@@ -1,21 +1,14 @@
 import {
   MCP_RESILIENCE_CALL_DURATION_BUCKETS,
   OUTCOME_VALUE_FAILURE,
-  OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
 import type { EmbeddedStore } from '../store/embedded-store';
 import { parseExtra } from '../store/experiment-facts';
 import { M } from '../store/metric-ids';
 import { planRange } from '../store/tiers';
-import type {
-  DisagreementCount,
-  ErrorClassCount,
-  ExperimentData,
-  ShadowExample,
-  VariantCounts,
-} from './experiments-types';
-import { roundSeconds } from './metrics-source';
+import type { DisagreementCount, ErrorClassCount, ExperimentData, ShadowExample } from './experiments-types';
 import type { TimeQuery } from './types';
+import { byKey, variantTally } from './variant-tally';
 
 type Row = { extra: string; outcome: string; error_class: string; error_type: string; v: number; c: number };
 
@@ -51,53 +44,18 @@ function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
 
 /** The experiments' numbers from the embedded store's facts (and its examples of disagreements). */
 export function embeddedExperimentData(store: EmbeddedStore, q: TimeQuery): ExperimentData {
-  const variants = new Map<string, VariantCounts & { buckets: Map<number, number> }>();
-  const of = (variant: string) => {
-    let v = variants.get(variant);
-    if (!v) {
-      v = {
-        variant,
-        calls: { total: 0, success: 0, failure: 0, rejected: 0 },
-        retries: { total: 0, successful: 0 },
-        nonRetryable: { sumSeconds: 0, count: 0 },
-        latency: [],
-        buckets: new Map(),
-      };
-      variants.set(variant, v);
-    }
-    return v;
-  };
+  const tally = variantTally();
   const variantOf = (extra: string) => parseExtra(extra).v ?? '';
-
-  for (const r of totals(store, M.calls, q)) {
-    const name = variantOf(r.extra);
-    if (name === '') continue;
-    const v = of(name);
-    v.calls.total += r.v;
-    if (r.outcome === OUTCOME_VALUE_SUCCESS) v.calls.success += r.v;
-    else if (r.outcome === OUTCOME_VALUE_FAILURE) v.calls.failure += r.v;
-    else v.calls.rejected += r.v;
-  }
-  for (const r of totals(store, M.retries, q)) {
-    const name = variantOf(r.extra);
-    if (name === '') continue;
-    const v = of(name);
-    v.retries.total += r.v;
-    if (r.outcome === OUTCOME_VALUE_SUCCESS) v.retries.successful += r.v;
-  }
+  for (const r of totals(store, M.calls, q)) tally.call(variantOf(r.extra), r.outcome, r.v);
+  for (const r of totals(store, M.retries, q)) tally.retry(variantOf(r.extra), r.outcome, r.v);
   for (const r of totals(store, M.callDuration, q)) {
-    const name = variantOf(r.extra);
-    if (name === '' || r.outcome !== OUTCOME_VALUE_FAILURE || r.error_class !== 'non_retryable') continue;
-    const v = of(name);
-    v.nonRetryable.sumSeconds += r.v;
-    v.nonRetryable.count += r.c;
+    if (r.outcome === OUTCOME_VALUE_FAILURE && r.error_class === 'non_retryable') {
+      tally.nonRetryable(variantOf(r.extra), r.v, r.c);
+    }
   }
   for (const r of totals(store, M.callDurationBucket, q)) {
-    const { v: name = '', le = '' } = parseExtra(r.extra);
-    if (name === '') continue;
-    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-    const b = of(name).buckets;
-    b.set(bound, (b.get(bound) ?? 0) + r.v);
+    const { v = '', le = '' } = parseExtra(r.extra);
+    tally.bucket(v, le, r.v);
   }
   const errors = new Map<string, ErrorClassCount>();
   for (const r of totals(store, M.errors, q)) {
@@ -155,13 +113,7 @@ export function embeddedExperimentData(store: EmbeddedStore, q: TimeQuery): Expe
   return {
     from: q.from,
     to: q.to,
-    variants: [...variants.values()]
-      .map(({ buckets, ...v }) => ({
-        ...v,
-        nonRetryable: { ...v.nonRetryable, sumSeconds: roundSeconds(v.nonRetryable.sumSeconds) },
-        latency: cumulative(buckets),
-      }))
-      .sort((a, b) => (a.variant < b.variant ? -1 : 1)),
+    variants: tally.result(cumulative),
     errors: [...errors.values()].filter((e) => e.count > 0).sort(byKey),
     disagreements: [...disagreements.values()].filter((d) => d.count > 0).sort(byKey),
     examples,
@@ -182,15 +134,4 @@ function cumulative(buckets: Map<number, number>): Array<{ le: number; count: nu
     running += buckets.get(le) ?? 0;
     return { le, count: running };
   });
-}
-
-/** A stable order for comparing backends: by every string field. */
-export function byKey<T extends object>(a: T, b: T): number {
-  const ka = Object.values(a)
-    .filter((x) => typeof x === 'string')
-    .join('\u0001');
-  const kb = Object.values(b)
-    .filter((x) => typeof x === 'string')
-    .join('\u0001');
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }

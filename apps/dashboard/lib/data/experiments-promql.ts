@@ -13,12 +13,12 @@ import {
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
-import { byKey } from './experiments-embedded';
-import type { DisagreementCount, ErrorClassCount, ExperimentData, VariantCounts } from './experiments-types';
-import { roundSeconds } from './metrics-source';
+
+import type { DisagreementCount, ErrorClassCount, ExperimentData } from './experiments-types';
 import type { InstantSample, PrometheusApi } from './prometheus-client';
 import { totalBy, type Window } from './promql';
 import type { TimeQuery } from './types';
+import { byKey, variantTally } from './variant-tally';
 
 /*
  * The experiments' PromQL: exact counts over the window (`totalBy`, as every other count of the dashboard),
@@ -108,50 +108,12 @@ export async function prometheusExperimentData(
     InstantSample[],
   ];
 
-  const variants = new Map<string, VariantCounts & { buckets: Map<number, number> }>();
-  const of = (name: string) => {
-    let v = variants.get(name);
-    if (!v) {
-      v = {
-        variant: name,
-        calls: { total: 0, success: 0, failure: 0, rejected: 0 },
-        retries: { total: 0, successful: 0 },
-        nonRetryable: { sumSeconds: 0, count: 0 },
-        latency: [],
-        buckets: new Map(),
-      };
-      variants.set(name, v);
-    }
-    return v;
-  };
-  for (const s of calls) {
-    const name = label(s, V);
-    if (name === '' || value(s) === 0) continue;
-    const v = of(name);
-    const outcome = label(s, PROM_LABEL_OUTCOME);
-    v.calls.total += value(s);
-    if (outcome === 'success') v.calls.success += value(s);
-    else if (outcome === 'failure') v.calls.failure += value(s);
-    else v.calls.rejected += value(s);
-  }
-  for (const s of retries) {
-    const name = label(s, V);
-    if (name === '' || value(s) === 0) continue;
-    const v = of(name);
-    v.retries.total += value(s);
-    if (label(s, PROM_LABEL_OUTCOME) === 'success') v.retries.successful += value(s);
-  }
-  for (const s of nrSum)
-    if (label(s, V) !== '' && variants.has(label(s, V))) of(label(s, V)).nonRetryable.sumSeconds += value(s);
-  for (const s of nrCount)
-    if (label(s, V) !== '' && variants.has(label(s, V))) of(label(s, V)).nonRetryable.count += value(s);
-  for (const s of latency) {
-    const name = label(s, V);
-    if (name === '' || !variants.has(name)) continue;
-    const le = label(s, 'le') === '+Inf' ? Number.POSITIVE_INFINITY : Number(label(s, 'le'));
-    const b = of(name).buckets;
-    b.set(le, (b.get(le) ?? 0) + value(s));
-  }
+  const tally = variantTally();
+  for (const s of calls) tally.call(label(s, V), label(s, PROM_LABEL_OUTCOME), value(s));
+  for (const s of retries) tally.retry(label(s, V), label(s, PROM_LABEL_OUTCOME), value(s));
+  const counts = new Map(nrCount.map((s) => [label(s, V), value(s)]));
+  for (const s of nrSum) tally.nonRetryable(label(s, V), value(s), counts.get(label(s, V)) ?? 0);
+  for (const s of latency) tally.bucket(label(s, V), label(s, 'le'), value(s));
   const errorCounts: ErrorClassCount[] = errors
     .filter((s) => value(s) > 0)
     .map((s) => ({ variant: label(s, V), errorClass: label(s, PROM_LABEL_ERROR_CLASS), count: value(s) }));
@@ -168,13 +130,10 @@ export async function prometheusExperimentData(
   return {
     from: q.from,
     to: q.to,
-    variants: [...variants.values()]
-      .map(({ buckets, ...v }) => ({
-        ...v,
-        nonRetryable: { ...v.nonRetryable, sumSeconds: roundSeconds(v.nonRetryable.sumSeconds) },
-        latency: [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([le, count]) => ({ le, count })),
-      }))
-      .sort((a, b) => (a.variant < b.variant ? -1 : 1)),
+    // Prometheus buckets are cumulative already.
+    variants: tally.result((buckets) =>
+      [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([le, count]) => ({ le, count })),
+    ),
     errors: errorCounts.sort(byKey),
     disagreements: disagreementCounts.sort(byKey),
     examples: null,
