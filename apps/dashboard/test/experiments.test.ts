@@ -169,3 +169,22 @@ describe('shapeExperiment', () => {
     expect(e.comparisons.map((c) => c.candidate)).toEqual(['candidate']);
   });
 });
+
+describe('bounds', () => {
+  it('shows the control and the busiest variants only', () => {
+    const variants = Array.from({ length: 30 }, (_, i) => arm(`v${String(i).padStart(2, '0')}`, 100 + i, 90));
+    const e = shapeExperiment({
+      from: 0,
+      to: 1,
+      variants: [arm('control', 50, 45), ...variants],
+      errors: [],
+      disagreements: [],
+      examples: null,
+    });
+    expect(e.variants).toHaveLength(20);
+    expect(e.variants[0]?.variant).toBe('control');
+    expect(e.variants.slice(1).map((v) => v.variant)).toEqual(
+      Array.from({ length: 19 }, (_, i) => `v${String(i + 11).padStart(2, '0')}`),
+    );
+  });
+});

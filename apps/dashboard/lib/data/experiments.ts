@@ -19,6 +19,8 @@ export const MIN_CALLS = 30;
 /** Retries per arm before retry efficiency is tested (the dashboard's "insufficient data" rule). */
 export const MIN_RETRIES = 20;
 export const ERROR_CLASSES = ['retryable', 'conditional', 'non_retryable'] as const;
+/** Variants shown at most (the control and the busiest others): variant names come from telemetry. */
+export const MAX_VARIANTS = 20;
 
 export interface VariantView {
   readonly variant: string;
@@ -218,9 +220,14 @@ export function compare(candidate: VariantCounts, control: VariantCounts): Compa
 export function shapeExperiment(data: ExperimentData): Experiment {
   const controlName = pickControl(data.variants);
   const control = data.variants.find((v) => v.variant === controlName);
-  const ordered = [...data.variants].sort((a, b) =>
-    a.variant === controlName ? -1 : b.variant === controlName ? 1 : a.variant < b.variant ? -1 : 1,
-  );
+  const ordered = [...data.variants]
+    .sort((a, b) =>
+      a.variant === controlName ? -1 : b.variant === controlName ? 1 : b.calls.total - a.calls.total,
+    )
+    .slice(0, MAX_VARIANTS)
+    .sort((a, b) =>
+      a.variant === controlName ? -1 : b.variant === controlName ? 1 : a.variant < b.variant ? -1 : 1,
+    );
   const variants = ordered.map((v) => view(v, v.variant === controlName));
   const comparisons = control ? ordered.filter((v) => v !== control).map((v) => compare(v, control)) : [];
 
