@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
 import {
   METRIC_MCP_RESILIENCE_CALL_DURATION,
@@ -21,6 +23,7 @@ import type { TimeQuery } from '@/lib/data/types';
 import { type CanaryTruth, canaryRecorder, runCanary } from '../test/support/canary-workload';
 import { startTestServer, type TestServer } from '../test/support/runtime';
 import { freePort, type RunningPrometheus, startPrometheus } from './prometheus';
+import { ARTIFACTS, launchChromium, startDashboard } from './support';
 
 /*
  * The experiments contract: a canary (two variants and a shadow classifier) through the real middleware and
@@ -195,5 +198,33 @@ describe('experiments contract: embedded store and PromQL', () => {
     ]);
     expect(emb.variants).toEqual([]);
     expect(prom.variants).toEqual([]);
+  });
+});
+
+describe('Experiments page in Prometheus mode (built server, Chromium)', () => {
+  it('renders the same verdict, and says where the example calls are', async () => {
+    const dashboard = await startDashboard({
+      DASHBOARD_SOURCE: 'prometheus',
+      PROMETHEUS_URL: prometheus.url,
+      PROMETHEUS_SCRAPE_INTERVAL_MS: String(SCRAPE_MS),
+      ALERT_EVAL_INTERVAL_MS: '60000',
+    });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${dashboard.url}/experiments?range=1h`);
+      const verdict = page.locator('[data-testid="experiment-verdicts"] [data-verdict]');
+      expect(await verdict.getAttribute('data-verdict')).toBe('better');
+      const expected = shapeExperiment(await promSource.experimentData(q)).comparisons[0]!.text;
+      expect(await verdict.textContent()).toContain(expected.slice(0, expected.indexOf('(p')));
+      expect(await page.locator('[data-testid="shadow-disagreements"]').textContent()).toContain(
+        'in your tracing backend',
+      );
+      fs.mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'experiments-prometheus.png'), fullPage: true });
+    } finally {
+      await browser.close();
+      await dashboard.stop();
+    }
   });
 });

@@ -35,7 +35,7 @@ export default function VariantTable({ variants }: { variants: VariantView[] }) 
       <tbody>
         {variants.map((v) => (
           <tr key={v.variant} data-variant={v.variant}>
-            <td>
+            <td style={{ whiteSpace: 'nowrap' }}>
               <b>{v.variant}</b> {v.control ? <span className="badge">control</span> : null}
             </td>
             <td className="num">{fmtNumber(v.calls)}</td>
