@@ -213,6 +213,57 @@ describe('shadow classification', () => {
     expect(recorder.ofType('shadow_classified').map((v) => v.agrees)).toEqual([true]);
   });
 
+  it('pairs a verdict only with the attempt it classified (an abort while waiting leaves none behind)', async () => {
+    let asked = 0;
+    const counting: ClassificationRule = () => {
+      asked++;
+      return undefined;
+    };
+    const controller = new AbortController();
+    // Aborts as the retry is scheduled: the wait is interrupted, and its abort classified outside any attempt.
+    const aborting = {
+      record(event: Parameters<MemoryRecorder['record']>[0]) {
+        recorder.record(event);
+        if (event.type === 'retry_scheduled') controller.abort();
+      },
+    };
+    const r = createResilience({
+      clock,
+      recorder: aborting,
+      jitter: 'none',
+      shadowRules: [counting, notFoundRule],
+    });
+    await settle(
+      clock,
+      r.execute(() => Promise.reject(notFound()), { signal: controller.signal }),
+    );
+    expect(asked).toBe(2); // the failed attempt, then the abort
+    expect(recorder.ofType('call_finished')[0]?.attempts).toBe(1);
+    await r.execute(() => 'ok');
+    const verdicts = recorder.ofType('shadow_classified');
+    expect(verdicts.map((v) => [v.callId, v.attempt, v.shadow.type])).toEqual([
+      [recorder.ofType('call_started')[0]?.callId, 1, 'not_found'],
+    ]);
+  });
+
+  it('assigns by session id, else by endpoint', () => {
+    const r = createResilience({
+      recorder,
+      variants: { a: {}, b: {} },
+      split: { a: 0.5, b: 0.5 },
+      variantKey: 'session',
+    }) as ExperimentResilience;
+    const sessions = Array.from({ length: 40 }, (_, i) => `s-${i}`);
+    const bySession = sessions.map((s) =>
+      r.variantOf({ endpoint: 'x', attributes: { 'mcp.session.id': s } }),
+    );
+    expect(new Set(bySession)).toEqual(new Set(['a', 'b'])); // sessions spread over both
+    for (const [i, s] of sessions.entries()) {
+      expect(r.variantOf({ endpoint: 'y', attributes: { 'mcp.session.id': s } })).toBe(bySession[i]);
+    }
+    expect(r.variantOf({ endpoint: 'x' })).toBe(r.variantOf({ endpoint: 'x', attributes: {} }));
+  });
+
   it('never breaks the call when the shadow throws', async () => {
     const throwing: ClassificationRule = () => {
       throw new Error('shadow bug');
