@@ -61,7 +61,14 @@ describe('validateRule', () => {
 function fakeSource(data: { long: RetryTotals[]; short: RetryTotals[] }): MetricsSource {
   return {
     retryTotals: async (q: TimeQuery) => (q.to - q.from > 600_000 ? data.long : data.short),
-    dimensions: async () => ({ services: [], servers: [], tools: [] }),
+    experimentData: async () => ({
+      from: 0,
+      to: 0,
+      variants: [],
+      errors: [],
+      disagreements: [],
+      examples: [],
+    }),
   } as unknown as MetricsSource;
 }
 

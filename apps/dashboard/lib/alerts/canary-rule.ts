@@ -93,6 +93,8 @@ export async function canaryConditions(
 ): Promise<Map<string, CanaryCondition>> {
   const q = { from: now - rule.windowMs, to: now + 1, filters: {} };
   const result = new Map<string, CanaryCondition>();
+  // Without a canary anywhere in the window (the usual case), one read and nothing per server.
+  if ((await source.experimentData(q)).variants.length < 2) return result;
   const servers = (await source.dimensions(q)).servers.slice(0, MAX_CANARY_SERVERS);
   for (const server of servers) {
     const data = await source.experimentData({ ...q, filters: { server } });
