@@ -3,7 +3,7 @@ import {
   OUTCOME_VALUE_FAILURE,
 } from '@mcp-resilience/middleware/semconv';
 import type { EmbeddedStore } from '../store/embedded-store';
-import { parseExtra } from '../store/experiment-facts';
+import { parseBucketExtra, parseShadowOutcome } from '../store/experiment-facts';
 import { M } from '../store/metric-ids';
 import { planRange } from '../store/tiers';
 import type { DisagreementCount, ErrorClassCount, ExperimentData, ShadowExample } from './experiments-types';
@@ -45,34 +45,33 @@ function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
 /** The experiments' numbers from the embedded store's facts (and its examples of disagreements). */
 export function embeddedExperimentData(store: EmbeddedStore, q: TimeQuery): ExperimentData {
   const tally = variantTally();
-  const variantOf = (extra: string) => parseExtra(extra).v ?? '';
-  for (const r of totals(store, M.calls, q)) tally.call(variantOf(r.extra), r.outcome, r.v);
-  for (const r of totals(store, M.retries, q)) tally.retry(variantOf(r.extra), r.outcome, r.v);
+  // A fact's variant is its dimension's `extra` (see lib/store/experiment-facts.ts).
+  for (const r of totals(store, M.calls, q)) tally.call(r.extra, r.outcome, r.v);
+  for (const r of totals(store, M.retries, q)) tally.retry(r.extra, r.outcome, r.v);
   for (const r of totals(store, M.callDuration, q)) {
     if (r.outcome === OUTCOME_VALUE_FAILURE && r.error_class === 'non_retryable') {
-      tally.nonRetryable(variantOf(r.extra), r.v, r.c);
+      tally.nonRetryable(r.extra, r.v, r.c);
     }
   }
   for (const r of totals(store, M.callDurationBucket, q)) {
-    const { v = '', le = '' } = parseExtra(r.extra);
-    tally.bucket(v, le, r.v);
+    const { le, variant } = parseBucketExtra(r.extra);
+    tally.bucket(variant, le, r.v);
   }
   const errors = new Map<string, ErrorClassCount>();
   for (const r of totals(store, M.errors, q)) {
-    const variant = variantOf(r.extra);
-    const k = `${variant}\u0001${r.error_class}`;
+    const k = `${r.extra}\u0001${r.error_class}`;
     const e = errors.get(k);
-    errors.set(k, { variant, errorClass: r.error_class, count: (e?.count ?? 0) + r.v });
+    errors.set(k, { variant: r.extra, errorClass: r.error_class, count: (e?.count ?? 0) + r.v });
   }
   const disagreements = new Map<string, DisagreementCount>();
   for (const r of totals(store, M.shadowDisagreements, q)) {
-    const x = parseExtra(r.extra);
+    const x = parseShadowOutcome(r.outcome);
     const d = {
-      variant: x.v ?? '',
+      variant: r.extra,
       errorClass: r.error_class,
       errorType: r.error_type,
-      shadowClass: x.sc ?? '',
-      shadowType: x.st ?? '',
+      shadowClass: x.shadowClass,
+      shadowType: x.shadowType,
     };
     const k = Object.values(d).join('\u0001');
     disagreements.set(k, { ...d, count: (disagreements.get(k)?.count ?? 0) + r.v });

@@ -36,8 +36,8 @@ import { type Db, isBusyError, openDatabase } from './database';
 import {
   bucketExtra,
   ensureExperimentTables,
-  experimentExtra,
   pruneShadowExamples,
+  shadowOutcome,
   storeShadowExample,
   variantOf,
 } from './experiment-facts';
@@ -335,13 +335,13 @@ export class EmbeddedStore implements OtlpSink {
               const extra =
                 metricId === M.transitions
                   ? `${text(a[ATTR_FROM_STATE])}>${text(a[ATTR_TO_STATE])}`
-                  : experimentExtra(metricId, a);
+                  : variantOf(a);
               const dim = this.dim(
                 service,
                 text(a[ATTR_MCP_SERVER]),
                 text(a[ATTR_MCP_METHOD_NAME]),
                 text(a[ATTR_GEN_AI_TOOL_NAME]),
-                text(a[ATTR_OUTCOME]),
+                metricId === M.shadowDisagreements ? shadowOutcome(a) : text(a[ATTR_OUTCOME]),
                 text(a[ATTR_ERROR_CLASS]),
                 text(a[ATTR_ERROR_TYPE]),
                 extra,
@@ -358,9 +358,9 @@ export class EmbeddedStore implements OtlpSink {
                     text(a[ATTR_MCP_METHOD_NAME]),
                     text(a[ATTR_GEN_AI_TOOL_NAME]),
                     text(a[ATTR_OUTCOME]),
-                    '',
-                    '',
-                    bucketExtra(variantOf(a), bounds[i]),
+                    text(a[ATTR_ERROR_CLASS]),
+                    text(a[ATTR_ERROR_TYPE]),
+                    bucketExtra(bounds, i, variantOf(a)),
                   );
                   add(M.callDurationBucket, p.timeMs, bucketDim, n, 0);
                 }

@@ -12,47 +12,50 @@ import {
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, Span } from '../otlp/model';
 import type { Db } from './database';
-import { M } from './metric-ids';
 
 /*
- * What the embedded store keeps for experiments (canary variants and the shadow classifier), beside the facts:
- * - the variant of a fact goes in its dimension's `extra` column (`v=<variant>`), so every existing panel, which
- *   sums over `extra`, is unchanged; the shadow disagreements counter adds the shadow's class and type there;
- * - a variant's call-duration histogram also keeps its bucket counts (metric `M.callDurationBucket`, `le=` in
- *   `extra`), for its p95;
+ * What the embedded store keeps for experiments (canary variants and the shadow classifier), beside the facts,
+ * in the encoding of the ingest restructuring (branch i15a), so both merge into one:
+ * - the variant of a fact is its dimension's `extra` (every metric but the transitions, whose `extra` is
+ *   `from>to`); every existing panel sums over `extra`, so it is unchanged;
+ * - a variant's call-duration histogram keeps its non-empty bucket counts (metric `M.callDurationBucket`,
+ *   `extra` = `lower~le`, then `\u0001variant`), for its p95;
+ * - the shadow disagreements counter (`M.shadowDisagreements`) keeps the shadow's class and type in its
+ *   dimension's `outcome` column (`class/type`; that counter has no outcome), the acting ones in `error_class` /
+ *   `error_type`;
  * - failed attempts the shadow disagreed on are kept as examples (a capped table of their own), linking to the
  *   Calls page.
  */
 
 const text = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
-const enc = (v: string) => encodeURIComponent(v);
 
 /** The variant of a data point or span, '' when none. */
 export const variantOf = (attrs: Attrs): string => text(attrs[ATTR_MCP_RESILIENCE_VARIANT]);
 
-/** The `extra` column of a fact's dimension for a non-transition metric: '' without experiment attributes. */
-export function experimentExtra(metricId: number, attrs: Attrs): string {
-  const variant = variantOf(attrs);
-  if (metricId === M.shadowDisagreements) {
-    return `v=${enc(variant)}|sc=${enc(text(attrs[ATTR_MCP_RESILIENCE_SHADOW_CLASS]))}|st=${enc(text(attrs[ATTR_MCP_RESILIENCE_SHADOW_TYPE]))}`;
-  }
-  return variant === '' ? '' : `v=${enc(variant)}`;
+/** The `outcome` column of a shadow disagreement's dimension: the shadow's `class/type`. */
+export const shadowOutcome = (attrs: Attrs): string =>
+  `${text(attrs[ATTR_MCP_RESILIENCE_SHADOW_CLASS])}/${text(attrs[ATTR_MCP_RESILIENCE_SHADOW_TYPE])}`;
+
+/** Reads `shadowOutcome` back. */
+export function parseShadowOutcome(outcome: string): { shadowClass: string; shadowType: string } {
+  const i = outcome.indexOf('/');
+  return i < 0
+    ? { shadowClass: outcome, shadowType: '' }
+    : { shadowClass: outcome.slice(0, i), shadowType: outcome.slice(i + 1) };
 }
 
-/** The `extra` of one bucket of a variant's call-duration histogram. */
-export const bucketExtra = (variant: string, le: number | undefined): string =>
-  `v=${enc(variant)}|le=${le === undefined ? '+Inf' : String(le)}`;
+/** The `extra` of bucket `i` of a histogram point with these upper bounds. */
+export function bucketExtra(bounds: readonly number[], i: number, variant: string): string {
+  const lower = i === 0 ? '' : String(bounds[i - 1]);
+  const le = `${lower}~${i < bounds.length ? String(bounds[i]) : '+Inf'}`;
+  return variant ? `${le}\u0001${variant}` : le;
+}
 
-/** Parses an `extra` written above: `{ v, sc, st, le }` (absent keys are ''). */
-export function parseExtra(extra: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (extra === '' || !extra.startsWith('v=')) return out;
-  for (const part of extra.split('|')) {
-    const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i)] = decodeURIComponent(part.slice(i + 1));
-  }
-  return out;
+/** Reads `bucketExtra` back: the bucket's upper bound (`+Inf` allowed) and the variant ('' for none). */
+export function parseBucketExtra(extra: string): { le: string; variant: string } {
+  const [range = '', variant = ''] = extra.split('\u0001');
+  return { le: range.slice(range.indexOf('~') + 1), variant };
 }
 
 /** Examples of disagreements kept at most (the oldest are dropped beyond, and past retention). */

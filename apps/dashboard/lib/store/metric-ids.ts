@@ -20,10 +20,10 @@ export const M = {
   transitions: 6,
   operationDuration: 7,
   wastedCost: 8,
-  /** Experiments: the shadow classifier's disagreements. */
-  shadowDisagreements: 9,
-  /** Experiments: bucket counts of a variant's call-duration histogram (`le` in the dimension's `extra`). */
-  callDurationBucket: 10,
+  /** Bucket counts of a variant's call-duration histogram (`lower~le` then `\u0001variant` in `extra`). */
+  callDurationBucket: 9,
+  /** Experiments: the shadow classifier's disagreements (10-13 are taken by branch i15a). */
+  shadowDisagreements: 14,
 } as const;
 
 export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
