@@ -101,7 +101,7 @@ describe('verdict', () => {
     expect(c.verdict).toBe('not_significant');
     // 435 per arm for 0.90 vs 0.95; the candidate has 50 of 950 calls: (435 - 50) × 950 / 50 = 7315 more calls.
     expect(c.moreCalls).toBe(7315);
-    expect(c.text).toBe('Not yet significant (success 90.0% vs 95.0%): needs ~7,315 more calls.');
+    expect(c.text).toBe('candidate vs control: success 90.0% vs 95.0%; needs ~7,315 more calls.');
   });
 
   it('says insufficient below the minimum volume', () => {

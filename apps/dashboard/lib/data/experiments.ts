@@ -199,7 +199,7 @@ export function compare(candidate: VariantCounts, control: VariantCounts): Compa
       ...base,
       verdict: 'insufficient',
       moreCalls,
-      text: `Not enough data yet: each variant needs at least ${MIN_CALLS} calls${moreCalls === null ? '' : ` (~${moreCalls} more calls)`}.`,
+      text: `${candidate.variant} vs ${control.variant}: each variant needs at least ${MIN_CALLS} calls${moreCalls === null ? '' : ` (~${moreCalls.toLocaleString('en-US')} more calls)`}.`,
     };
   }
   const estimates = tests.map(moreCallsOf).filter((n): n is number => n !== null);
@@ -211,8 +211,8 @@ export function compare(candidate: VariantCounts, control: VariantCounts): Compa
     moreCalls,
     text:
       moreCalls === null
-        ? `No significant difference (${rates}); no difference to detect so far.`
-        : `Not yet significant (${rates}): needs ~${moreCalls.toLocaleString('en-US')} more calls.`,
+        ? `${candidate.variant} vs ${control.variant}: ${rates}, no difference so far.`
+        : `${candidate.variant} vs ${control.variant}: ${rates}; needs ~${moreCalls.toLocaleString('en-US')} more calls.`,
   };
 }
 
