@@ -63,6 +63,8 @@ export function createExperiment(
   const table = splitTable(split);
   const keyOf = keyFunction(options.variantKey ?? 'call');
   const variantOf = (call: CallOptions = noOptions) => assignVariant(table, keyOf(call));
+  /** The attributes of a call without any: one frozen object per variant. */
+  const only = new Map(names.map((n) => [n, Object.freeze({ [ATTR_MCP_RESILIENCE_VARIANT]: n })]));
 
   return {
     variants: names,
@@ -70,10 +72,13 @@ export function createExperiment(
     execute<T>(fn: (context: AttemptContext) => T | Promise<T>, call: CallOptions = noOptions): Promise<T> {
       const variant = variantOf(call);
       const pipeline = pipelines.get(variant) as Resilience;
-      return pipeline.execute(fn, {
-        ...call,
-        attributes: { ...call.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant },
-      });
+      let attributes = only.get(variant) as Record<string, string>;
+      if (call.attributes) {
+        // Object.assign, not a spread: spreading these dotted keys and adding one costs ~0.5 µs on Node 20.
+        attributes = Object.assign({}, call.attributes);
+        attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
+      }
+      return pipeline.execute(fn, Object.assign({}, call, { attributes }));
     },
     breakers(): BreakerSnapshot[] {
       return [...pipelines].flatMap(([variant, p]) =>
