@@ -1,5 +1,3 @@
-import { variantHash } from './variantHash.js';
-
 /** The variants with the upper end of their share of [0, 1), in the order given. */
 export type SplitTable = ReadonlyArray<{ readonly name: string; readonly upTo: number }>;
 
@@ -14,9 +12,8 @@ export function splitTable(split: Readonly<Record<string, number>>): SplitTable 
   return table;
 }
 
-/** The variant of a key: where its stable hash falls in the split. The last variant takes rounding leftovers. */
-export function assignVariant(table: SplitTable, key: string): string {
-  const x = variantHash(key);
+/** The variant of a point in [0, 1) (a key's stable hash): where it falls in the split. */
+export function assignVariant(table: SplitTable, x: number): string {
   for (const { name, upTo } of table) if (x < upTo) return name;
-  return (table.at(-1) as { name: string }).name;
+  return (table.at(-1) as { name: string }).name; // rounding leftovers go to the last variant
 }

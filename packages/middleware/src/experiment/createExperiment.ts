@@ -8,6 +8,7 @@ import { assignVariant, splitTable } from './assignVariant.js';
 import { createShadow } from './createShadow.js';
 import { EXPERIMENT_KEYS, type ExperimentOptions, type VariantKey } from './ExperimentOptions.js';
 import { validateExperiment } from './validateExperiment.js';
+import { integerHash, variantHash } from './variantHash.js';
 
 /** A resilience pipeline that runs each call on one of several variants. */
 export interface ExperimentResilience extends Resilience {
@@ -92,22 +93,26 @@ export function createExperiment(
   };
 }
 
-/** The assignment key of a call. A key function that throws or returns nothing falls back to the call. */
-function keyFunction(variantKey: VariantKey): (call: CallOptions) => string {
+/**
+ * The stable hash in [0, 1) of a call's assignment key. A key function that throws or returns nothing falls back
+ * to the call.
+ */
+function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
   let calls = 0;
-  const perCall = () => `call:${++calls}`;
+  const perCall = () => integerHash(++calls);
+  const endpoint = (call: CallOptions) => variantHash(`endpoint:${call.endpoint ?? 'default'}`);
   if (variantKey === 'call') return perCall;
-  if (variantKey === 'endpoint') return (call) => `endpoint:${call.endpoint ?? 'default'}`;
+  if (variantKey === 'endpoint') return endpoint;
   if (variantKey === 'session') {
     return (call) => {
       const session = call.attributes?.[SESSION_ATTRIBUTE];
-      return session ? `session:${session}` : `endpoint:${call.endpoint ?? 'default'}`;
+      return session ? variantHash(`session:${session}`) : endpoint(call);
     };
   }
   return (call) => {
     try {
       const key = variantKey(call);
-      if (typeof key === 'string' && key !== '') return `key:${key}`;
+      if (typeof key === 'string' && key !== '') return variantHash(`key:${key}`);
     } catch {
       // a key function that throws never breaks the call
     }

@@ -15,3 +15,14 @@ export function variantHash(key: string): number {
   h ^= h >>> 16;
   return (h >>> 0) / 4294967296;
 }
+
+/** The same finalizer over an integer (a call counter), to [0, 1): no string to build on the success path. */
+export function integerHash(n: number): number {
+  let h = n | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4294967296;
+}
