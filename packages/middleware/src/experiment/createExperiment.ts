@@ -12,9 +12,9 @@ import { integerHash, variantHash } from './variantHash.js';
 
 /** A resilience pipeline that runs each call on one of several variants. */
 export interface ExperimentResilience extends Resilience {
-  /** The variant names, in the order given (the first is the control). */
+  /** The variant names, in the order given. */
   readonly variants: readonly string[];
-  /** The variant a call with these options runs on. */
+  /** The variant a call with these options runs on (with `variantKey: 'call'`, each use draws anew). */
   variantOf(call?: CallOptions): string;
 }
 
