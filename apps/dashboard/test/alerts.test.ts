@@ -64,6 +64,14 @@ describe('validateRule', () => {
 function fakeSource(data: { long: RetryTotals[]; short: RetryTotals[] }): MetricsSource {
   return {
     retryTotals: async (q: TimeQuery) => (q.to - q.from > 600_000 ? data.long : data.short),
+    experimentData: async () => ({
+      from: 0,
+      to: 0,
+      variants: [],
+      errors: [],
+      disagreements: [],
+      examples: [],
+    }),
   } as unknown as MetricsSource;
 }
 

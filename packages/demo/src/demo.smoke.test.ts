@@ -155,6 +155,20 @@ describe('npm run demo', () => {
     );
     expect(transitions.some((t) => t.to === 'open')).toBe(true);
 
+    // The canary: both variants of the resilient group reach the Experiments page.
+    await until(
+      'both canary variants on the Experiments page',
+      async () => {
+        const response = await fetch(`${url}/experiments?range=1h&service=${serviceName('resilient')}`);
+        const html = await response.text();
+        return html.includes('data-variant="control"') && html.includes('data-variant="candidate"')
+          ? true
+          : undefined;
+      },
+      120_000,
+      output,
+    );
+
     // SIGTERM stops everything the demo started.
     const started = descendants(demo.pid!);
     expect(started.length).toBeGreaterThanOrEqual(1 + AGENTS + NAIVE);

@@ -37,3 +37,35 @@ describe('the demo groups', () => {
     expect(await attempts('resilient', unavailable)).toBe(3);
   });
 });
+
+describe('the canary of the resilient group', () => {
+  const rateLimited = Object.assign(new Error('Too Many Requests'), {
+    status: 429,
+    headers: { 'retry-after': '1' },
+  });
+
+  it('sends about 10% of calls to the candidate, which does not wait out a rate limit; the shadow says so', async () => {
+    const clock = createFakeClock();
+    const recorder = createMemoryRecorder();
+    const options = coreOptions(resilientOptions(1));
+    const r = createResilience({ ...options, clock, recorder });
+    for (let i = 0; i < 400; i++) {
+      const done = r
+        .execute(async () => {
+          throw rateLimited;
+        })
+        .catch(() => {});
+      await clock.runAll();
+      await done;
+    }
+    const finished = recorder.ofType('call_finished');
+    const byVariant = (v: string) => finished.filter((e) => e.attributes['mcp.resilience.variant'] === v);
+    expect(byVariant('candidate').length).toBeGreaterThan(20); // 40 expected
+    expect(byVariant('candidate').length).toBeLessThan(65);
+    expect(byVariant('candidate').every((e) => e.attempts === 1)).toBe(true);
+    expect(byVariant('control').every((e) => e.attempts === 3)).toBe(true);
+    const disagreements = recorder.ofType('shadow_classified').filter((e) => !e.agrees);
+    expect(disagreements.length).toBe(byVariant('control').length * 3);
+    expect(disagreements[0]?.shadow).toMatchObject({ class: 'non_retryable', type: 'rate_limited' });
+  });
+});

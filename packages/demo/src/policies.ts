@@ -1,9 +1,21 @@
-import { classifyError, type FunctionRule } from '@mcp-resilience/middleware';
+import { type ClassificationRule, classifyError, type FunctionRule } from '@mcp-resilience/middleware';
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
+
+/**
+ * The canary's candidate rule set: someone proposes to fail fast on rate limits (HTTP 429) instead of waiting for
+ * `Retry-After`. The demo runs it on 10% of the resilient agents' calls, and as a shadow classifier on every
+ * failure, so the Experiments page can show what it costs during the rate-limit storm.
+ */
+export const CANDIDATE_RULES: readonly ClassificationRule[] = [
+  { name: 'rate-limits-are-final', status: 429, classify: { class: 'non_retryable', type: 'rate_limited' } },
+];
 
 /** The resilient group: the library's defaults, with its time constants compressed like the story. */
 export function resilientOptions(speed: number): McpResilienceOptions {
   return {
+    variants: { control: {}, candidate: { rules: CANDIDATE_RULES } },
+    split: { control: 0.9, candidate: 0.1 },
+    shadowRules: CANDIDATE_RULES,
     timeoutMs: 30_000 / speed,
     backoffBaseMs: 100 / speed,
     breakerBreakMs: 10_000 / speed,

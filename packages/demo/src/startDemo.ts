@@ -154,6 +154,7 @@ export async function startDemo(
     log(`  chaos MCP servers (Streamable HTTP, the faults of each phase): search: ${search.url}`);
     log(`                                                                 tickets: ${tickets.url}`);
     log('  try your own client on one: MCP_URL=<url> (README "Use it")');
+    log(`  canary: 10% of the resilient agents' calls treat rate limits as final: ${url}/experiments`);
     log(`  phase: ${phase.name}: ${phase.story}`);
     phaseTimer = setInterval(() => {
       const next = phaseAt(Date.now() - startedAt, options.speed);

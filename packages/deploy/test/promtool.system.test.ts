@@ -21,7 +21,7 @@ describe('promtool (Prometheus 2.42)', () => {
   it('checks the rules, with every linter, lint errors fatal', () => {
     const r = run(promtool, ['check', 'rules', '--lint=all', '--lint-fatal', RULES_FILE]);
     expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/SUCCESS: 7 rules found/);
+    expect(r.output).toMatch(/SUCCESS: 13 rules found/);
   });
 
   it('passes the rule unit tests', () => {
@@ -62,6 +62,24 @@ describe('promtool (Prometheus 2.42)', () => {
         from: /mcp_server:mcp_resilience_retries_successful:rate(5m|1h) \/ mcp_server:mcp_resilience_retries:rate(?:5m|1h)/g,
         to: 'avg by (mcp_server) (sum by (mcp_server, instance) (rate(mcp_resilience_retries_total{outcome="success"}[$1])) / sum by (mcp_server, instance) (rate(mcp_resilience_retries_total[$1])))',
         caughtBy: 'aggregates numerator and denominator, never ratios',
+      },
+      {
+        name: 'a canary threshold that is not significance',
+        from: /< -1\.96/g,
+        to: '< 0',
+        caughtBy: 'canary silent when the difference is not significant',
+      },
+      {
+        name: 'no canary call volume guard',
+        from: /!="control"\} >= 100/,
+        to: '!="control"} >= 0',
+        caughtBy: 'canary silent below the minimum volume',
+      },
+      {
+        name: 'no canary retry volume guard',
+        from: /!="control"\} >= 20/,
+        to: '!="control"} >= 0',
+        caughtBy: 'canary efficiency silent below 20 retries',
       },
     ];
 

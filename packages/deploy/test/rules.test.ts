@@ -112,6 +112,7 @@ describe(RULES_FILE, () => {
     }
     expect([...raw].sort()).toEqual(
       [
+        semconv.PROM_MCP_RESILIENCE_CALLS_TOTAL,
         semconv.PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
         semconv.PROM_MCP_RESILIENCE_RETRIES_TOTAL,
         'up',
@@ -156,7 +157,8 @@ describe(RULES_FILE, () => {
       const usedBy = alerts.filter((a) => seriesNames(a.expr).includes(r.record));
       expect(usedBy.length, `${r.record} is not used by any alert`).toBeGreaterThan(0);
     }
-    expect(recording).toHaveLength(4);
+    // 4 for retry efficiency, 4 for the canary (calls and retries per server and variant).
+    expect(recording).toHaveLength(8);
   });
 
   it('alerts on retry efficiency below 0.8 over 5m and 1h, with at least 20 retries in the hour, for 5m', () => {
@@ -184,7 +186,13 @@ describe(RULES_FILE, () => {
 
   it('gives every alert a severity, a summary, a description with the value and a runbook hint', () => {
     expect(alerts.map((a) => a.alert).sort()).toEqual(
-      ['CircuitBreakerOpen', 'McpResilienceTelemetryDown', 'RetryEfficiencyBelowTarget'].sort(),
+      [
+        'CanaryRetryEfficiencyWorse',
+        'CanarySuccessRateWorse',
+        'CircuitBreakerOpen',
+        'McpResilienceTelemetryDown',
+        'RetryEfficiencyBelowTarget',
+      ].sort(),
     );
     for (const a of alerts) {
       expect(['warning', 'critical'], a.alert).toContain(a.labels?.severity);

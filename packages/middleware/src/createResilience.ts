@@ -9,6 +9,8 @@ import { decide } from './decide/decide.js';
 import { EndpointRegistry } from './decide/EndpointRegistry.js';
 import { AttemptTimeoutError } from './errors/AttemptTimeoutError.js';
 import { ResilienceError } from './errors/ResilienceError.js';
+import { createExperiment } from './experiment/createExperiment.js';
+import { type ExperimentOptions, hasExperiment } from './experiment/ExperimentOptions.js';
 import { type ResilienceOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
@@ -31,7 +33,8 @@ let nextCallId = 1;
 const noAttributes: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Creates a resilience pipeline: classify → decide → attempt → record, one loop, per-endpoint state. */
-export function createResilience(options?: ResilienceOptions): Resilience {
+export function createResilience(options?: ResilienceOptions & ExperimentOptions): Resilience {
+  if (options && hasExperiment(options)) return createExperiment(options, createResilience);
   const o = resolveOptions(options);
   const { clock } = o;
   const emit = safeRecorder(o.recorder);

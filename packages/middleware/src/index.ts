@@ -18,6 +18,8 @@ export { BREAKER_STATES } from './decide/BreakerState.js';
 export type { Decision, DecisionKind, GiveUpReason } from './decide/Decision.js';
 export { AttemptTimeoutError } from './errors/AttemptTimeoutError.js';
 export { isResilienceError, ResilienceError } from './errors/ResilienceError.js';
+export type { ExperimentResilience } from './experiment/createExperiment.js';
+export type { ExperimentOptions, VariantKey, VariantOptions } from './experiment/ExperimentOptions.js';
 export type { Jitter, ResilienceOptions } from './options.js';
 export { defaults } from './options.js';
 export type { MemoryRecorder } from './record/createMemoryRecorder.js';

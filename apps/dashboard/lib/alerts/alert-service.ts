@@ -1,6 +1,7 @@
 import type { MetricsSource } from '../data/metrics-source';
 import { type AlertInstance, type AlertStore, maskUrl } from './alert-store';
 import type { AlertmanagerAlert } from './alertmanager';
+import { CANARY_RULE, type CanaryRule, canaryConditions } from './canary-rule';
 import type { Notifier } from './notifier';
 import type { AlertRule } from './rule';
 import { type InstanceState, step } from './state-machine';
@@ -53,8 +54,13 @@ export class AlertService {
   private async run() {
     const now = this.now();
     const changes: AlertChange[] = [];
-    for (const rule of this.o.store.rules()) {
-      const results = rule.enabled ? await this.conditions(rule, now) : new Map<string, Condition>();
+    const rules: Array<AlertRule | CanaryRule> = [...this.o.store.rules(), CANARY_RULE];
+    for (const rule of rules) {
+      const results = !rule.enabled
+        ? new Map<string, Condition>()
+        : rule.kind === 'canary'
+          ? await canaryConditions(this.o.source, rule, now)
+          : await this.conditions(rule, now);
       const existing = this.o.store.instances().filter((i) => i.source === 'rule' && i.ruleId === rule.id);
       const keys = new Set([
         ...results.keys(),

@@ -5,6 +5,8 @@ import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
 import { asState, type InstanceBreakerState, RANK } from './breakers';
 import { bucketQuantile } from './bucket-quantile';
+import { embeddedExperimentData } from './experiments-embedded';
+import type { ExperimentData } from './experiments-types';
 import type {
   BucketPlan,
   BucketRow,
@@ -537,5 +539,10 @@ export class EmbeddedSource extends ShapedSource {
     options: EmbeddedSourceOptions,
   ) {
     super(new EmbeddedPrimitives(store, options));
+  }
+
+  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-embedded.ts`. */
+  async experimentData(q: TimeQuery): Promise<ExperimentData> {
+    return embeddedExperimentData(this.store, q);
   }
 }

@@ -1,3 +1,4 @@
+import type { ExperimentData } from './experiments-types';
 import type {
   AgentInstance,
   BreakdownBy,
@@ -76,6 +77,9 @@ export interface MetricsSource {
 
   recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
+
+  /** Experiments: per variant counts, shadow disagreements (and examples when spans are stored). */
+  experimentData(q: TimeQuery): Promise<ExperimentData>;
 
   /** Called with the (server, tool) of breakers whose state changed; returns an unsubscribe function. */
   subscribe?(listener: {

@@ -17,6 +17,8 @@ import {
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
 import { asState, type InstanceBreakerState } from './breakers';
+import { prometheusExperimentData } from './experiments-promql';
+import type { ExperimentData } from './experiments-types';
 import type {
   BucketPlan,
   BucketRow,
@@ -499,5 +501,10 @@ export class PrometheusPrimitives implements Primitives {
 export class PrometheusSource extends ShapedSource {
   constructor(protected readonly options: PrometheusSourceOptions) {
     super(new PrometheusPrimitives(options));
+  }
+
+  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-promql.ts`. */
+  experimentData(q: TimeQuery): Promise<ExperimentData> {
+    return prometheusExperimentData(this.options.api, q, TOTAL_LOOKBACK_MS);
   }
 }

@@ -69,9 +69,10 @@ export function dataExtent(
 /**
  * THE shaping module: every response the pages, the JSON API, the SSE stream and the alert engine read is
  * built here, once, from a backend's primitive queries (`Primitives`), so the embedded store and PromQL cannot
- * disagree on what a number means.
+ * disagree on what a number means. (Experiments' counts come from each backend's own `experimentData`, in the
+ * subclasses; their statistics are shaped once in `experiments.ts`.)
  */
-export class ShapedSource implements MetricsSource {
+export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   readonly kind: 'embedded' | 'prometheus';
   readonly capabilities: { readonly traces: boolean; readonly push: boolean; readonly instances: boolean };
   readonly subscribe?: MetricsSource['subscribe'];

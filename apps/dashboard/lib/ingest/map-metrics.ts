@@ -11,6 +11,7 @@ import {
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
+import { shadowOutcome } from '../store/experiment-facts';
 import { ATTR_VARIANT, M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
@@ -31,7 +32,10 @@ function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestConte
     server: ctx.label('server', text(a[ATTR_MCP_SERVER])),
     method: ctx.label('method', text(a[ATTR_MCP_METHOD_NAME])),
     tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
-    outcome: ctx.label('outcome', text(a[ATTR_OUTCOME])),
+    outcome: ctx.label(
+      'outcome',
+      metricId === M.shadowDisagreements ? shadowOutcome(a) : text(a[ATTR_OUTCOME]),
+    ),
     errorClass: ctx.label('error_class', text(a[ATTR_ERROR_CLASS])),
     errorType: ctx.label('error_type', text(a[ATTR_ERROR_TYPE])),
     // transitions: `from>to`; other metrics: the experiment variant (the read side filters on it)

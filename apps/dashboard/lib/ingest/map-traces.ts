@@ -25,6 +25,7 @@ import {
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import type { Span, TracesRequest } from '../otlp/model';
+import { type ShadowExample, shadowExampleOf } from '../store/experiment-facts';
 import { type IngestContext, resourceIdentity, text } from './ingest-context';
 import type { AttemptRecord, BreakerObservation, CallRecord, InstanceSeen, TraceBatch } from './records';
 import { Rejections } from './rejections';
@@ -105,6 +106,7 @@ export function mapTraces(request: TracesRequest, ctx: IngestContext): TraceBatc
   const breakers: BreakerObservation[] = [];
   const calls: CallRecord[] = [];
   const attempts: AttemptRecord[] = [];
+  const shadowExamples: ShadowExample[] = [];
   for (const rs of request.resources) {
     const { service, instance } = resourceIdentity(rs.resource, ctx);
     if (rs.scopes.some((ss) => ss.spans.length > 0)) instances.push({ service, instance });
@@ -142,9 +144,19 @@ export function mapTraces(request: TracesRequest, ctx: IngestContext): TraceBatc
         } else if (span.attributes[ATTR_MCP_RESILIENCE_ATTEMPT] !== undefined) {
           const attempt = attemptRecord(span, ctx);
           if (attempt) attempts.push(attempt);
+          const example = shadowExampleOf(service, span);
+          if (example) shadowExamples.push(example);
         }
       }
     }
   }
-  return { instances, breakers, calls, attempts, spans: request.spans, rejected: rejections.result() };
+  return {
+    instances,
+    breakers,
+    calls,
+    attempts,
+    shadowExamples,
+    spans: request.spans,
+    rejected: rejections.result(),
+  };
 }

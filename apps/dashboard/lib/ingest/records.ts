@@ -1,3 +1,4 @@
+import type { ShadowExample } from '../store/experiment-facts';
 import type { SeriesState } from './delta';
 
 /*
@@ -111,6 +112,8 @@ export interface TraceBatch {
   readonly breakers: readonly BreakerObservation[];
   readonly calls: readonly CallRecord[];
   readonly attempts: readonly AttemptRecord[];
+  /** Failed attempts the shadow classifier disagreed on (experiments). */
+  readonly shadowExamples: readonly ShadowExample[];
   readonly spans: number;
   readonly rejected: Rejected;
 }

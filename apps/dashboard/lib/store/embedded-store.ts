@@ -7,6 +7,7 @@ import type { MetricsRequest, TracesRequest } from '../otlp/model';
 import type { IngestResult } from '../otlp/receiver';
 import { StoreBusyError } from '../source-unavailable';
 import { type Db, isBusyError, openDatabase } from './database';
+import { ensureExperimentTables, pruneShadowExamples, storeShadowExamples } from './experiment-facts';
 import { ALL_METRIC_IDS } from './metric-ids';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
@@ -92,6 +93,7 @@ export class EmbeddedStore {
     this.maxFutureSkewMs = options.maxFutureSkewMs ?? 5 * 60_000;
     const db = this.db;
     const known = new Map<LabelName, Statement<[], string>>();
+    ensureExperimentTables(db);
     this.labels = new LabelLimiter(options.maxLabelValues ?? 1000, (label) => {
       let stmt = known.get(label);
       if (!stmt) {
@@ -316,6 +318,7 @@ export class EmbeddedStore {
           c.message,
         );
       }
+      storeShadowExamples(this.db, batch.shadowExamples);
       for (const t of batch.attempts) {
         this.stmt.attemptInsert.run(
           t.traceId,
@@ -464,6 +467,7 @@ export class EmbeddedStore {
       deleted += db
         .prepare('DELETE FROM attempts WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM attempts) - ?')
         .run(cutoff, this.options.maxAttempts).changes;
+      deleted += pruneShadowExamples(db, cutoff);
       // Label sets no fact uses any more: their values free room under the label caps.
       deleted += db
         .prepare('DELETE FROM dims WHERE id NOT IN (SELECT DISTINCT dim FROM facts)')

@@ -7,6 +7,7 @@ import {
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
+  METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
 } from '@mcp-resilience/middleware/semconv';
 
 /** Numeric ids of the contract's counters and histograms in the `facts` table. */
@@ -27,6 +28,8 @@ export const M = {
   modelRetriesSavedTime: 11,
   breakerShed: 12,
   breakerWaiting: 13,
+  /** Experiments: the shadow classifier's disagreements (the shadow's `class/type` in `outcome`). */
+  shadowDisagreements: 14,
 } as const;
 
 /** Names of the metrics defined by other branches (CONTRACT.md), until they are in semconv. */
@@ -50,6 +53,7 @@ export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MODEL_RETRIES_SAVED_TIME, M.modelRetriesSavedTime],
   [METRIC_BREAKER_SHED, M.breakerShed],
   [METRIC_BREAKER_WAITING, M.breakerWaiting],
+  [METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, M.shadowDisagreements],
 ]);
 
 export const ALL_METRIC_IDS: readonly number[] = Object.values(M);

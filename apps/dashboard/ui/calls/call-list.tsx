@@ -27,7 +27,7 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
         <span>wasted</span>
       </div>
       {calls.map((c) => (
-        <details key={c.spanId} className="call" data-testid="call-row">
+        <details key={c.spanId} id={`call-${c.spanId}`} className="call" data-testid="call-row">
           <summary>
             <span>{fmtTime(c.startMs)}</span>
             <span data-testid="call-service" title={c.service}>

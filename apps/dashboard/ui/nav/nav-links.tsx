@@ -8,6 +8,7 @@ const LINKS = [
   { href: '/breakers', label: 'Breakers' },
   { href: '/errors', label: 'Errors' },
   { href: '/calls', label: 'Calls' },
+  { href: '/experiments', label: 'Experiments' },
   { href: '/alerts', label: 'Alerts' },
 ];
 

@@ -1,5 +1,6 @@
 import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
+import type { ExperimentOptions } from '../experiment/ExperimentOptions.js';
 import type { ResilienceOptions } from '../options.js';
 import { checkNegativeCacheOptions } from './checkNegativeCacheOptions.js';
 import { type FallbackTarget, isFallbackTarget } from './fallback.js';
@@ -7,7 +8,7 @@ import type { ObservedFetch } from './observeFetch.js';
 import { TERMINAL_OUTCOMES, type TerminalOutcome } from './outcomeResult.js';
 
 /** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
-export interface McpResilienceOptions extends ResilienceOptions {
+export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptions {
   /**
    * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
    * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.

@@ -11,6 +11,7 @@ import {
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_RESILIENCE_ENDPOINT,
   ATTR_MCP_RESILIENCE_OPERATION,
+  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_SERVER,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
@@ -56,6 +57,7 @@ export function callMetricAttributes(ref: {
   };
   const tool = nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
+  withVariant(attributes, ref.attributes);
   return attributes;
 }
 
@@ -66,6 +68,7 @@ export function operationMetricAttributes(ref: { operation: string; attributes: 
   if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
   const transport = nonEmpty(ref.attributes[ATTR_NETWORK_TRANSPORT]);
   if (transport !== undefined) attributes[ATTR_NETWORK_TRANSPORT] = transport;
+  withVariant(attributes, ref.attributes);
   return attributes;
 }
 
@@ -141,4 +144,10 @@ export function attemptSemconvAttributes(
     if (typeof value === 'string' && value !== '' && valid(value)) attributes[key] = value;
   }
   return attributes;
+}
+
+/** Adds `mcp.resilience.variant` (experiments) when the call or endpoint has one. */
+function withVariant(attributes: Attributes, source: Source): void {
+  const variant = nonEmpty(source[ATTR_MCP_RESILIENCE_VARIANT]);
+  if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
 }

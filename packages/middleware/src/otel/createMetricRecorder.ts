@@ -30,6 +30,8 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_FROM_STATE,
   ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
+  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
   ATTR_OUTCOME,
   ATTR_STATE,
   ATTR_TO_STATE,
@@ -46,6 +48,7 @@ import {
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
+  METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
   OTHER_VALUE,
   OUTCOME_VALUE_SUCCESS,
   STATE_VALUES,
@@ -69,6 +72,7 @@ interface Instruments {
   readonly operationDuration: Histogram;
   readonly breakerState: ObservableGauge;
   readonly agentLoop: AgentLoopInstruments;
+  readonly shadowDisagreements: Counter;
 }
 
 /** Breaker sources (resilience instances) followed at most; the oldest is dropped beyond. */
@@ -129,6 +133,11 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
       valueType: ValueType.INT,
     }),
     agentLoop: createAgentLoopInstruments(meter),
+    shadowDisagreements: meter.createCounter(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, {
+      description: 'Failed attempts the shadow classifier classified differently (class or type).',
+      unit: UNIT_ERROR,
+      valueType: ValueType.INT,
+    }),
   };
 }
 
@@ -299,6 +308,15 @@ export function createMetricRecorder(
         case 'model_retry_avoided':
         case 'fallback':
           return recordAgentLoop(m.agentLoop, event);
+        case 'shadow_classified':
+          if (event.agrees) return;
+          m.shadowDisagreements.add(1, {
+            ...callMetricAttributes(event),
+            ...errorAttributes(event.classification),
+            [ATTR_MCP_RESILIENCE_SHADOW_CLASS]: errorClassValue(event.shadow?.class),
+            [ATTR_MCP_RESILIENCE_SHADOW_TYPE]: errorTypeValue(event.shadow?.type),
+          });
+          return;
         default:
           return;
       }

@@ -19,6 +19,7 @@ import type {
   CallFinishedEvent,
   CallStartedEvent,
   FailureClassifiedEvent,
+  ShadowClassifiedEvent,
 } from '../record/ResilienceEvent.js';
 import { agentLoopSpanEvent } from './agentLoopSpanEvent.js';
 import {
@@ -27,6 +28,7 @@ import {
   breakerMetricAttributes,
   callSpanAttributes,
   errorAttributes,
+  errorClassValue,
   errorTypeValue,
   stateValue,
 } from './attributes.js';
@@ -51,12 +53,17 @@ import {
   ATTR_MCP_RESILIENCE_HEALTH_NEUTRAL,
   ATTR_MCP_RESILIENCE_OUTCOME,
   ATTR_MCP_RESILIENCE_RETRY_AFTER_MS,
+  ATTR_MCP_RESILIENCE_SHADOW_AGREES,
+  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
+  ATTR_MCP_RESILIENCE_SHADOW_SOURCE,
+  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
   ATTR_MCP_RESILIENCE_WASTED_RETRIES,
   ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
   ATTR_TO_STATE,
   DECISION_VALUES,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
+  EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
   INSTRUMENTATION_SCOPE_NAME,
   OTHER_VALUE,
   SPAN_MCP_RESILIENCE_CALL,
@@ -308,6 +315,8 @@ export function createSpanRecorder(
           return failureClassified(event);
         case 'call_finished':
           return callFinished(event);
+        case 'shadow_classified':
+          return shadowClassified(calls.get(event.callId), event);
         case 'call_started':
         case 'attempt_started':
         case 'breaker_transition': {
@@ -325,6 +334,21 @@ export function createSpanRecorder(
       }
     },
   };
+}
+
+/** The shadow classifier's verdict, as an event on the failed attempt's span (still open until classified). */
+function shadowClassified(call: CallState | undefined, event: ShadowClassifiedEvent): void {
+  const span = call?.attempts.get(event.attempt)?.span ?? call?.span;
+  span?.addEvent(
+    EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
+    {
+      [ATTR_MCP_RESILIENCE_SHADOW_CLASS]: errorClassValue(event.shadow?.class),
+      [ATTR_MCP_RESILIENCE_SHADOW_TYPE]: errorTypeValue(event.shadow?.type),
+      [ATTR_MCP_RESILIENCE_SHADOW_SOURCE]: String(event.shadow?.source ?? ''),
+      [ATTR_MCP_RESILIENCE_SHADOW_AGREES]: event.agrees === true,
+    },
+    at(event.time),
+  );
 }
 
 /**

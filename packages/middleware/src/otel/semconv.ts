@@ -269,3 +269,37 @@ export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id' as const;
 export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error' as const;
 /** The classifier's type of a failed attempt, on its span (where `error.type` follows the MCP conventions). */
 export const ATTR_MCP_RESILIENCE_ERROR_TYPE = 'mcp.resilience.error.type' as const;
+// Experiments: variants (canary) and the shadow classifier
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The variant a call ran on (options `variants` / `split`): on the call and attempt spans, on every call metric
+ * (`mcp.resilience.calls`, `.retries`, `.errors`, `.call.duration`, `.retry.wasted_time`, `.retry.wasted_cost`,
+ * `mcp.client.operation.duration`, `.shadow.disagreements`). Not on the breaker metrics, which stay per endpoint
+ * (the gauge shows the worst of the variants' breakers). Absent without variants. Metric attribute.
+ */
+export const ATTR_MCP_RESILIENCE_VARIANT = 'mcp.resilience.variant' as const;
+/** The shadow classifier's class and type of a failed attempt (disagreements counter, shadow span event). */
+export const ATTR_MCP_RESILIENCE_SHADOW_CLASS = 'mcp.resilience.shadow.class' as const;
+export const ATTR_MCP_RESILIENCE_SHADOW_TYPE = 'mcp.resilience.shadow.type' as const;
+/** The rule that decided the shadow's verdict (span event only). */
+export const ATTR_MCP_RESILIENCE_SHADOW_SOURCE = 'mcp.resilience.shadow.source' as const;
+/** Whether the shadow agreed with the acting classifier (same class and type); span event only. */
+export const ATTR_MCP_RESILIENCE_SHADOW_AGREES = 'mcp.resilience.shadow.agrees' as const;
+/**
+ * Counter `{error}`: failed attempts the shadow classified differently (class or type) from the acting
+ * classifier; attrs server, method, tool, variant, `error.class`/`error.type` (acting), shadow class/type.
+ * Agreements are not counted: per class they are `mcp.resilience.errors` minus the disagreements.
+ */
+export const METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS = 'mcp.resilience.shadow.disagreements' as const;
+/** Span event on a failed attempt's span: the shadow's verdict. */
+export const EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION = 'mcp.resilience.shadow.classification' as const;
+export const PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL =
+  'mcp_resilience_shadow_disagreements_total' as const;
+/**
+ * The variant's Prometheus label: the standard translation of `mcp.resilience.variant`, kept as is (like every
+ * other label here), so the same queries work with or without the project's collector.
+ */
+export const PROM_LABEL_MCP_RESILIENCE_VARIANT = 'mcp_resilience_variant' as const;
+export const PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS = 'mcp_resilience_shadow_class' as const;
+export const PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE = 'mcp_resilience_shadow_type' as const;

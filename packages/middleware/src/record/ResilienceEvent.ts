@@ -151,6 +151,23 @@ export type ResilienceEvent =
   | BreakerTransitionEvent
   | RecorderAttachedEvent
   | ModelRetryAvoidedEvent
-  | FallbackEvent;
+  | FallbackEvent
+  | ShadowClassifiedEvent;
 
 export type ResilienceEventType = ResilienceEvent['type'];
+
+/**
+ * The shadow classifier's verdict on a failed attempt (option `shadowRules`), sent right after that attempt's
+ * `attempt_finished`. It acts on nothing: the loop followed `classification`.
+ */
+export interface ShadowClassifiedEvent extends CallRef {
+  readonly type: 'shadow_classified';
+  readonly time: number;
+  readonly attempt: number;
+  /** What the acting classifier said. */
+  readonly classification: Classification;
+  /** What the shadow said. */
+  readonly shadow: Classification;
+  /** Same class and type. */
+  readonly agrees: boolean;
+}

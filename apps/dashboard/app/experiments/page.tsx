@@ -1,0 +1,44 @@
+import type { Metadata } from 'next';
+import { fetchExperiment } from '@/lib/data/experiments-fetch';
+import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
+import ConfusionMatrix from '@/ui/experiments/confusion-matrix';
+import VariantTable from '@/ui/experiments/variant-table';
+import Verdicts from '@/ui/experiments/verdicts';
+
+export const metadata: Metadata = { title: 'Experiments' };
+
+export default async function ExperimentsPage(props: { searchParams: Promise<PageSearchParams> }) {
+  const sp = await props.searchParams;
+  const { range, query } = parsePageQuery(sp, Date.now());
+  const experiment = await fetchExperiment(query);
+  const callsHref = (e: { server: string; tool: string; callSpanId: string }) => {
+    const p = new URLSearchParams({ range, server: e.server });
+    if (e.tool) p.set('tool', e.tool);
+    if (typeof sp.service === 'string') p.set('service', sp.service);
+    return `/calls?${p}#call-${e.callSpanId}`;
+  };
+  return (
+    <main>
+      <section className="panel" style={{ marginBottom: 14 }}>
+        <h2>Canary: variants compared with the control</h2>
+        {experiment.variants.length === 0 ? (
+          <div className="empty" data-testid="experiments-empty">
+            No calls with a variant in this window. Give <code>createResilience</code> or{' '}
+            <code>withResilience</code> <code>variants</code> and a <code>split</code> to run a canary.
+          </div>
+        ) : (
+          <>
+            <Verdicts comparisons={experiment.comparisons} />
+            <div style={{ overflowX: 'auto', marginTop: 12 }}>
+              <VariantTable variants={experiment.variants} />
+            </div>
+          </>
+        )}
+      </section>
+      <section className="panel">
+        <h2>Shadow classifier: what it would have decided</h2>
+        <ConfusionMatrix shadow={experiment.shadow} callsHref={callsHref} />
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canaryRecorder, runCanary } from '../test/support/canary-workload';
+import { createCapture, serialize } from '../test/support/otel';
+import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+
+/*
+ * The Experiments page in real Chromium, against the built dashboard fed a canary (two variants and a shadow
+ * classifier, through the real middleware and OTel SDK) over its OTLP endpoint. Screenshot:
+ * artifacts/experiments.png.
+ */
+
+let dashboard: Dashboard;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  dashboard = await startDashboard();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const agent = createCapture({ 'service.name': 'canary-agent', 'service.instance.id': 'canary-1' });
+  await runCanary(canaryRecorder(agent.recorder).recorder, 800);
+  for (const [signal, body] of [
+    ['traces', serialize.tracesProto(agent.spans())],
+    ['metrics', serialize.metricsProto(await agent.metrics())],
+  ] as const) {
+    const r = await fetch(`${dashboard.url}/v1/${signal}`, {
+      method: 'POST',
+      body: body as BodyInit,
+      headers: { 'content-type': 'application/x-protobuf' },
+    });
+    expect(r.status).toBe(200);
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+});
+
+describe('Experiments page in Chromium', () => {
+  it('shows the verdict, the variants with intervals, and the shadow matrix with example calls', async () => {
+    await page.goto(`${dashboard.url}/?range=1h`);
+    await page.getByRole('link', { name: 'Experiments' }).click();
+    await page.waitForURL(/\/experiments\?range=1h/);
+    const verdict = page.locator('[data-testid="experiment-verdicts"] [data-verdict]');
+    await expect.poll(() => verdict.getAttribute('data-verdict')).toBe('better');
+    expect(await verdict.textContent()).toMatch(
+      /candidate is better than control: retry efficiency \+\d+\.\d pts/,
+    );
+    const rows = page.locator('[data-testid="experiment-variants"] tbody tr');
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-variant')))).toEqual([
+      'control',
+      'candidate',
+    ]);
+    expect(await rows.first().locator('.badge').textContent()).toBe('control');
+    expect(await rows.first().locator('td').nth(2).textContent()).toMatch(/^\d+\.\d% \[\d+\.\d%–\d+\.\d%\]$/);
+    const offDiagonal = page.locator('[data-cell="retryable>non_retryable"]');
+    expect(Number(await offDiagonal.textContent())).toBeGreaterThan(0);
+    expect(await page.locator('[data-cell="non_retryable>retryable"]').textContent()).toBe('0');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'experiments.png'), fullPage: true });
+
+    // An example call opens the Calls page on that call.
+    const example = page.locator('[data-testid="shadow-example"]').first();
+    const href = await example.getAttribute('href');
+    expect(href).toMatch(/^\/calls\?range=1h&server=weather&tool=get_forecast#call-[0-9a-f]{16}$/);
+    await example.click();
+    await page.waitForURL(/\/calls\?/);
+    const id = href!.split('#')[1]!;
+    await expect.poll(() => page.locator(`[id="${id}"]`).count()).toBe(1);
+  });
+
+  it('says how to start a canary when there is none in the window', async () => {
+    await page.goto(`${dashboard.url}/experiments?range=1h&server=nobody`);
+    expect(await page.locator('[data-testid="experiments-empty"]').textContent()).toContain('variants');
+  });
+});

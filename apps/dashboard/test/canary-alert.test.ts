@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AlertService } from '@/lib/alerts/alert-service';
+import { AlertStore } from '@/lib/alerts/alert-store';
+import { CANARY_RULE } from '@/lib/alerts/canary-rule';
+import { createNotifier } from '@/lib/alerts/notifier';
+import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { shapeExperiment } from '@/lib/data/experiments';
+import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
+import { openDatabase } from '@/lib/store/database';
+import { EmbeddedStore } from '@/lib/store/embedded-store';
+import { BAD_CANDIDATE, canaryRecorder, runCanary } from './support/canary-workload';
+import { createCapture, serialize } from './support/otel';
+
+/*
+ * The canary through the real middleware and OTel SDK into the embedded store (OTLP protobuf, decoded as the
+ * receiver does), then the built-in canary alert and the Experiments page's shaping on top of it.
+ */
+
+const open: EmbeddedStore[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+
+async function canaryStore(candidate?: Record<string, unknown>, exports = 1) {
+  const store = new EmbeddedStore({
+    dataDir: ':memory:',
+    retentionMs: 86_400_000,
+    maxCalls: 5000,
+    maxAttempts: 20_000,
+  });
+  open.push(store);
+  const capture = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a1' });
+  const counted = canaryRecorder(capture.recorder);
+  const ingest = async () => {
+    store.metrics(decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'));
+    const spans = capture.spans();
+    if (spans.length > 0) store.traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
+    capture.resetSpans();
+  };
+  for (let i = 0; i < exports; i++) {
+    await runCanary(counted.recorder, 400, { seed: 11 + i, ...(candidate ? { candidate } : {}) });
+    await ingest();
+  }
+  return { source: new EmbeddedSource(store, { staleMs: 600_000 }), truth: counted.truth };
+}
+
+const window = () => ({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, filters: {} });
+
+describe('embedded store: variants', () => {
+  it('counts each variant across repeated cumulative exports, histogram buckets included', async () => {
+    const { source, truth } = await canaryStore(undefined, 3);
+    const data = await source.experimentData(window());
+    for (const v of data.variants) {
+      expect(v.calls).toEqual(truth.calls[v.variant]);
+      expect(v.retries).toEqual(truth.retries[v.variant]);
+      expect(v.latency.at(-1)?.count).toBe(truth.calls[v.variant]!.total);
+    }
+    expect(data.variants.map((v) => v.variant)).toEqual(['candidate', 'control']);
+    // The page's other panels are unchanged: the facts sum over variants.
+    const summary = await source.summary(window());
+    expect(summary.calls.total).toBe(truth.calls.control!.total + truth.calls.candidate!.total);
+  });
+});
+
+describe('built-in canary alert', () => {
+  const service = (source: EmbeddedSource, now: () => number) => {
+    const store = new AlertStore(openDatabase(':memory:').db, now);
+    return {
+      store,
+      alerts: new AlertService({ store, source, notify: createNotifier(), now }),
+    };
+  };
+
+  it('goes pending, then fires after 10 minutes, when the candidate succeeds significantly less', async () => {
+    const { source } = await canaryStore(BAD_CANDIDATE);
+    expect(shapeExperiment(await source.experimentData(window())).comparisons[0]?.verdict).toBe('worse');
+    let now = Date.now();
+    const { store, alerts } = service(source, () => now);
+    await alerts.evaluate();
+    const canary = () => store.instances().filter((i) => i.ruleId === CANARY_RULE.id);
+    expect(canary().map((i) => [i.labels.mcp_server, i.labels.mcp_resilience_variant, i.state])).toEqual([
+      ['weather', 'candidate', 'pending'],
+    ]);
+    now += CANARY_RULE.forMs;
+    await alerts.evaluate();
+    const [firing] = canary();
+    expect(firing?.state).toBe('firing');
+    expect(firing?.summary).toMatch(
+      /^Canary candidate is worse than control on weather over 60m: success rate -\d+\.\d pts/,
+    );
+    expect(firing?.value).toBeLessThan(0);
+  });
+
+  it('stays silent when the candidate is better', async () => {
+    const { source } = await canaryStore();
+    const { store, alerts } = service(source, () => Date.now());
+    await alerts.evaluate();
+    expect(store.instances().filter((i) => i.ruleId === CANARY_RULE.id && i.state !== 'resolved')).toEqual(
+      [],
+    );
+  });
+});

@@ -1,0 +1,408 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClassificationRule } from '../classify/ClassificationRule.js';
+import { createResilience } from '../createResilience.js';
+import { withResilience } from '../mcp/withResilience.js';
+import { createOtelRecorder } from '../otel/createOtelRecorder.js';
+import {
+  ATTR_MCP_RESILIENCE_VARIANT,
+  EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
+  METRIC_MCP_RESILIENCE_CALLS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS,
+  METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
+  SPAN_MCP_RESILIENCE_CALL,
+} from '../otel/semconv.js';
+import { createOtelHarness, type OtelHarness } from '../otel/test-support/otelHarness.js';
+import { createMemoryRecorder, type MemoryRecorder } from '../record/createMemoryRecorder.js';
+import { createFakeClock, type FakeClock } from '../testing/createFakeClock.js';
+import type { ExperimentResilience } from './createExperiment.js';
+
+const notFound = () => Object.assign(new Error('city not found: Atlantis'), { status: 503 });
+/** The candidate's rule: a 503 that says "not found" will not succeed on retry. */
+const notFoundRule: ClassificationRule = {
+  name: 'not-found-503',
+  message: /not found/,
+  classify: { class: 'non_retryable', type: 'not_found' },
+};
+
+async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<T | Error> {
+  const result = promise.then(
+    (v) => v,
+    (e: Error) => e,
+  );
+  await clock.runAll();
+  return result;
+}
+
+describe('variants', () => {
+  let clock: FakeClock;
+  let recorder: MemoryRecorder;
+  beforeEach(() => {
+    clock = createFakeClock(0);
+    recorder = createMemoryRecorder();
+  });
+
+  const experiment = (options: Record<string, unknown> = {}) =>
+    createResilience({
+      clock,
+      recorder,
+      jitter: 'none',
+      variants: { control: {}, candidate: { rules: [notFoundRule] } },
+      split: { control: 0.5, candidate: 0.5 },
+      ...options,
+    }) as ExperimentResilience;
+
+  it.each([
+    [{ variants: { control: {} } }, "option 'split' is required with `variants`"],
+    [{ variants: {}, split: {} }, "option 'variants' must name at least one variant"],
+    [{ variants: { 'bad name': {} }, split: { 'bad name': 1 } }, "invalid variant name 'bad name'"],
+    [
+      { variants: { a: {}, b: {} }, split: { a: 0.5, b: 0.6 } },
+      "option 'split' weights must sum to 1, got 1.1",
+    ],
+    [{ variants: { a: {}, b: {} }, split: { a: 1 } }, "option 'split' has no weight for 'b'"],
+    [{ variants: { a: {} }, split: { a: 0.5, c: 0.5 } }, "option 'split' names unknown variants 'c'"],
+    [{ variants: { a: {}, b: {} }, split: { a: 1.5, b: -0.5 } }, "option 'split.a' must be a number >= 0"],
+    [{ split: { a: 1 } }, "option 'split' needs `variants`"],
+    [{ variants: { a: {} }, split: { a: 1 }, variantKey: 'user' }, "option 'variantKey' must be 'call'"],
+    [{ variants: { a: { recorder: {} } }, split: { a: 1 } }, "option 'variants.a.recorder' cannot be set"],
+    [{ variants: { a: { maxAttempts: 0 } }, split: { a: 1 } }, "option 'variants.a.maxAttempts' must be"],
+    [{ shadowRules: 'x' }, "option 'shadowRules' must be an array of rules"],
+  ])('rejects bad experiment options: %j', (options, message) => {
+    expect(() => createResilience({ recorder, ...(options as object) })).toThrow(message);
+  });
+
+  it('needs a recorder for a shadow', () => {
+    expect(() => createResilience({ shadowRules: [] })).toThrow(
+      "createResilience: option 'shadowRules' needs a `recorder`",
+    );
+  });
+
+  it('keeps one key in one variant, and splits keys by the weights', async () => {
+    const r = experiment({ variantKey: 'endpoint', split: { control: 0.9, candidate: 0.1 } });
+    const seen = new Map<string, Set<string>>();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2000; i++) {
+        const endpoint = `conversation-${i}`;
+        await r.execute(() => 'ok', { endpoint });
+        const variant = recorder.ofType('call_started').at(-1)?.attributes[ATTR_MCP_RESILIENCE_VARIANT];
+        seen.set(endpoint, (seen.get(endpoint) ?? new Set()).add(String(variant)));
+        expect(r.variantOf({ endpoint })).toBe(variant);
+      }
+    }
+    expect([...seen.values()].every((s) => s.size === 1)).toBe(true);
+    const candidates = [...seen.values()].filter((s) => s.has('candidate')).length;
+    // 2000 keys at 10%: 200 expected, sd ≈ 13.4; 4 sd either side.
+    expect(candidates).toBeGreaterThan(146);
+    expect(candidates).toBeLessThan(254);
+  });
+
+  it('assigns by a key function (a conversation id), falling back to the call when it throws', async () => {
+    const r = experiment({
+      variantKey: (call: { attributes?: Record<string, string> }) => {
+        if (call.attributes?.conversation === 'boom') throw new Error('no conversation');
+        return call.attributes?.conversation;
+      },
+    });
+    const variants = new Set(
+      Array.from({ length: 20 }, () => r.variantOf({ attributes: { conversation: 'c-42' } })),
+    );
+    expect(variants.size).toBe(1);
+    expect(r.variants).toEqual(['control', 'candidate']);
+    await expect(r.execute(() => 'ok', { attributes: { conversation: 'boom' } })).resolves.toBe('ok');
+  });
+
+  it('runs each variant with its own options: the candidate does not retry what its rule says is final', async () => {
+    const r = experiment({ variantKey: 'endpoint' });
+    const byVariant = { control: 'x', candidate: 'x' };
+    for (let i = 0; byVariant.control === 'x' || byVariant.candidate === 'x'; i++) {
+      const v = r.variantOf({ endpoint: `e${i}` }) as 'control' | 'candidate';
+      byVariant[v] = `e${i}`;
+    }
+    for (const [variant, endpoint] of Object.entries(byVariant)) {
+      await settle(
+        clock,
+        r.execute(() => Promise.reject(notFound()), { endpoint }),
+      );
+      const finished = recorder.ofType('call_finished').at(-1);
+      expect(finished?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe(variant);
+      expect(finished?.attempts).toBe(variant === 'control' ? 3 : 1);
+      expect(finished?.classification?.type).toBe(variant === 'control' ? 'unavailable' : 'not_found');
+    }
+  });
+
+  it('gives each variant its own breakers, labelled with the variant', async () => {
+    const r = experiment({ variantKey: (c: { attributes?: Record<string, string> }) => c.attributes?.user });
+    let candidateUser = '';
+    for (let i = 0; !candidateUser; i++) {
+      if (r.variantOf({ attributes: { user: `u${i}` } }) === 'candidate') candidateUser = `u${i}`;
+    }
+    const down = () => Promise.reject(Object.assign(new Error('down'), { status: 503 }));
+    for (let i = 0; i < 5; i++) {
+      await settle(
+        clock,
+        r.execute(down, { endpoint: 'api', attributes: { user: candidateUser }, maxAttempts: 1 }),
+      );
+    }
+    // Only the candidate's pipeline has seen the endpoint; the control's breaker for it does not exist.
+    const breakers = r.breakers().map((b) => [b.attributes[ATTR_MCP_RESILIENCE_VARIANT], b.endpoint]);
+    expect(breakers).toEqual([['candidate', 'api']]);
+    const transition = recorder.ofType('breaker_transition')[0];
+    expect(transition?.to).toBe('open');
+    const opener = recorder.ofType('call_finished').find((c) => c.callId === transition?.callId);
+    expect(opener?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    // The control still calls the endpoint: its own breaker is closed.
+    let controlUser = '';
+    for (let i = 0; !controlUser; i++) {
+      if (r.variantOf({ attributes: { user: `u${i}` } }) === 'control') controlUser = `u${i}`;
+    }
+    await expect(r.execute(() => 'ok', { endpoint: 'api', attributes: { user: controlUser } })).resolves.toBe(
+      'ok',
+    );
+  });
+});
+
+describe('shadow classification', () => {
+  let clock: FakeClock;
+  let recorder: MemoryRecorder;
+  beforeEach(() => {
+    clock = createFakeClock(0);
+    recorder = createMemoryRecorder();
+  });
+
+  it('classifies every failed attempt again without acting, and records the verdict', async () => {
+    const r = createResilience({ clock, recorder, jitter: 'none', shadowRules: [notFoundRule] });
+    let attempts = 0;
+    const result = await settle(
+      clock,
+      r.execute(() => {
+        attempts++;
+        return attempts < 3 ? Promise.reject(notFound()) : 'ok';
+      }),
+    );
+    expect(result).toBe('ok');
+    expect(attempts).toBe(3); // the acting classifier retried: the shadow decided nothing
+    const verdicts = recorder.ofType('shadow_classified');
+    expect(verdicts.map((v) => [v.attempt, v.classification.type, v.shadow.type, v.agrees])).toEqual([
+      [1, 'unavailable', 'not_found', false],
+      [2, 'unavailable', 'not_found', false],
+    ]);
+    expect(verdicts[0]?.shadow.source).toBe('rule:not-found-503');
+    // Each verdict follows its attempt's attempt_finished.
+    const types = recorder.events.map((e) => e.type);
+    expect(types[types.indexOf('shadow_classified') - 1]).toBe('attempt_finished');
+  });
+
+  it('agrees when both say the same, and costs nothing on the success path', async () => {
+    let asked = 0;
+    const counting: ClassificationRule = () => {
+      asked++;
+      return undefined;
+    };
+    const r = createResilience({ clock, recorder, shadowRules: [counting], maxAttempts: 1 });
+    for (let i = 0; i < 10; i++) await r.execute(() => 'ok');
+    expect(asked).toBe(0);
+    expect(recorder.ofType('shadow_classified')).toEqual([]);
+    await settle(
+      clock,
+      r.execute(() => Promise.reject(Object.assign(new Error('bad'), { status: 400 }))),
+    );
+    expect(asked).toBe(1);
+    expect(recorder.ofType('shadow_classified').map((v) => v.agrees)).toEqual([true]);
+  });
+
+  it('pairs a verdict only with the attempt it classified (an abort while waiting leaves none behind)', async () => {
+    let asked = 0;
+    const counting: ClassificationRule = () => {
+      asked++;
+      return undefined;
+    };
+    const controller = new AbortController();
+    // Aborts as the retry is scheduled: the wait is interrupted, and its abort classified outside any attempt.
+    const aborting = {
+      record(event: Parameters<MemoryRecorder['record']>[0]) {
+        recorder.record(event);
+        if (event.type === 'retry_scheduled') controller.abort();
+      },
+    };
+    const r = createResilience({
+      clock,
+      recorder: aborting,
+      jitter: 'none',
+      shadowRules: [counting, notFoundRule],
+    });
+    await settle(
+      clock,
+      r.execute(() => Promise.reject(notFound()), { signal: controller.signal }),
+    );
+    expect(asked).toBe(2); // the failed attempt, then the abort
+    expect(recorder.ofType('call_finished')[0]?.attempts).toBe(1);
+    await r.execute(() => 'ok');
+    const verdicts = recorder.ofType('shadow_classified');
+    expect(verdicts.map((v) => [v.callId, v.attempt, v.shadow.type])).toEqual([
+      [recorder.ofType('call_started')[0]?.callId, 1, 'not_found'],
+    ]);
+  });
+
+  it('assigns by session id, else by endpoint', () => {
+    const r = createResilience({
+      recorder,
+      variants: { a: {}, b: {} },
+      split: { a: 0.5, b: 0.5 },
+      variantKey: 'session',
+    }) as ExperimentResilience;
+    const sessions = Array.from({ length: 40 }, (_, i) => `s-${i}`);
+    const bySession = sessions.map((s) =>
+      r.variantOf({ endpoint: 'x', attributes: { 'mcp.session.id': s } }),
+    );
+    expect(new Set(bySession)).toEqual(new Set(['a', 'b'])); // sessions spread over both
+    for (const [i, s] of sessions.entries()) {
+      expect(r.variantOf({ endpoint: 'y', attributes: { 'mcp.session.id': s } })).toBe(bySession[i]);
+    }
+    expect(r.variantOf({ endpoint: 'x' })).toBe(r.variantOf({ endpoint: 'x', attributes: {} }));
+  });
+
+  it('never breaks the call when the shadow throws', async () => {
+    const throwing: ClassificationRule = () => {
+      throw new Error('shadow bug');
+    };
+    const hostile = [
+      {
+        get message(): RegExp {
+          throw new Error('hostile rule');
+        },
+        classify: { class: 'non_retryable', type: 'not_found' },
+      } as ClassificationRule,
+    ];
+    for (const shadowRules of [[throwing], hostile]) {
+      const r = createResilience({ clock, recorder, jitter: 'none', shadowRules });
+      let n = 0;
+      const result = await settle(
+        clock,
+        r.execute(() => (++n === 1 ? Promise.reject(notFound()) : 'ok')),
+      );
+      expect(result).toBe('ok');
+    }
+  });
+});
+
+describe('experiment telemetry', () => {
+  let otel: OtelHarness;
+  let clock: FakeClock;
+  beforeEach(() => {
+    otel = createOtelHarness();
+    clock = createFakeClock(1_700_000_000_000);
+  });
+  afterEach(() => otel.shutdown());
+
+  it('puts the variant on every call metric and span, and counts shadow disagreements', async () => {
+    const recorder = createOtelRecorder({
+      tracerProvider: otel.tracerProvider,
+      meterProvider: otel.meterProvider,
+    });
+    const r = createResilience({
+      clock,
+      recorder,
+      jitter: 'none',
+      breakerConsecutiveFailures: 2,
+      variants: { control: {}, candidate: { maxAttempts: 1 } },
+      split: { control: 0, candidate: 1 },
+      shadowRules: [notFoundRule],
+    });
+    await settle(
+      clock,
+      r.execute(() => Promise.reject(notFound()), { endpoint: 'weather' }),
+    );
+    await settle(
+      clock,
+      r.execute(() => Promise.reject(notFound()), { endpoint: 'weather' }),
+    );
+    const calls = await otel.points(METRIC_MCP_RESILIENCE_CALLS);
+    expect(calls.map((p) => p.attributes[ATTR_MCP_RESILIENCE_VARIANT])).toEqual(['candidate']);
+    // Breaker metrics stay per endpoint: one breaker per server on the Breakers page, whatever the variants.
+    const transitions = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS);
+    expect(transitions[0]?.attributes).toEqual({
+      'mcp.server': 'weather',
+      from_state: 'closed',
+      to_state: 'open',
+    });
+    const disagreements = await otel.points(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS);
+    expect(disagreements).toEqual([
+      {
+        attributes: {
+          'mcp.server': 'weather',
+          'mcp.method.name': 'call',
+          'mcp.resilience.variant': 'candidate',
+          'error.type': 'unavailable',
+          'error.class': 'retryable',
+          'mcp.resilience.shadow.class': 'non_retryable',
+          'mcp.resilience.shadow.type': 'not_found',
+        },
+        value: 2,
+      },
+    ]);
+    const call = otel.spansNamed(SPAN_MCP_RESILIENCE_CALL)[0];
+    expect(call?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    const attempt = otel.spans().find((s) => s.parentSpanContext?.spanId === call?.spanContext().spanId);
+    expect(attempt?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    const shadowEvent = attempt?.events.find((e) => e.name === EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION);
+    expect(shadowEvent?.attributes).toMatchObject({
+      'mcp.resilience.shadow.class': 'non_retryable',
+      'mcp.resilience.shadow.type': 'not_found',
+      'mcp.resilience.shadow.agrees': false,
+    });
+  });
+});
+
+describe('withResilience with variants', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('runs tool calls of one session on one variant, over a real MCP server', async () => {
+    const server = new McpServer({ name: 'weather', version: '1.0.0' });
+    server.registerTool('forecast', { description: 'fails' }, () => ({
+      content: [{ type: 'text', text: 'unknown city Atlantis' }],
+      isError: true,
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const recorder = createMemoryRecorder();
+    const client = withResilience(new Client({ name: 't', version: '1' }), {
+      recorder,
+      backoffBaseMs: 1,
+      backoffMaxMs: 2,
+      idempotency: 'assume-idempotent',
+      variants: {
+        control: {},
+        candidate: {
+          rules: [{ message: /unknown city/, classify: { class: 'non_retryable', type: 'invalid_params' } }],
+        },
+      },
+      split: { control: 0, candidate: 1 },
+      shadowRules: [],
+    });
+    closers.push(async () => {
+      await client.close();
+      await server.close();
+    });
+    await client.connect(clientSide);
+    const result = await client.callTool({ name: 'forecast', arguments: {} });
+    expect(result.isError).toBe(true);
+    const finished = recorder.ofType('call_finished').filter((e) => e.operation === 'tools/call');
+    expect(finished.map((e) => [e.attributes[ATTR_MCP_RESILIENCE_VARIANT], e.attempts])).toEqual([
+      ['candidate', 1],
+    ]);
+    // The shadow (no rules of its own: the shared and MCP rules only) disagrees with the candidate's rule.
+    const verdict = recorder.ofType('shadow_classified')[0];
+    expect([verdict?.classification.type, verdict?.shadow.source, verdict?.agrees]).toEqual([
+      'invalid_params',
+      verdict?.shadow.source,
+      false,
+    ]);
+    expect(verdict?.shadow.source).not.toBe('rule:0');
+  });
+});

@@ -1,0 +1,121 @@
+import type { AttemptContext, CallOptions } from '../call/CallOptions.js';
+import type { Resilience } from '../createResilience.js';
+import type { BreakerSnapshot } from '../decide/BreakerState.js';
+import type { ResilienceOptions } from '../options.js';
+import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
+import { noopRecorder } from '../record/noopRecorder.js';
+import { assignVariant, splitTable } from './assignVariant.js';
+import { createShadow } from './createShadow.js';
+import { EXPERIMENT_KEYS, type ExperimentOptions, type VariantKey } from './ExperimentOptions.js';
+import { validateExperiment } from './validateExperiment.js';
+import { integerHash, variantHash } from './variantHash.js';
+
+/** A resilience pipeline that runs each call on one of several variants. */
+export interface ExperimentResilience extends Resilience {
+  /** The variant names, in the order given. */
+  readonly variants: readonly string[];
+  /** The variant a call with these options runs on (with `variantKey: 'call'`, each use draws anew). */
+  variantOf(call?: CallOptions): string;
+}
+
+const SESSION_ATTRIBUTE = 'mcp.session.id';
+const noOptions: CallOptions = Object.freeze({});
+
+/**
+ * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
+ * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
+ * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it. The breaker metrics
+ * stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
+ * several instances), so the Breakers page keeps one breaker per server; `breakers()` tells them apart.
+ * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
+ */
+export function createExperiment(
+  options: ResilienceOptions & ExperimentOptions,
+  create: (options: ResilienceOptions) => Resilience,
+): Resilience | ExperimentResilience {
+  const recorder = options.recorder ?? noopRecorder;
+  validateExperiment(options, recorder !== noopRecorder);
+  const shared: Record<string, unknown> = { ...options };
+  for (const key of EXPERIMENT_KEYS) delete shared[key];
+  const base = shared as ResilienceOptions;
+  const { variants, split, shadowRules } = options;
+
+  const build = (name: string | undefined, overrides: ResilienceOptions): Resilience => {
+    const own = overrides.rules ?? [];
+    const rules = [...own, ...(base.rules ?? [])];
+    let r = recorder;
+    if (shadowRules !== undefined) {
+      const shadow = createShadow(shadowRules, own.length + 1);
+      rules.unshift(shadow.rule);
+      r = shadow.wrap(recorder);
+    }
+    try {
+      return create({ ...base, ...overrides, rules, recorder: r });
+    } catch (error) {
+      if (name === undefined || !(error instanceof TypeError)) throw error;
+      throw new TypeError(error.message.replace(/option '/, `option 'variants.${name}.`));
+    }
+  };
+
+  if (variants === undefined || split === undefined) return build(undefined, {});
+
+  const names = Object.keys(variants);
+  const pipelines = new Map(names.map((name) => [name, build(name, variants[name] ?? {})]));
+  const table = splitTable(split);
+  const keyOf = keyFunction(options.variantKey ?? 'call');
+  const variantOf = (call: CallOptions = noOptions) => assignVariant(table, keyOf(call));
+  /** The attributes of a call without any: one frozen object per variant. */
+  const only = new Map(names.map((n) => [n, Object.freeze({ [ATTR_MCP_RESILIENCE_VARIANT]: n })]));
+
+  return {
+    variants: names,
+    variantOf,
+    execute<T>(fn: (context: AttemptContext) => T | Promise<T>, call: CallOptions = noOptions): Promise<T> {
+      const variant = variantOf(call);
+      const pipeline = pipelines.get(variant) as Resilience;
+      let attributes = only.get(variant) as Record<string, string>;
+      if (call.attributes) {
+        // Object.assign, not a spread: spreading these dotted keys and adding one costs ~0.5 µs on Node 20.
+        attributes = Object.assign({}, call.attributes);
+        attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
+      }
+      return pipeline.execute(fn, Object.assign({}, call, { attributes }));
+    },
+    breakers(): BreakerSnapshot[] {
+      return [...pipelines].flatMap(([variant, p]) =>
+        p
+          .breakers()
+          .map((b) => ({ ...b, attributes: { ...b.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant } })),
+      );
+    },
+    // The control's (first variant's): the clock and recorder are shared.
+    options: (pipelines.get(names[0] as string) as Resilience).options,
+  };
+}
+
+/**
+ * The stable hash in [0, 1) of a call's assignment key. A key function that throws or returns nothing falls back
+ * to the call.
+ */
+function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
+  let calls = 0;
+  const perCall = () => integerHash(++calls);
+  const endpoint = (call: CallOptions) => variantHash(`endpoint:${call.endpoint ?? 'default'}`);
+  if (variantKey === 'call') return perCall;
+  if (variantKey === 'endpoint') return endpoint;
+  if (variantKey === 'session') {
+    return (call) => {
+      const session = call.attributes?.[SESSION_ATTRIBUTE];
+      return session ? variantHash(`session:${session}`) : endpoint(call);
+    };
+  }
+  return (call) => {
+    try {
+      const key = variantKey(call);
+      if (typeof key === 'string' && key !== '') return variantHash(`key:${key}`);
+    } catch {
+      // a key function that throws never breaks the call
+    }
+    return perCall();
+  };
+}
