@@ -1,4 +1,4 @@
-import { type ClassificationRule, classifyError, type FunctionRule } from '@mcp-resilience/middleware';
+import { type ClassificationRule, classifyError, defaults, type FunctionRule } from '@mcp-resilience/middleware';
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
 
 /**
@@ -18,8 +18,9 @@ export function resilientOptions(speed: number): McpResilienceOptions {
     shadowRules: CANDIDATE_RULES,
     timeoutMs: 30_000 / speed,
     backoffBaseMs: 100 / speed,
-    breakerBreakMs: 10_000 / speed,
-    breakerMaxBreakMs: 300_000 / speed,
+    breakerBreakMs: defaults.breakerBreakMs / speed,
+    breakerMaxBreakMs: defaults.breakerMaxBreakMs / speed,
+    breakerWaitLimitMs: defaults.breakerWaitLimitMs / speed,
     breakerWindowMs: 30_000 / speed,
     breakerProbeTimeoutMs: 10_000 / speed,
     budgetWindowMs: 10_000 / speed,

@@ -128,7 +128,7 @@ describe('createResilience', () => {
     )) as ResilienceError;
     expect(error2.reason).toBe('deadline');
     expect(pastDeadline.calls).toHaveLength(1);
-    expect(clock.now()).toBe(0);
+    expect(recorder.ofType('call_finished').at(-1)?.time).toBe(0);
   });
 
   it("applies an endpoint's Retry-After to the other calls to it", async () => {
@@ -194,8 +194,11 @@ describe('createResilience', () => {
 
   it('refuses retries beyond the budget and says so', async () => {
     const r = create({ budgetMinRetriesPerSecond: 0.1, budgetRatio: 0, breakerConsecutiveFailures: 100 });
-    const first = script(clock, httpError(503));
-    expect(await settle(clock, r.execute(first))).toBe('ok');
+    // the one retry of the window is spent and fails (a retry that succeeds would pay for itself)
+    const first = script(clock, httpError(503), httpError(503));
+    expect(await settle(clock, r.execute(first, { maxAttempts: 2 }))).toMatchObject({
+      reason: 'max_attempts',
+    });
     const second = script(clock, httpError(503));
     const error = (await settle(clock, r.execute(second))) as ResilienceError;
     expect(error.reason).toBe('budget_exhausted');
@@ -203,8 +206,39 @@ describe('createResilience', () => {
     expect(recorder.ofType('failure_classified').at(-1)?.decision).toBe('budget_exhausted');
   });
 
-  it('opens the breaker, rejects fast with circuit_open, and closes after a successful probe', async () => {
-    const r = create({ maxAttempts: 1 });
+  it('retries a brownout whose retries succeed without limit, and stops a storm whose retries fail at the budget', async () => {
+    const r = create({
+      budgetRatio: 0.2,
+      budgetMinRetriesPerSecond: 0.5,
+      breakerConsecutiveFailures: 1_000,
+      breakerMinimumCalls: 1_000,
+      maxAttempts: 2,
+    });
+    for (let i = 0; i < 40; i++) {
+      const fn = script(clock, httpError(503)); // the first attempt fails, the retry gets through
+      expect(await settle(clock, r.execute(fn, { endpoint: 'brownout' }))).toBe('ok');
+    }
+    expect(recorder.ofType('budget_refused')).toEqual([]);
+
+    const storm = script(clock);
+    const failing = async () => {
+      storm.calls.push(clock.now());
+      throw httpError(503);
+    };
+    for (let i = 0; i < 40; i++) await settle(clock, r.execute(failing, { endpoint: 'storm' }));
+    // every retry failing: retries + 1 <= 5 (the floor) + 0.2 × calls, so 13 of 40 calls get one (4 s, one window)
+    expect(clock.now()).toBeLessThan(10_000);
+    expect(storm.calls.length - 40).toBe(13);
+    expect(recorder.ofType('budget_refused')).toHaveLength(27);
+  });
+
+  it('fail-fast: opens the breaker, rejects fast with circuit_open, and closes after a successful probe', async () => {
+    const r = create({
+      maxAttempts: 1,
+      breakerWait: false,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     let down = true;
     const fn = async () => {
       if (down) throw httpError(503);
@@ -232,23 +266,37 @@ describe('createResilience', () => {
     expect(recorder.ofType('breaker_transition')[1]?.callId).toBeUndefined();
   });
 
-  it('counts calls, not attempts: concurrent calls that get through a blip on retry do not open the breaker', async () => {
+  it('a blip that opens the breaker costs the calls in flight a short wait, not their success', async () => {
     const r = create({ breakerConsecutiveFailures: 3 });
     let down = true;
+    let sent = 0;
     const fn = async () => {
+      sent++;
       if (down) throw httpError(503);
       return 'ok';
     };
     const calls = Array.from({ length: 10 }, () => r.execute(fn, { endpoint: 'e' }));
-    await clock.advance(0); // ten first attempts fail at once
+    await clock.advance(0); // ten first attempts fail at once: the breaker opens
+    expect(r.breakers()[0]?.state).toBe('open');
     down = false;
     await clock.runAll();
     expect(await Promise.all(calls)).toEqual(Array(10).fill('ok'));
-    expect(recorder.ofType('breaker_transition')).toEqual([]);
+    // the retries waited at the gate: one probe, then the others, nothing sent while open
+    expect(sent).toBe(20);
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
+    expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(
+      Array(10).fill('released'),
+    );
   });
 
-  it('admits exactly the configured number of probes among concurrent calls while half-open', async () => {
-    const r = create({ maxAttempts: 1, breakerHalfOpenProbes: 2 });
+  it('fail-fast: admits exactly the configured number of probes among concurrent calls while half-open', async () => {
+    const r = create({
+      maxAttempts: 1,
+      breakerHalfOpenProbes: 2,
+      breakerWait: false,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     for (let i = 0; i < 5; i++)
       await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);
@@ -274,7 +322,12 @@ describe('createResilience', () => {
   });
 
   it('fails a probe that outlives its time limit and re-opens', async () => {
-    const r = create({ maxAttempts: 1, breakerProbeTimeoutMs: 2_000 });
+    const r = create({
+      maxAttempts: 1,
+      breakerProbeTimeoutMs: 2_000,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     for (let i = 0; i < 5; i++)
       await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);
@@ -311,7 +364,7 @@ describe('createResilience', () => {
   });
 
   it('learns how long the endpoint takes to recover and waits that long before retrying', async () => {
-    const r = create({ breakerConsecutiveFailures: 100 });
+    const r = create({ breakerConsecutiveFailures: 100, maxAttempts: 3 });
     let downUntil = 2_000;
     const fn = async () => {
       if (clock.now() < downUntil) throw httpError(503);
@@ -334,7 +387,7 @@ describe('createResilience', () => {
 
   it('lets nested wraps see that retrying already happened, and not multiply it', async () => {
     const r = create();
-    const inner = create();
+    const inner = create({ maxAttempts: 3 });
     const fn = script(clock, httpError(503), httpError(503), httpError(503), httpError(503));
     const error = (await settle(
       clock,
@@ -380,9 +433,21 @@ describe('createResilience', () => {
       "option 'backoffMaxMs' must be >= backoffBaseMs (500), got 100",
     ],
     [{ retries: 3 }, "unknown option 'retries'"],
+    [{ breakerWait: 'yes' }, "option 'breakerWait' must be a boolean, got 'yes'"],
+    [{ breakerMaxWaiting: 0 }, "option 'breakerMaxWaiting' must be an integer >= 1, got 0"],
+    [{ breakerWaitLimitMs: -1 }, "option 'breakerWaitLimitMs' must be a number >= 0, got -1"],
+    [
+      { breakerBreakMs: 1_000, breakerMaxBreakMs: 500 },
+      "option 'breakerMaxBreakMs' must be >= breakerBreakMs (1000), got 500",
+    ],
     [{ clock: {} }, "option 'clock' must be an object with now(), sleep(), random(), got {}"],
   ])('rejects bad options with a message naming the option: %j', (options, message) => {
     expect(() => createResilience(options as ResilienceOptions)).toThrow(message);
+  });
+
+  it('raises the probe cap with a first break above it when the cap is not given', () => {
+    expect(createResilience({ breakerBreakMs: 10_000 }).options.breakerMaxBreakMs).toBe(10_000);
+    expect(createResilience({ breakerBreakMs: 1_000 }).options.breakerMaxBreakMs).toBe(2_000);
   });
 
   it('rejects bad call options with a message naming the option', async () => {

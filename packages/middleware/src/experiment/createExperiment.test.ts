@@ -115,7 +115,7 @@ describe('variants', () => {
   });
 
   it('runs each variant with its own options: the candidate does not retry what its rule says is final', async () => {
-    const r = experiment({ variantKey: 'endpoint' });
+    const r = experiment({ variantKey: 'endpoint', maxAttempts: 3 });
     const byVariant = { control: 'x', candidate: 'x' };
     for (let i = 0; byVariant.control === 'x' || byVariant.candidate === 'x'; i++) {
       const v = r.variantOf({ endpoint: `e${i}` }) as 'control' | 'candidate';

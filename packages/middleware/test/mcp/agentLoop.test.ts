@@ -168,7 +168,8 @@ describe('resultOn: terminal outcomes as results the model can act on', () => {
       ...fast,
       server: 'chaos',
       maxAttempts: 2,
-      breakerConsecutiveFailures: 1,
+      // The breaker counts failed attempts: it opens on the call's second one.
+      breakerConsecutiveFailures: 2,
       breakerBreakMs: 60_000,
       idempotency: 'assume-idempotent',
       resultOn: ['retries_exhausted', 'circuit_open'],
@@ -235,7 +236,8 @@ describe('fallback servers', () => {
       server: 'primary',
       recorder,
       maxAttempts: 2,
-      breakerConsecutiveFailures: 1,
+      // The breaker counts failed attempts: it opens on the call's second one.
+      breakerConsecutiveFailures: 2,
       breakerBreakMs: 60_000,
       fallbacks: [{ client: backup.client, server: 'backup', tools: ['search', 'get_weather'] }],
     });

@@ -186,13 +186,14 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(entriesOf(chaos.log(), 'get_weather')).toHaveLength(1);
   });
 
-  it('opens the breaker when the server stops answering, fails fast, and closes it with a probe', async () => {
+  it('fail-fast: opens the breaker when the server stops answering, rejects, and closes it with a probe', async () => {
     const plan: FaultPlan = {
       faults: [{ kind: 'hang', tool: 'get_weather', times: kind === 'stdio' ? 4 : undefined }],
     };
     const { mcp, recorder, chaos, close } = await setup(kind, plan, {
-      breakerConsecutiveFailures: 2,
+      breakerConsecutiveFailures: 4,
       maxAttempts: 2,
+      breakerWait: false, // fail-fast: the rejected call does not wait for the probe
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
@@ -201,7 +202,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     const first = await rejection(mcp.callTool(weather, undefined, options));
     expect(first.classification.type).toBe('timeout');
     expect(first.attempts).toBe(2); // read-only: retried
-    // The breaker counts failed calls: the second one opens it.
+    // Four failed attempts in a row: the second call's second attempt opens the breaker.
     const second = await rejection(mcp.callTool(weather, undefined, options));
     expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
@@ -323,6 +324,33 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
 });
 
 describe('chaos server over Streamable HTTP', () => {
+  it('holds a call at the open breaker, sending nothing, and sends it once a probe finds the server back', async () => {
+    const { mcp, recorder, chaos } = await setup(
+      'http',
+      { faults: [{ kind: 'hang', tool: 'get_weather' }] },
+      { breakerConsecutiveFailures: 2, maxAttempts: 1 },
+    );
+    await mcp.listTools();
+    const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
+    for (let i = 0; i < 2; i++) await rejection(mcp.callTool(weather, undefined, { timeout: 100 }));
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
+
+    // Requests only: the timed-out attempts' `notifications/cancelled` may still arrive meanwhile.
+    const sent = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD).length;
+    const logged = sent();
+    const start = Date.now();
+    const waiting = mcp.callTool(weather, undefined, { timeout: 5_000 });
+    await sleep(150);
+    expect(sent()).toBe(logged); // nothing sent while the breaker is open
+    chaos.http?.setPlan({ faults: [] });
+    const result = await waiting;
+    expect(result.isError).toBeFalsy();
+    expect(Date.now() - start).toBeGreaterThanOrEqual(250); // it waited for the probe (300 ms after opening)
+    expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(['released']);
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
+    expect(sent()).toBe(logged + 1); // the call itself was the probe
+  });
+
   it('waits at least the Retry-After of a 429, then succeeds; fails at once when it passes the deadline', async () => {
     const plan: FaultPlan = {
       faults: [
