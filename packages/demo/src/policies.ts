@@ -1,4 +1,9 @@
-import { type ClassificationRule, classifyError, defaults, type FunctionRule } from '@mcp-resilience/middleware';
+import {
+  type ClassificationRule,
+  classifyError,
+  defaults,
+  type FunctionRule,
+} from '@mcp-resilience/middleware';
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
 
 /**

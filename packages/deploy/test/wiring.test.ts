@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
