@@ -77,15 +77,21 @@ describe('embedded store: incident numbers', () => {
       .add(4, { ...weather, 'error.type': 'invalid_params' });
     agent.meter.createCounter('mcp.resilience.model_retries.saved_time', { unit: 's' }).add(1.25, weather);
     agent.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(3, { 'mcp.server': 'weather' });
-    const waitingA = agent.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting');
+    // Two more processes with calls waiting at their weather breaker (the workloads' own recorders report 0).
+    const gateA = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-3' });
+    const gateB = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-4' });
+    const waitingA = gateA.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting');
     waitingA.add(5, { 'mcp.server': 'weather' });
-    other.meter
+    gateB.meter
       .createUpDownCounter('mcp.resilience.circuit_breaker.waiting')
       .add(2, { 'mcp.server': 'weather' });
     // a breaker to show them on, and a call so the window has data
     for (const a of [agent, other]) {
       await a.run([{ server: 'weather', tool: 'get_forecast', steps: ['ok'] }]);
       store.metrics(decodeMetrics(serialize.metricsProto(await a.metrics()), 'protobuf'));
+    }
+    for (const g of [gateA, gateB]) {
+      store.metrics(decodeMetrics(serialize.metricsProto(await g.metrics()), 'protobuf'));
     }
     const h = await source.headline(q());
     expect(h.modelRetries).toEqual({ avoided: 4, savedSeconds: 1.25 });
@@ -95,7 +101,7 @@ describe('embedded store: incident numbers', () => {
     // the level goes down: waiting is the latest level, not a sum of exports
     waitingA.add(-5, { 'mcp.server': 'weather' });
     await new Promise((r) => setTimeout(r, 5));
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    store.metrics(decodeMetrics(serialize.metricsProto(await gateA.metrics()), 'protobuf'));
     tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
     expect(tile.waiting).toBeLessThan(7);
     expect(tile.shed).toBe(3);

@@ -68,9 +68,9 @@ describe('the canary of the resilient group', () => {
     expect(byVariant('candidate').length).toBeGreaterThan(20); // 40 expected
     expect(byVariant('candidate').length).toBeLessThan(65);
     expect(byVariant('candidate').every((e) => e.attempts === 1)).toBe(true);
-    expect(byVariant('control').every((e) => e.attempts === 3)).toBe(true);
+    expect(byVariant('control').every((e) => e.attempts === defaults.maxAttempts)).toBe(true);
     const disagreements = recorder.ofType('shadow_classified').filter((e) => !e.agrees);
-    expect(disagreements.length).toBe(byVariant('control').length * 3);
+    expect(disagreements.length).toBe(byVariant('control').length * defaults.maxAttempts);
     expect(disagreements[0]?.shadow).toMatchObject({ class: 'non_retryable', type: 'rate_limited' });
   });
 });

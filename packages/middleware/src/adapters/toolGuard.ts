@@ -80,6 +80,9 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
  * a negative cache without running the tool. An MCP-shaped `{ isError: true }` value counts as a failure.
  * Never throws for a tool failure: it returns it with the sentence for the model (a caller's abort rethrows).
  */
+/** Attempts per tool call in the adapters unless `maxAttempts` says otherwise. */
+export const TOOL_MAX_ATTEMPTS = 3;
+
 export function createToolGuard(options: ToolGuardOptions = {}) {
   const {
     server = 'tools',
@@ -101,7 +104,9 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
       `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
     );
   }
-  const resilience = shared ?? createResilience({ ...core, rules: [] });
+  // The model is a retry layer on top of the tool (it calls again after an error): the tool keeps LangGraph's
+  // 3 attempts rather than the core's default, so the two layers do not multiply into a storm.
+  const resilience = shared ?? createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, ...core, rules: [] });
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
   const repeats = new ModelRepeats<ResilienceError>(
