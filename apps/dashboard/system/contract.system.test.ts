@@ -153,7 +153,15 @@ async function createAgent(service: string, instance: string, dashboardUrl: stri
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const failing = (server: string, n: number): ScriptedCall[] =>
   Array.from({ length: n }, () => ({ server, tool: 'ping', steps: [503] }));
-const TRIP = { breakerConsecutiveFailures: 2, maxAttempts: 1, breakerJitter: 0, breakerMaxBreakMs: 600_000 };
+// Fail-fast breakers (no wait at the gate): a scripted call that meets an open breaker is rejected at once, so
+// the transitions are exactly the script's.
+const TRIP = {
+  breakerConsecutiveFailures: 2,
+  maxAttempts: 1,
+  breakerJitter: 0,
+  breakerMaxBreakMs: 600_000,
+  breakerWait: false,
+};
 
 let embedded: TestServer;
 let prometheus: RunningPrometheus;
@@ -215,7 +223,8 @@ beforeAll(async () => {
   a.meter.createCounter('mcp.resilience.model_retries.avoided').add(3, agentLoop);
   a.meter.createCounter('mcp.resilience.model_retries.saved_time').add(0.75, agentLoop);
   a.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(2, { 'mcp.server': 'tickets' });
-  a.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting').add(4, { 'mcp.server': 'tickets' });
+  // (from a process without a 'tickets' breaker: checkout-1's own recorder reports its real gate, 0 waiting)
+  c.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting').add(4, { 'mcp.server': 'tickets' });
   // checkout-2: the standard mix, and 'bouncy': open → (timer) half-open → a successful probe → closed.
   await drive(b.steady, [...standardScript('weather'), ...standardScript('weather').slice(10, 20)]);
   const bouncy = b.resilience({ ...TRIP, breakerBreakMs: 1500, breakerHalfOpenProbes: 1 });
