@@ -21,6 +21,8 @@ export interface Metrics {
   readonly requestsWhileDown: number;
   /** Requests that got a 429 (sent while the endpoint was rate limiting). */
   readonly requestsRateLimited: number;
+  /** Requests a server beyond its capacity rejected (the overload scenario). */
+  readonly requestsOverloaded: number;
   /** Calls that failed without any request (breaker open, budget, a wait that could not fit the deadline). */
   readonly failedWithoutRequest: number;
   /** Calls still unanswered at their deadline. */
@@ -58,6 +60,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
   let wastedTimeMs = 0;
   let requestsWhileDown = 0;
   let requestsRateLimited = 0;
+  let requestsOverloaded = 0;
   let failedWithoutRequest = 0;
   let deadlineExceeded = 0;
   let nonRetryableFailures = 0;
@@ -77,6 +80,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     for (const attempt of call.attempts) {
       if (attempt.down) requestsWhileDown++;
       if (attempt.fault === 'rate_limited_429') requestsRateLimited++;
+      if (attempt.overloaded) requestsOverloaded++;
       if (attempt.k > 1) {
         retries++;
         if (attempt.ok) successfulRetries++;
@@ -112,6 +116,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     wastedTimeMs,
     requestsWhileDown,
     requestsRateLimited,
+    requestsOverloaded,
     failedWithoutRequest,
     deadlineExceeded,
     p50Ms: percentile(durations, 50),
@@ -141,6 +146,8 @@ export interface Diagnosis {
     readonly permanentFaultRetried: number;
     readonly endpointStillDown: number;
     readonly stillRateLimited: number;
+    /** Rejected by an overloaded server. */
+    readonly overloaded: number;
     /** Another independent transient fault (or a timeout). */
     readonly transientAgain: number;
     /** Cut by the caller's deadline. */
@@ -171,6 +178,7 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
     permanentFaultRetried: 0,
     endpointStillDown: 0,
     stillRateLimited: 0,
+    overloaded: 0,
     transientAgain: 0,
     cutByDeadline: 0,
   };
@@ -197,6 +205,7 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
         const previous = call.attempts[a.k - 2];
         if (previous) downWaits.push(a.start - previous.end);
       } else if (a.fault === 'rate_limited_429') w.stillRateLimited++;
+      else if (a.overloaded) w.overloaded++;
       else w.transientAgain++;
     }
     const last = call.attempts[call.attempts.length - 1];

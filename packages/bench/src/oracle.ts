@@ -113,8 +113,13 @@ export const oracle: Policy = {
           }
           if (step.at > now) await new Promise((resolve) => setTimeout(resolve, step.at - now));
           if (server) {
-            const admitted = await waitForAdmission(server, evaluate(sequence, call, k, Date.now() - EPOCH).latencyMs, deadlineRel);
-            if (!admitted) throw lastError ?? new OracleGaveUp('the server cannot admit the call before its deadline');
+            const admitted = await waitForAdmission(
+              server,
+              evaluate(sequence, call, k, Date.now() - EPOCH).latencyMs,
+              deadlineRel,
+            );
+            if (!admitted)
+              throw lastError ?? new OracleGaveUp('the server cannot admit the call before its deadline');
           }
           try {
             return await send(signal);

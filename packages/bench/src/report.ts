@@ -1,11 +1,11 @@
 import { classifyError, defaults } from '@mcp-resilience/middleware';
-import { barChart, COLORS, groupedBarChart } from './charts.js';
+import { barChart, COLORS, groupedBarChart, lineChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
-import type { QualityCell, ScenarioSummary } from './quality.js';
-import { PRODUCTION_INTRINSIC } from './scenarios.js';
-import { MIN_RETRIES_FOR_EFFICIENCY, type TargetCheck } from './targets.js';
+import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
+import { OVERLOAD_CAPACITY, PRODUCTION_INTRINSIC } from './scenarios.js';
+import { MIN_RETRIES_FOR_EFFICIENCY, TARGETS, type TargetCheck } from './targets.js';
 
 export interface PolicyInfo {
   readonly key: string;
@@ -181,6 +181,7 @@ function charts(r: Results): Record<string, string> {
       })),
       domain: [0, 1],
       format: (v) => pct(v, 0),
+      width: Math.max(980, 120 * scenarios.length),
     }),
     'outage-requests-while-down.svg': barChart({
       title: 'Requests sent to the endpoint while it was down: hard 60 s outage',
@@ -210,10 +211,81 @@ function charts(r: Results): Record<string, string> {
       format: (v) => `${v.toFixed(2)} µs`,
     }),
   };
+  for (const s of scenarios) {
+    const withSeries = policies.flatMap((p) => {
+      const c = cellOf(cells, s.key, p.key);
+      return c?.goodputSeries ? [{ p, series: c.goodputSeries }] : [];
+    });
+    if (withSeries.length === 0) continue;
+    const spike = s.spike?.[0];
+    out[`${s.key}-goodput.svg`] = lineChart({
+      title: `Goodput over time: ${s.name} (higher is better)`,
+      subtitle: `successful calls per second by completion time, ${GOODPUT_BUCKET_MS / 1000} s buckets, ${seeds} (averaged)${s.capacity ? `; server capacity ${s.capacity.requestsPerSecond} requests/s` : ''}`,
+      x: withSeries[0]!.series.map((_, i) => ((i + 0.5) * GOODPUT_BUCKET_MS) / 1000),
+      series: withSeries.map(({ p, series }) => ({
+        name: p.name,
+        color: policyColor(policies, p.key),
+        values: series,
+        strong: p.key === 'mcp-resilience',
+      })),
+      ...(spike ? { bands: [{ from: spike.from / 1000, to: spike.to / 1000, label: 'load spike' }] } : {}),
+      xLabel: 'seconds since the start',
+      format: (v) => v.toFixed(0),
+    });
+  }
   return out;
 }
 
 // ----------------------------------------------------------------------------------------------- sections
+
+const PHASE_NAMES = {
+  before: 'before the spike',
+  spike: 'during the spike',
+  recovery: 'one deadline after it',
+  after: 'after that',
+} as const;
+
+/** Success and goodput before, during and after a load spike, per policy. */
+function phasesTable(
+  scenario: ScenarioSummary,
+  policies: readonly PolicyInfo[],
+  cells: readonly QualityCell[],
+) {
+  const rows = policies.flatMap((p) => {
+    const c = cellOf(cells, scenario.key, p.key);
+    if (!c?.phases) return [];
+    const name = p.key === 'mcp-resilience' ? `**${p.name}**` : p.name;
+    return [
+      [
+        name,
+        ...c.phases.map((ph) => `${pct(ph.successRate)} · ${ph.goodput.toFixed(1)}/s`),
+        int(c.metrics.requestsOverloaded),
+        int(c.metrics.requests),
+      ],
+    ];
+  });
+  const first = cells.find((c) => c.scenario === scenario.key && c.phases)?.phases ?? [];
+  const spike = scenario.spike?.[0];
+  const bounds = spike
+    ? {
+        before: `0–${spike.from / 1000} s`,
+        spike: `${spike.from / 1000}–${spike.to / 1000} s`,
+        recovery: `${spike.to / 1000}–${(spike.to + scenario.deadlineMs) / 1000} s`,
+        after: `${(spike.to + scenario.deadlineMs) / 1000}–${(scenario.durationMs - scenario.deadlineMs) / 1000} s`,
+      }
+    : undefined;
+  return table(
+    [
+      'policy',
+      ...first.map(
+        (ph) => `${PHASE_NAMES[ph.phase]}${bounds ? ` (${bounds[ph.phase]})` : ''}: success · goodput`,
+      ),
+      'requests rejected by the overloaded server',
+      'requests',
+    ],
+    rows,
+  );
+}
 
 function scenarioTable(scenario: string, policies: readonly PolicyInfo[], cells: readonly QualityCell[]) {
   const rows = policies.flatMap((p) => {
@@ -260,6 +332,9 @@ function scenarioTable(scenario: string, policies: readonly PolicyInfo[], cells:
   );
 }
 
+/** The headline's pointer to the targets table: a link from the README, "below" inside the document. */
+const TARGETS_REF = 'the targets table in [docs/benchmarks.md](docs/benchmarks.md#targets)';
+
 function headlineTable(r: Results, link: string): string {
   const { cells, policies } = r.quality;
   const rows = policies.map((p) => {
@@ -279,7 +354,40 @@ function headlineTable(r: Results, link: string): string {
   });
   const prod = cellOf(cells, 'production', 'naive')!;
   const out = cellOf(cells, 'outage', 'naive')!;
+  const everyScenario = r.quality.scenarios.map((sc) => {
+    const get = (key: string) => cellOf(cells, sc.key, key);
+    const m = get('mcp-resilience');
+    const n = get('naive');
+    const o = get('oracle');
+    const rate = (c: QualityCell | undefined) => (c ? pct(c.metrics.successRate, 1) : '—');
+    return [
+      sc.name,
+      rate(n),
+      m ? `**${rate(m)}**` : '—',
+      rate(o),
+      m && n ? `${int(m.metrics.requestsWhileDown)} / ${int(n.metrics.requestsWhileDown)}` : '—',
+      m?.metrics.retryEfficiency === null || !m
+        ? '—'
+        : `${m.metrics.retryEfficiency.toFixed(2)} (${int(m.metrics.retries)})`,
+    ];
+  });
+  const met = r.targets.flatMap((t) => t.results).filter((x) => x.status === 'met').length;
+  const missed = r.targets.flatMap((t) => t.results).filter((x) => x.status === 'missed').length;
   return [
+    table(
+      [
+        'scenario',
+        'naive loop: success',
+        'mcp-resilience: success',
+        'oracle: success',
+        'requests to a down endpoint (mcp-resilience / naive)',
+        'mcp-resilience retry efficiency (retries)',
+      ],
+      everyScenario,
+    ),
+    '',
+    `Issue #11's targets: **${met} met, ${missed} missed**, counted per scenario; ${TARGETS_REF} gives each one, and each miss with its cause.`,
+    '',
     table(
       [
         'policy',
@@ -326,7 +434,10 @@ function qualitySection(r: Results): string {
       '',
       '- **Recorded fault sequences.** For each scenario and seed, `recordSequence` draws, once, a timeline of the endpoint (down periods with their failure, rate-limit windows) and, for every call, its arrival time, its own permanent fault if any (bad arguments, bad token) and, for each of its first 16 requests, a normal latency and an independent transient fault if any. The *k*-th request a call puts on the wire always meets the *k*-th draw, at whatever time the policy sends it, so **every policy replays exactly the same sequence**; only the timing of its requests differs.',
       `- **What a request meets**, in order: the endpoint down → that failure; rate limited → \`429\` with \`Retry-After\` = seconds left in the window (rounded up); otherwise the request's own transient draw, then the call's permanent fault, then success after the drawn latency (log-normal, median 180 ms). Every scenario carries the production mix's permanent faults (${pct(Object.values(PRODUCTION_INTRINSIC).reduce((a, b) => a + b, 0))} of calls: wrong arguments, bad tokens): agents send those whatever the server's health.`,
-      '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
+      `- **Brownout.** In a brownout period a share of 30-50% of requests fails (a new share every 15 s); which requests fail is a draw keyed by (seed, call, attempt), so the *k*-th request of a call meets the same draw at whatever time it is sent, and a retry fails as often as a first request: no policy, the oracle included, can make retries there much more efficient than the success share.`,
+      `- **Overload (a server of finite capacity).** The overload scenario's server can do ${OVERLOAD_CAPACITY.requestsPerSecond} units of work in any 1 s window; a request it admits costs 1, a request beyond capacity is rejected with a 503 after ${OVERLOAD_CAPACITY.rejectLatencyMs} ms and *still costs ${OVERLOAD_CAPACITY.rejectCost}* (connection, TLS, parsing, routing). Offered load L above capacity C leaves (C − ${OVERLOAD_CAPACITY.rejectCost}·L) / ${1 - OVERLOAD_CAPACITY.rejectCost} requests/s served, none at L = ${OVERLOAD_CAPACITY.requestsPerSecond / OVERLOAD_CAPACITY.rejectCost}/s: retries of rejected requests can keep the load above capacity after the spike that started it has ended (a metastable failure). This is the one scenario where the calls interact: the fate of a request depends on what the other calls sent in the last second (\`serverLoad.ts\`).`,
+      "- **The oracle** knows the recorded sequence: it sends a request only when it will succeed (or leads, within 6 doomed requests, to one that will; never a doomed request into a down endpoint), waits exactly until the endpoint recovers, never retries a permanent fault, and gives up at once when nothing can succeed before the deadline. On the overload scenario the future depends on the other calls, so the oracle is defined as a **perfect admission controller**: it also reads the server's load, sends only when the server will admit the request, otherwise waits for the earliest admission that still leaves room for the answer before the deadline. It never spends capacity on a rejection, so its goodput is the server's capacity whenever demand exceeds it: a bound on goodput, not a policy a client could run.",
+      '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once; 5 calls/s in the four incident shapes of issue #11, 12.5 calls/s with a 30 calls/s spike in the overload scenario) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
       `- **Virtual time.** Every run installs \`@sinonjs/fake-timers\` (\`setTimeout\`, \`setInterval\`, \`Date\`, \`performance\`) and a seeded \`Math.random\`, and fires timers one by one, letting promises settle in between, as Node's event loop does. p-retry, opossum and cockatiel run unmodified on it; mcp-resilience gets it through its injected \`clock\` option. ${int(cells.reduce((n, c) => n + c.metrics.calls, 0))} calls ran in this document.`,
       `- **Seeds** ${r.seeds.join(', ')}: each scenario is recorded once per seed and the metrics pool the calls of all seeds; the success column also shows each seed's rate.`,
       '',
@@ -399,6 +510,13 @@ function qualitySection(r: Results): string {
     out.push(`#### ${s.name}\n`);
     out.push(`${s.description}\n`);
     out.push(scenarioTable(s.key, policies, cells));
+    if (cells.some((c) => c.scenario === s.key && c.phases)) {
+      out.push(
+        `\nBy arrival time: the share of calls that succeeded, and successful calls per second (goodput, per seed). A policy that **collapsed** stays low after the spike although the load is back to what the server handled before it; "recovered" means at least ${pct(TARGETS.recoveredShare, 0)} of its success rate before the spike, from one deadline after the spike's end to one deadline before the run's end.\n`,
+      );
+      out.push(phasesTable(s, policies, cells));
+      out.push(`\n![Goodput over time: ${s.name}](benchmarks/${s.key}-goodput.svg)\n`);
+    }
     const m = cellOf(cells, s.key, 'mcp-resilience');
     if (m) {
       out.push(
@@ -582,6 +700,9 @@ function overheadSection(r: Results): string {
     ),
     '',
     `**Telemetry on vs off**: ${us(otel.nsPerCall)} vs ${us(mcp.nsPerCall)} per call, **${(otel.nsPerCall / mcp.nsPerCall).toFixed(1)}×**, i.e. **${us(otel.nsPerCall - mcp.nsPerCall)} added per call** by the OpenTelemetry recorder with the real SDK: \`BasicTracerProvider\` + \`BatchSpanProcessor\` into a no-op exporter, \`MeterProvider\` + \`PeriodicExportingMetricReader\` (1 h interval) into a no-op exporter, \`createOtelRecorder({ tracerProvider, meterProvider })\`; one call span and one attempt span per call, plus the metrics. The exporter received ${int(o.spansExported)} of the ${int(o.spansExpected)} spans created in the measured rounds${o.spansExported < o.spansExpected ? ' (the batch processor dropped the rest: its queue was full, which makes the telemetry-on figure a lower bound)' : ''}.\n`,
+    get('cockatiel-timeout')
+      ? `**The deadline against the reference, same run**: mcp-resilience with \`timeoutMs\` adds ${us(get('mcp-deadline').addedNs)} per call; cockatiel's timeout (30 s, aggressive) + retry + breaker adds ${us(get('cockatiel-timeout').addedNs)}: a ratio of **${(get('mcp-deadline').addedNs / get('cockatiel-timeout').addedNs).toFixed(2)}×** (target: ≤ ${TARGETS.deadlineOverheadNs / 1000} µs, i.e. ≤ ${(TARGETS.deadlineOverheadNs / get('cockatiel-timeout').addedNs).toFixed(2)}× the reference on this run).\n`
+      : '',
     `With a caller \`signal\` or \`timeoutMs\`, each attempt gets an abortable signal of its own (\`AbortController\`s created and aborted per attempt), and \`timeoutMs\` also arms a deadline timer per call: ${us(get('mcp-signal').nsPerCall - mcp.nsPerCall)} and ${us(get('mcp-deadline').nsPerCall - mcp.nsPerCall)} per call here${get('mcp-signal').nsPerCall - mcp.nsPerCall > mcp.addedNs ? ', more than the rest of the success path' : ''}.\n`,
     '![Success-path cost per call](benchmarks/overhead.svg)\n',
     '### Memory per tracked endpoint\n',
@@ -689,7 +810,7 @@ export function render(r: Results): Rendered {
     `mcp-resilience ${r.middleware.version} (built \`dist\`${r.middleware.distBuiltAt ? ` of ${r.middleware.distBuiltAt}` : ''}) with its defaults: ${r.middleware.defaults}. Machine: ${r.machine.cpu}, ${r.machine.cores} cores, node ${r.machine.node}.`,
     '',
     '## Headline\n',
-    headline.replace(`[${link}](${link})`, 'below'),
+    headline.replace(TARGETS_REF, 'the targets table below').replace(`[${link}](${link})`, 'below'),
     '',
     '### Targets\n',
     "The issue's targets for mcp-resilience's defaults, checked against the pooled results. A miss is reported with the reason found in the traces; the benchmark was not adjusted to meet them.\n",

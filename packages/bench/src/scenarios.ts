@@ -180,7 +180,11 @@ export function outages(
   return starts.map((start) => {
     const from = Math.round(start + uniform(random, -5_000, 5_000));
     const fault: FaultKind = random() < 0.5 ? 'connection_reset' : 'bad_gateway_502';
-    return { from, to: Math.round(from + uniform(random, length[0], length[1])), state: { kind: 'down', fault } };
+    return {
+      from,
+      to: Math.round(from + uniform(random, length[0], length[1])),
+      state: { kind: 'down', fault },
+    };
   });
 }
 

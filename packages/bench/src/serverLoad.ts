@@ -33,7 +33,9 @@ export interface ServerLoad {
 
 export function validateCapacity(capacity: Capacity): void {
   if (!(capacity.requestsPerSecond >= 1) || !Number.isFinite(capacity.requestsPerSecond))
-    throw new Error(`capacity.requestsPerSecond must be a finite number ≥ 1, got ${capacity.requestsPerSecond}`);
+    throw new Error(
+      `capacity.requestsPerSecond must be a finite number ≥ 1, got ${capacity.requestsPerSecond}`,
+    );
   if (!(capacity.rejectCost >= 0 && capacity.rejectCost < 1))
     throw new Error(`capacity.rejectCost must be in [0, 1), got ${capacity.rejectCost}`);
   if (!(capacity.rejectLatencyMs >= 0) || !Number.isFinite(capacity.rejectLatencyMs))
@@ -83,7 +85,8 @@ export function createServerLoad(capacity: Capacity): ServerLoad {
       expire(t);
       let s = spent;
       for (let i = head; i < times.length; i++) {
-        if (s + 1 <= capacity.requestsPerSecond + 1e-9) return i === head ? t : times[i - 1]! + LOAD_WINDOW_MS;
+        if (s + 1 <= capacity.requestsPerSecond + 1e-9)
+          return i === head ? t : times[i - 1]! + LOAD_WINDOW_MS;
         s -= costs[i]!;
       }
       return times.length > head ? times[times.length - 1]! + LOAD_WINDOW_MS : t;
