@@ -128,7 +128,7 @@ describe('createResilience', () => {
     )) as ResilienceError;
     expect(error2.reason).toBe('deadline');
     expect(pastDeadline.calls).toHaveLength(1);
-    expect(clock.now()).toBe(0);
+    expect(recorder.ofType('call_finished').at(-1)?.time).toBe(0);
   });
 
   it("applies an endpoint's Retry-After to the other calls to it", async () => {
@@ -194,8 +194,11 @@ describe('createResilience', () => {
 
   it('refuses retries beyond the budget and says so', async () => {
     const r = create({ budgetMinRetriesPerSecond: 0.1, budgetRatio: 0, breakerConsecutiveFailures: 100 });
-    const first = script(clock, httpError(503));
-    expect(await settle(clock, r.execute(first))).toBe('ok');
+    // the one retry of the window is spent and fails (a retry that succeeds would pay for itself)
+    const first = script(clock, httpError(503), httpError(503));
+    expect(await settle(clock, r.execute(first, { maxAttempts: 2 }))).toMatchObject({
+      reason: 'max_attempts',
+    });
     const second = script(clock, httpError(503));
     const error = (await settle(clock, r.execute(second))) as ResilienceError;
     expect(error.reason).toBe('budget_exhausted');
@@ -203,8 +206,13 @@ describe('createResilience', () => {
     expect(recorder.ofType('failure_classified').at(-1)?.decision).toBe('budget_exhausted');
   });
 
-  it('opens the breaker, rejects fast with circuit_open, and closes after a successful probe', async () => {
-    const r = create({ maxAttempts: 1 });
+  it('fail-fast: opens the breaker, rejects fast with circuit_open, and closes after a successful probe', async () => {
+    const r = create({
+      maxAttempts: 1,
+      breakerWait: false,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     let down = true;
     const fn = async () => {
       if (down) throw httpError(503);
@@ -232,23 +240,37 @@ describe('createResilience', () => {
     expect(recorder.ofType('breaker_transition')[1]?.callId).toBeUndefined();
   });
 
-  it('counts calls, not attempts: concurrent calls that get through a blip on retry do not open the breaker', async () => {
+  it('a blip that opens the breaker costs the calls in flight a short wait, not their success', async () => {
     const r = create({ breakerConsecutiveFailures: 3 });
     let down = true;
+    let sent = 0;
     const fn = async () => {
+      sent++;
       if (down) throw httpError(503);
       return 'ok';
     };
     const calls = Array.from({ length: 10 }, () => r.execute(fn, { endpoint: 'e' }));
-    await clock.advance(0); // ten first attempts fail at once
+    await clock.advance(0); // ten first attempts fail at once: the breaker opens
+    expect(r.breakers()[0]?.state).toBe('open');
     down = false;
     await clock.runAll();
     expect(await Promise.all(calls)).toEqual(Array(10).fill('ok'));
-    expect(recorder.ofType('breaker_transition')).toEqual([]);
+    // the retries waited at the gate: one probe, then the others, nothing sent while open
+    expect(sent).toBe(20);
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
+    expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(
+      Array(10).fill('released'),
+    );
   });
 
-  it('admits exactly the configured number of probes among concurrent calls while half-open', async () => {
-    const r = create({ maxAttempts: 1, breakerHalfOpenProbes: 2 });
+  it('fail-fast: admits exactly the configured number of probes among concurrent calls while half-open', async () => {
+    const r = create({
+      maxAttempts: 1,
+      breakerHalfOpenProbes: 2,
+      breakerWait: false,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     for (let i = 0; i < 5; i++)
       await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);
@@ -274,7 +296,12 @@ describe('createResilience', () => {
   });
 
   it('fails a probe that outlives its time limit and re-opens', async () => {
-    const r = create({ maxAttempts: 1, breakerProbeTimeoutMs: 2_000 });
+    const r = create({
+      maxAttempts: 1,
+      breakerProbeTimeoutMs: 2_000,
+      breakerBreakMs: 10_000,
+      breakerMaxBreakMs: 300_000,
+    });
     for (let i = 0; i < 5; i++)
       await r.execute(script(clock, httpError(503)), { endpoint: 'e' }).catch(() => {});
     await clock.advance(10_000);

@@ -1,10 +1,11 @@
 import { type Clock, realClock } from './Clock.js';
 import { boolean, type Check, checkOptions, hasMethods, integer, number, oneOf } from './checkOptions.js';
 import type { ClassificationRule } from './classify/ClassificationRule.js';
+import type { Jitter } from './decide/backoffDelay.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 
-export type Jitter = 'full' | 'decorrelated' | 'none';
+export type { Jitter } from './decide/backoffDelay.js';
 
 /** Options of `createResilience`. Flat and all optional; `defaults` holds every default. */
 export interface ResilienceOptions {
@@ -44,9 +45,13 @@ export interface ResilienceOptions {
   readonly breakerWindowMs?: number;
   /** Calls in the window before the failure rate counts. */
   readonly breakerMinimumCalls?: number;
-  /** How long a breaker stays open the first time; doubles on each re-open. */
+  /**
+   * How long a breaker stays open before its first probe; doubles per failed probe. When the endpoint's past
+   * outages say when this one usually ends (`adaptiveBackoff`), the probe goes then instead, within
+   * [`breakerBreakMs`, `breakerMaxBreakMs`].
+   */
   readonly breakerBreakMs?: number;
-  /** Longest break. */
+  /** Longest time between two probes (at least `breakerBreakMs` when only that is given). */
   readonly breakerMaxBreakMs?: number;
   /** Random spread of a break, as a share of it (0.1 = ±10%). */
   readonly breakerJitter?: number;
@@ -54,6 +59,16 @@ export interface ResilienceOptions {
   readonly breakerHalfOpenProbes?: number;
   /** Time limit of a probe: a probe that has not finished by then fails. */
   readonly breakerProbeTimeoutMs?: number;
+  /**
+   * A call that meets an open breaker waits for its verdict, sending nothing, when its deadline (or
+   * `breakerWaitLimitMs`) reaches past the next probe; released in a ramp once a probe succeeds. `false`: it
+   * fails at once with `circuit_open` (fail-fast).
+   */
+  readonly breakerWait?: boolean;
+  /** How long a call without a deadline (`timeoutMs`) may wait for a breaker. */
+  readonly breakerWaitLimitMs?: number;
+  /** Calls waiting at most per endpoint; beyond, a call is shed at once (reason `shed`). */
+  readonly breakerMaxWaiting?: number;
   /** Endpoints tracked at most (breaker, budget, history); the least recently used is dropped beyond. */
   readonly maxEndpoints?: number;
   /** Classification rules that run before the built-in ones. */
@@ -86,11 +101,14 @@ export const defaults = {
   breakerFailureRate: 0.5,
   breakerWindowMs: 30_000,
   breakerMinimumCalls: 10,
-  breakerBreakMs: 10_000,
-  breakerMaxBreakMs: 300_000,
-  breakerJitter: 0.1,
+  breakerBreakMs: 500,
+  breakerMaxBreakMs: 2_000,
+  breakerJitter: 0.2,
   breakerHalfOpenProbes: 1,
   breakerProbeTimeoutMs: 10_000,
+  breakerWait: true,
+  breakerWaitLimitMs: 30_000,
+  breakerMaxWaiting: 1_000,
   maxEndpoints: 10_000,
   rules: [],
   clock: realClock,
@@ -129,6 +147,9 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   breakerJitter: number(0, 1),
   breakerHalfOpenProbes: integer(1),
   breakerProbeTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerWait: boolean,
+  breakerWaitLimitMs: number(0),
+  breakerMaxWaiting: integer(0),
   maxEndpoints: integer(1),
   rules,
   clock: hasMethods('now', 'sleep', 'random'),
@@ -140,6 +161,10 @@ export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions
   checkOptions('createResilience', options, checks);
   const resolved = { ...defaults } as Record<string, unknown>;
   for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
+  // A first break above the default cap, the cap left unset: the cap follows (no probe interval ever shrinks).
+  if (options.breakerMaxBreakMs === undefined && options.breakerBreakMs !== undefined) {
+    resolved.breakerMaxBreakMs = Math.max(defaults.breakerMaxBreakMs, options.breakerBreakMs);
+  }
   const r = resolved as ResolvedOptions;
   if (r.backoffMaxMs < r.backoffBaseMs) {
     throw new TypeError(

@@ -1,82 +1,88 @@
-import { type Clock, TIMER_STOPPED } from '../Clock.js';
 import type { AttemptContext } from '../call/CallOptions.js';
+import type { DeadlineWatch, Watched } from './DeadlineWatch.js';
 import type { Outcome } from './Outcome.js';
 
-/** How long an attempt may take, and the reason its signal aborts with when that time has passed. */
+/** When an attempt's time is up (epoch milliseconds), and the reason its signal aborts with then. */
 export interface TimeLimit {
-  readonly ms: number;
+  readonly at: number;
   readonly reason: () => unknown;
 }
 
 /**
- * Runs one attempt and returns its outcome. The function's signal aborts when the call's signal aborts or the
- * time limit passes, and the attempt ends at that moment even if the function ignores its signal.
+ * Runs one attempt and returns its outcome; never throws. The attempt ends when the function settles, when the
+ * call's signal aborts or when its time limit passes, even if the function ignores its signal. The function's
+ * signal (its own per attempt, so that listeners a function leaves on it, as the MCP SDK does, go with it) is
+ * made only when the function reads it, and aborts with the reason the attempt ended with: a function that
+ * never reads it costs no `AbortController`, and the time limit costs no timer of its own (`DeadlineWatch`).
  */
-export async function runAttempt<T>(
+export function runAttempt<T>(
   fn: (context: AttemptContext) => T | Promise<T>,
   attempt: number,
   traceContext: Readonly<Record<string, string>>,
   callSignal: AbortSignal | undefined,
   limit: TimeLimit | undefined,
-  clock: Clock,
+  watch: DeadlineWatch,
 ): Promise<Outcome<T>> {
-  if (callSignal?.aborted) return failed(callSignal.reason);
-
-  // Fast path: nothing can interrupt the attempt, so there is nothing to race. Its signal never aborts; it is
-  // made only when read, and fresh each time (a shared one would collect the listeners callers never remove).
-  if (!callSignal && limit === undefined) {
-    try {
-      return ok(await fn(new QuietContext(attempt, traceContext)));
-    } catch (error) {
-      return failed(error);
-    }
-  }
-
-  // The attempt's own signal (one per attempt, so that listeners the function leaves on it, as the MCP SDK
-  // does, go with it), aborted when the call's signal is or when the time limit passes.
-  const controller = new AbortController();
-  let interrupt: (reason: unknown) => void = () => {};
-  const interrupted = new Promise<Outcome<T>>((resolve) => {
-    interrupt = (reason) => {
-      controller.abort(reason);
-      resolve(failed(reason));
+  if (callSignal?.aborted) return Promise.resolve(failed(callSignal.reason));
+  const context = new LazyContext(attempt, traceContext);
+  if (!callSignal && limit === undefined) return settleOf(fn, context);
+  return new Promise<Outcome<T>>((resolve) => {
+    let done = false;
+    let watched: Watched | undefined;
+    const finish = (outcome: Outcome<T>) => {
+      if (done) return;
+      done = true;
+      if (watched) watch.unwatch(watched);
+      callSignal?.removeEventListener('abort', onAbort);
+      resolve(outcome);
     };
-  });
-  const forward = () => interrupt(callSignal?.reason);
-  callSignal?.addEventListener('abort', forward, { once: true });
-  let stopTimer: AbortController | undefined;
-  if (limit !== undefined) {
-    stopTimer = new AbortController();
-    clock.sleep(Math.max(0, limit.ms), stopTimer.signal).then(
-      () => interrupt(limit.reason()),
-      () => {},
-    );
-  }
-  const run = (async (): Promise<Outcome<T>> => {
-    try {
-      return ok(await fn({ signal: controller.signal, attempt, traceContext }));
-    } catch (error) {
-      return failed(error);
+    const interrupt = (reason: unknown) => {
+      if (done) return;
+      context.abort(reason);
+      finish(failed(reason));
+    };
+    const onAbort = () => interrupt(callSignal?.reason);
+    if (limit !== undefined) {
+      watched = { at: limit.at, expire: () => interrupt(limit.reason()) };
+      watch.watch(watched);
     }
-  })();
+    callSignal?.addEventListener('abort', onAbort, { once: true });
+    settleOf(fn, context).then(finish);
+  });
+}
+
+/** The function's result as an outcome (a synchronous throw included). */
+function settleOf<T>(fn: (context: AttemptContext) => T | Promise<T>, context: AttemptContext) {
   try {
-    return await Promise.race([run, interrupted]);
-  } finally {
-    stopTimer?.abort(TIMER_STOPPED);
-    callSignal?.removeEventListener('abort', forward);
+    const result = fn(context);
+    if (isThenable(result)) return Promise.resolve(result).then(ok<T>, failed<T>);
+    return Promise.resolve(ok(result));
+  } catch (error) {
+    return Promise.resolve(failed<T>(error));
   }
 }
 
-/** The context of an attempt nothing can interrupt: its signal never aborts, and is made only if read. */
-class QuietContext implements AttemptContext {
-  private quietSignal: AbortSignal | undefined;
+const isThenable = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+
+/** An attempt's context whose signal is made only when read (or already aborted when read after the end). */
+class LazyContext implements AttemptContext {
+  private controller: AbortController | undefined;
+  private abortedWith: { reason: unknown } | undefined;
   constructor(
     readonly attempt: number,
     readonly traceContext: Readonly<Record<string, string>>,
   ) {}
   get signal(): AbortSignal {
-    this.quietSignal ??= new AbortController().signal;
-    return this.quietSignal;
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortedWith) this.controller.abort(this.abortedWith.reason);
+    }
+    return this.controller.signal;
+  }
+  abort(reason: unknown): void {
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
   }
 }
 

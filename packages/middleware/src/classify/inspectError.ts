@@ -1,6 +1,6 @@
-import { isResilienceError } from '../errors/ResilienceError.js';
 import type { Classification } from './Classification.js';
 import { readClassification } from './readClassification.js';
+import { hasResilienceBrand } from './resilienceBrand.js';
 import { safeGet, safeIsArray, safeString } from './safeGet.js';
 
 /** How many `cause` levels below the error are read. */
@@ -146,7 +146,7 @@ function factsOf(value: unknown, depth: number): ErrorFacts | undefined {
   const rawErrno = safeGet(value, 'errno');
   const errno = typeof rawErrno === 'string' || typeof rawErrno === 'number' ? rawErrno : undefined;
   const status = statusOf(value, code);
-  const resilience = isResilienceError(value)
+  const resilience = hasResilienceBrand(value)
     ? readClassification(safeGet(value, 'classification'))
     : undefined;
   return {

@@ -8,7 +8,9 @@ export type GiveUpReason =
   | 'retry_after_too_long'
   | 'condition_unmet'
   /** The failure comes from an inner resilience layer that already retried: an outer layer does not multiply it. */
-  | 'already_retried';
+  | 'already_retried'
+  /** The endpoint's breaker was not admitting and its wait queue was full (`breakerMaxWaiting`). */
+  | 'shed';
 
 /** What the loop does after a failed attempt. Plain data: the loop only carries it out. */
 export type Decision =

@@ -1,4 +1,5 @@
-import type { Jitter } from '../options.js';
+/** `full`: random in [0, d]; `decorrelated`: random in [base, 3 × previous]; `none`: d. */
+export type Jitter = 'full' | 'decorrelated' | 'none';
 
 export interface BackoffOptions {
   readonly backoffBaseMs: number;

@@ -24,6 +24,7 @@ const base: DecideInput = {
   retryAfterMaxMs: 60_000,
   canRecover: false,
   breakerOpenMs: 0,
+  breakerWait: true,
   budgetAvailable: true,
 };
 const rateLimited = (retryAfterMs?: number): Classification => ({
@@ -121,8 +122,18 @@ describe('decide', () => {
       { kind: 'give_up', reason: 'condition_unmet' },
     ],
     [
-      'stops when the breaker stays open past the delay',
-      { breakerOpenMs: 9_000 },
+      'fail-fast: stops when the breaker stays open past the delay',
+      { breakerOpenMs: 9_000, breakerWait: false },
+      { kind: 'circuit_open', retryAfterMs: 9_000 },
+    ],
+    [
+      'retries (to wait at the gate) when the breaker probes before the deadline',
+      { breakerOpenMs: 9_000, deadline: 1_000 + 9_000 + 200, expectedLatencyMs: 200 },
+      { kind: 'retry', delayMs: 100 },
+    ],
+    [
+      'stops when the next probe comes too late for the deadline',
+      { breakerOpenMs: 9_000, deadline: 1_000 + 9_000 + 199, expectedLatencyMs: 200 },
       { kind: 'circuit_open', retryAfterMs: 9_000 },
     ],
     [

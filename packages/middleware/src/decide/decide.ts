@@ -26,13 +26,17 @@ export interface DecideInput {
   readonly canRecover: boolean;
   /** How long the endpoint's breaker stays open from now; 0 when it admits. */
   readonly breakerOpenMs: number;
+  /** Whether a retry may wait at the breaker's gate for its next probe (`breakerWait`) instead of failing. */
+  readonly breakerWait: boolean;
   readonly budgetAvailable: boolean;
 }
 
 /**
  * The retry policy, as a pure function: what to do after a failed attempt. Checks, in order: abort, class,
  * attempts, idempotency, the condition of a `conditional` failure, `Retry-After` (a floor, with a ceiling),
- * the breaker, the deadline, the budget.
+ * the breaker (a retry waits at its gate for the next probe when the deadline reaches past it, else the call
+ * stops with `circuit_open`; fail-fast: it stops whenever the breaker is still open after the delay), the
+ * deadline, the budget.
  */
 export function decide(input: DecideInput): Decision {
   const c = input.classification;
@@ -55,7 +59,13 @@ export function decide(input: DecideInput): Decision {
   }
   if (retryAfterMs > 0) delayMs = Math.max(delayMs, retryAfterMs + input.retryAfterMarginMs);
 
-  if (input.breakerOpenMs > delayMs) return { kind: 'circuit_open', retryAfterMs: input.breakerOpenMs };
+  if (input.breakerOpenMs > delayMs) {
+    const cannotWait =
+      !input.breakerWait ||
+      (input.deadline !== undefined &&
+        input.now + input.breakerOpenMs + input.expectedLatencyMs > input.deadline);
+    if (cannotWait) return { kind: 'circuit_open', retryAfterMs: input.breakerOpenMs };
+  }
   if (input.deadline !== undefined && input.now + delayMs + input.expectedLatencyMs > input.deadline) {
     return { kind: 'give_up', reason: 'deadline' };
   }

@@ -1,7 +1,6 @@
 import type { Classification } from '../classify/Classification.js';
+import { hasResilienceBrand, RESILIENCE_ERROR_BRAND } from '../classify/resilienceBrand.js';
 import type { DecisionKind, GiveUpReason } from '../decide/Decision.js';
-
-const brand = Symbol.for('@mcp-resilience/ResilienceError');
 
 /**
  * The error `execute` throws when a call fails for good. It carries the last failure's classification, the
@@ -14,7 +13,7 @@ export class ResilienceError extends Error {
   readonly attempts: number;
   /** Why no further attempt was made. */
   readonly reason: GiveUpReason | Exclude<DecisionKind, 'retry' | 'wait' | 'reconnect' | 'give_up'>;
-  readonly [brand] = true;
+  readonly [RESILIENCE_ERROR_BRAND] = true;
 
   constructor(
     classification: Classification,
@@ -35,9 +34,5 @@ export class ResilienceError extends Error {
 
 /** True for a `ResilienceError`, also one from another copy of this package. */
 export function isResilienceError(error: unknown): error is ResilienceError {
-  try {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[brand] === true;
-  } catch {
-    return false;
-  }
+  return hasResilienceBrand(error);
 }

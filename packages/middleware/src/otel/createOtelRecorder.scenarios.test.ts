@@ -298,8 +298,13 @@ describe('createOtelRecorder through createResilience', () => {
     ]);
   });
 
-  it('a breaker that opens, rejects, half-opens on its timer and closes', async () => {
-    const r = create({ maxAttempts: 1, breakerConsecutiveFailures: 2, breakerBreakMs: 10_000 });
+  it('a fail-fast breaker that opens, rejects, half-opens on its timer and closes', async () => {
+    const r = create({
+      maxAttempts: 1,
+      breakerConsecutiveFailures: 2,
+      breakerBreakMs: 10_000,
+      breakerWait: false,
+    });
     const state = async () =>
       (await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE))
         .filter((p) => p.value === 1)

@@ -83,6 +83,39 @@ export interface CallFinishedEvent extends CallRef {
   /** Retries (attempts 2..N) that failed, and the time they took including the backoff waits before them. */
   readonly wastedRetries: number;
   readonly wastedTimeMs: number;
+  /** Time the call spent waiting at its endpoint's breaker gate, in total (0 or absent when it never waited). */
+  readonly breakerWaitMs?: number;
+  /** Why the call stopped (a `ResilienceError`'s `reason`), absent on success. */
+  readonly reason?: string;
+}
+
+/** How a wait at a breaker's gate ended. */
+export type BreakerWaitOutcome = 'released' | 'timeout' | 'aborted' | 'shed';
+
+/** A call met an open (or full half-open) breaker and waits for its verdict, sending nothing. */
+export interface BreakerWaitStartedEvent extends CallRef {
+  readonly type: 'breaker_wait_started';
+  readonly time: number;
+  /** The attempt that waits (1 = the call's first). */
+  readonly attempt: number;
+  /** Telemetry attributes of the endpoint (its breaker). */
+  readonly endpointAttributes: Readonly<Record<string, string>>;
+  /** Calls waiting at this gate, this one included. */
+  readonly waiting: number;
+}
+
+/**
+ * A wait at a breaker's gate ended: `released` (the attempt goes), `timeout` (the call's deadline or wait limit
+ * came first, or the next probe was going to come too late), `aborted` (the caller's signal), or `shed` (the
+ * queue was full: the call did not wait at all, `durationMs` 0, and no `breaker_wait_started` came before).
+ */
+export interface BreakerWaitFinishedEvent extends CallRef {
+  readonly type: 'breaker_wait_finished';
+  readonly time: number;
+  readonly attempt: number;
+  readonly durationMs: number;
+  readonly outcome: BreakerWaitOutcome;
+  readonly endpointAttributes: Readonly<Record<string, string>>;
 }
 
 export interface BreakerTransitionEvent {
@@ -116,6 +149,8 @@ export type ResilienceEvent =
   | BudgetRefusedEvent
   | CallFinishedEvent
   | BreakerTransitionEvent
+  | BreakerWaitStartedEvent
+  | BreakerWaitFinishedEvent
   | RecorderAttachedEvent;
 
 export type ResilienceEventType = ResilienceEvent['type'];

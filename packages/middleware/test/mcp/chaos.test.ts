@@ -185,13 +185,14 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(entriesOf(chaos.log(), 'get_weather')).toHaveLength(1);
   });
 
-  it('opens the breaker when the server stops answering, fails fast, and closes it with a probe', async () => {
+  it('fail-fast: opens the breaker when the server stops answering, rejects, and closes it with a probe', async () => {
     const plan: FaultPlan = {
       faults: [{ kind: 'hang', tool: 'get_weather', times: kind === 'stdio' ? 4 : undefined }],
     };
     const { mcp, recorder, chaos, close } = await setup(kind, plan, {
-      breakerConsecutiveFailures: 2,
+      breakerConsecutiveFailures: 4,
       maxAttempts: 2,
+      breakerWait: false, // fail-fast: the rejected call does not wait for the probe
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
@@ -200,7 +201,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     const first = await rejection(mcp.callTool(weather, undefined, options));
     expect(first.classification.type).toBe('timeout');
     expect(first.attempts).toBe(2); // read-only: retried
-    // The breaker counts failed calls: the second one opens it.
+    // Four failed attempts in a row: the second call's second attempt opens the breaker.
     const second = await rejection(mcp.callTool(weather, undefined, options));
     expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);

@@ -157,8 +157,13 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     expect(text(explained)).toMatch(/not retried \(1 attempt made\)[\s\S]*corrected arguments/);
   });
 
-  it('opens the breaker when the server stops answering, fails fast, and closes it with a probe', async () => {
-    const { mcp, recorder, pid } = setup({ breakerConsecutiveFailures: 2, maxAttempts: 2 });
+  it('fail-fast: opens the breaker when the server stops answering, rejects, and closes it with a probe', async () => {
+    // fail-fast: the rejected call does not wait for the probe
+    const { mcp, recorder, pid } = setup({
+      breakerConsecutiveFailures: 4,
+      maxAttempts: 2,
+      breakerWait: false,
+    });
     await mcp.listTools();
     const echo = { name: 'echo', arguments: { message: 'hi' } };
     const options = { timeout: 150 };
@@ -167,7 +172,7 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     try {
       const first = await rejection(mcp.callTool(echo, undefined, options));
       expect(first).toMatchObject({ attempts: 2, classification: { type: 'timeout' } }); // read-only: retried
-      // The breaker counts failed calls: the second one opens it.
+      // Four failed attempts in a row: the second call's second attempt opens the breaker.
       const second = await rejection(mcp.callTool(echo, undefined, options));
       expect(second).toMatchObject({ attempts: 2, reason: 'max_attempts' });
       expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);

@@ -1,5 +1,6 @@
 import type { Clock } from '../Clock.js';
-import type { BreakerSnapshot, BreakerState } from './BreakerState.js';
+import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
+import { probeDelay } from '../decide/probeDelay.js';
 import { SlidingWindow } from './SlidingWindow.js';
 
 export interface CircuitBreakerOptions {
@@ -29,6 +30,7 @@ export type Admission =
 
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
+const noRecovery = () => 0;
 
 /** Each state carries only its own data. */
 type Inner =
@@ -37,11 +39,12 @@ type Inner =
   | { readonly state: 'half_open'; inFlight: number; successes: number; probeDeadline: number };
 
 /**
- * One endpoint's breaker. Closed: counts failures (in a row, and as a rate over a sliding window with a
- * minimum of calls). Open: rejects, for a break that doubles on each re-open up to a cap, with jitter; a timer
- * half-opens it when the break ends. Half-open: admits a bounded number of probes, each with a time limit; as
- * many successes close it, one failure re-opens it. Neutral outcomes (non-retryable errors, tool results)
- * count neither way.
+ * One endpoint's breaker. Closed: counts failed attempts in a row (from any call: when every attempt fails,
+ * the endpoint is down) and the failure rate of calls over a sliding window with a minimum of calls. Open:
+ * admits nothing until its next probe, after a short delay that doubles per failed probe up to a cap, or that
+ * the endpoint's past outages predict (`probeDelay`); a timer half-opens it then. Half-open: admits a bounded
+ * number of probes, each with a time limit; as many successes close it, one failure re-opens it. Neutral
+ * outcomes (non-retryable errors, tool results, rate limits) count neither way.
  */
 export class CircuitBreaker {
   private inner: Inner = { state: 'closed', consecutiveFailures: 0 };
@@ -56,6 +59,8 @@ export class CircuitBreaker {
     private readonly options: CircuitBreakerOptions,
     private readonly clock: Clock,
     private readonly onTransition: (transition: Transition) => void,
+    /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
+    private readonly expectedRecoveryMs: (now: number) => number = noRecovery,
   ) {
     this.since = clock.now();
     this.window = new SlidingWindow(options.breakerWindowMs);
@@ -65,24 +70,28 @@ export class CircuitBreaker {
     return this.inner.state;
   }
 
+  /** Epoch milliseconds of the next probe while open, else undefined. */
+  get openUntil(): number | undefined {
+    return this.inner.state === 'open' ? this.inner.until : undefined;
+  }
+
   admit(now: number): Admission {
     const inner = this.inner;
+    if (inner.state === 'closed') return ADMITTED;
     if (inner.state === 'open') {
       if (now < inner.until) return { admitted: false, retryAfterMs: inner.until - now };
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
     }
-    if (inner.state === 'half_open') {
-      if (inner.inFlight >= this.options.breakerHalfOpenProbes) {
-        return { admitted: false, retryAfterMs: Math.max(0, inner.probeDeadline - now) };
-      }
-      inner.inFlight++;
-      inner.probeDeadline = now + this.options.breakerProbeTimeoutMs;
-      return PROBE;
+    if (inner.inFlight >= this.options.breakerHalfOpenProbes) {
+      return { admitted: false, retryAfterMs: Math.max(0, inner.probeDeadline - now) };
     }
-    return ADMITTED;
+    inner.inFlight++;
+    inner.probeDeadline = now + this.options.breakerProbeTimeoutMs;
+    return PROBE;
   }
 
+  /** A successful attempt. */
   onSuccess(now: number, probe: boolean, callId?: number): void {
     const inner = this.inner;
     if (inner.state === 'half_open' && probe) {
@@ -99,7 +108,11 @@ export class CircuitBreaker {
     }
   }
 
-  onFailure(now: number, probe: boolean, callId?: number): void {
+  /**
+   * A failed attempt that says the endpoint is unhealthy: a probe re-opens the breaker; otherwise it counts
+   * towards the failures in a row, which open it at `breakerConsecutiveFailures`.
+   */
+  onAttemptFailure(now: number, probe: boolean, callId?: number): void {
     const inner = this.inner;
     if (inner.state === 'half_open' && probe) {
       inner.inFlight--;
@@ -108,12 +121,18 @@ export class CircuitBreaker {
       return;
     }
     if (inner.state !== 'closed') return;
-    inner.consecutiveFailures++;
-    this.window.add(now, 1, 1);
-    if (inner.consecutiveFailures >= this.options.breakerConsecutiveFailures) {
+    if (++inner.consecutiveFailures >= this.options.breakerConsecutiveFailures) {
       this.open(now, 'consecutive_failures', callId);
-      return;
     }
+  }
+
+  /**
+   * A call that failed for good for a reason that says the endpoint is unhealthy: counts once for the failure
+   * rate, whatever its retries (calls that get through a blip on retry do not count).
+   */
+  onCallFailure(now: number, callId?: number): void {
+    if (this.inner.state !== 'closed') return;
+    this.window.add(now, 1, 1);
     const { a: calls, b: failures } = this.window.totals(now);
     if (calls >= this.options.breakerMinimumCalls && failures / calls >= this.options.breakerFailureRate) {
       this.open(now, 'failure_rate', callId);
@@ -147,9 +166,12 @@ export class CircuitBreaker {
   }
 
   private open(now: number, reason: string, callId?: number): void {
-    const o = this.options;
-    const base = Math.min(o.breakerMaxBreakMs, o.breakerBreakMs * 2 ** this.reopenCount);
-    const breakMs = Math.max(1, base * (1 + o.breakerJitter * (2 * this.clock.random() - 1)));
+    const breakMs = probeDelay({
+      ...this.options,
+      failedProbes: this.reopenCount,
+      expectedRecoveryMs: this.expectedRecoveryMs(now),
+      random: () => this.clock.random(),
+    });
     this.moveTo({ state: 'open', until: now + breakMs }, now, reason, callId);
     const timer = new AbortController();
     this.timer = timer;

@@ -1,19 +1,19 @@
 import type { Clock } from '../Clock.js';
-import type { ResolvedOptions } from '../options.js';
-import type { BreakerSnapshot } from './BreakerState.js';
+import type { BreakerSnapshot } from '../decide/BreakerState.js';
 import type { Transition } from './CircuitBreaker.js';
-import { Endpoint } from './Endpoint.js';
+import { Endpoint, type EndpointOptions } from './Endpoint.js';
 
 /**
  * Endpoints created on demand and bounded: at `maxEndpoints`, a new one replaces a least recently used one
- * (preferring one whose breaker is closed, so an open breaker is not forgotten while others are idle).
+ * (preferring one whose breaker is closed and whose gate holds no call, so an open breaker is not forgotten
+ * while others are idle).
  */
 export class EndpointRegistry {
   private readonly endpoints = new Map<string, Endpoint>();
   private tick = 0;
 
   constructor(
-    private readonly options: ResolvedOptions,
+    private readonly options: EndpointOptions & { readonly maxEndpoints: number },
     private readonly clock: Clock,
     private readonly onTransition: (endpoint: Endpoint, transition: Transition) => void,
   ) {}
@@ -45,14 +45,15 @@ export class EndpointRegistry {
     for (const endpoint of this.endpoints.values()) {
       const better =
         !victim ||
-        (endpoint.breaker.state === 'closed') > (victim.breaker.state === 'closed') ||
-        ((endpoint.breaker.state === 'closed') === (victim.breaker.state === 'closed') &&
-          endpoint.lastUsed < victim.lastUsed);
+        idle(endpoint) > idle(victim) ||
+        (idle(endpoint) === idle(victim) && endpoint.lastUsed < victim.lastUsed);
       if (better) victim = endpoint;
       if (++scanned >= 32) break;
     }
     if (!victim) return;
-    victim.breaker.dispose();
+    victim.dispose();
     this.endpoints.delete(victim.key);
   }
 }
+
+const idle = (e: Endpoint) => e.breaker.state === 'closed' && e.gate.waiting === 0;

@@ -6,12 +6,26 @@ import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './C
 describe('CircuitBreaker', () => {
   let clock: FakeClock;
   let transitions: Transition[];
-  const create = (options: Partial<CircuitBreakerOptions> = {}) =>
-    new CircuitBreaker('weather', { 'mcp.server': 'weather' }, { ...defaults, ...options }, clock, (t) =>
-      transitions.push(t),
+  // a 10 s first break (doubling up to 300 s), to read the mechanics at a glance
+  const create = (
+    options: Partial<CircuitBreakerOptions> = {},
+    expectedRecoveryMs?: (now: number) => number,
+  ) =>
+    new CircuitBreaker(
+      'weather',
+      { 'mcp.server': 'weather' },
+      { ...defaults, breakerBreakMs: 10_000, breakerMaxBreakMs: 300_000, breakerJitter: 0.1, ...options },
+      clock,
+      (t) => transitions.push(t),
+      expectedRecoveryMs,
     );
+  /** Failed attempts in a row (from different calls). */
   const fail = (breaker: CircuitBreaker, times: number) => {
-    for (let i = 0; i < times; i++) breaker.onFailure(clock.now(), false, i);
+    for (let i = 0; i < times; i++) breaker.onAttemptFailure(clock.now(), false, i);
+  };
+  /** Calls that failed for good. */
+  const failCalls = (breaker: CircuitBreaker, times: number) => {
+    for (let i = 0; i < times; i++) breaker.onCallFailure(clock.now(), i);
   };
 
   beforeEach(() => {
@@ -42,21 +56,21 @@ describe('CircuitBreaker', () => {
     const breaker = create({ breakerConsecutiveFailures: 100 });
     for (let i = 0; i < 4; i++) {
       breaker.onSuccess(clock.now(), false);
-      fail(breaker, 1);
+      failCalls(breaker, 1);
     }
     breaker.onSuccess(clock.now(), false);
     expect(breaker.state).toBe('closed'); // 4 failures of 9 calls
-    fail(breaker, 1); // 5 of 10: 50%
+    failCalls(breaker, 1); // 5 of 10: 50%
     expect(breaker.state).toBe('open');
     expect(transitions[0]?.reason).toBe('failure_rate');
   });
 
   it('forgets failures that slid out of the window', async () => {
     const breaker = create({ breakerConsecutiveFailures: 100 });
-    fail(breaker, 9);
+    failCalls(breaker, 9);
     await clock.advance(30_000);
     breaker.onSuccess(clock.now(), false);
-    fail(breaker, 1);
+    failCalls(breaker, 1);
     expect(breaker.state).toBe('closed');
   });
 
@@ -122,7 +136,7 @@ describe('CircuitBreaker', () => {
       await clock.runAll(1);
       breaks.push(clock.now() - openedAt);
       breaker.admit(clock.now());
-      breaker.onFailure(clock.now(), true);
+      breaker.onAttemptFailure(clock.now(), true);
     }
     expect(breaks).toEqual([10_000, 20_000, 30_000, 30_000]);
     expect(breaker.snapshot(clock.now()).reopenCount).toBe(4);
@@ -143,5 +157,21 @@ describe('CircuitBreaker', () => {
     const breaker = create({ breakerJitter: 0.1 });
     fail(breaker, 5);
     expect(breaker.snapshot(clock.now()).openUntil).toBe(1_000 + 11_000);
+  });
+
+  it("probes when the endpoint's past outages say this one ends, within the cap", async () => {
+    const breaker = create({ breakerJitter: 0, breakerBreakMs: 500, breakerMaxBreakMs: 4_000 }, () => 2_500);
+    fail(breaker, 5);
+    expect(breaker.snapshot(clock.now()).openUntil).toBe(1_000 + 2_500);
+    await clock.advance(2_500);
+    expect(breaker.state).toBe('half_open');
+  });
+
+  it('a failed attempt of any call counts towards the failures in a row; a call failure does not', () => {
+    const breaker = create({ breakerMinimumCalls: 1_000 });
+    failCalls(breaker, 20);
+    expect(breaker.state).toBe('closed');
+    fail(breaker, 5);
+    expect(breaker.state).toBe('open');
   });
 });

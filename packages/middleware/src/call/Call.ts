@@ -1,0 +1,415 @@
+import type { DeadlineWatch } from '../attempt/DeadlineWatch.js';
+import type { Outcome } from '../attempt/Outcome.js';
+import { runAttempt, type TimeLimit } from '../attempt/runAttempt.js';
+import type { Clock } from '../Clock.js';
+import type { Classification } from '../classify/Classification.js';
+import { classifyError } from '../classify/classifyError.js';
+import { backoffDelay } from '../decide/backoffDelay.js';
+import type { Decision } from '../decide/Decision.js';
+import { decide } from '../decide/decide.js';
+import { AttemptTimeoutError } from '../errors/AttemptTimeoutError.js';
+import { ResilienceError } from '../errors/ResilienceError.js';
+import type { GateVerdict } from '../health/BreakerGate.js';
+import type { Endpoint } from '../health/Endpoint.js';
+import type { ResolvedOptions } from '../options.js';
+import type { BreakerWaitOutcome, CallRef, ResilienceEvent } from '../record/ResilienceEvent.js';
+import type { AttemptContext, CallOptions } from './CallOptions.js';
+
+/** What every call of one resilience instance shares. */
+export interface Pipeline {
+  readonly options: ResolvedOptions;
+  readonly clock: Clock;
+  /** The guarded recorder; undefined without one (nothing is built for it then). */
+  readonly emit: ((event: ResilienceEvent) => void) | undefined;
+  readonly watch: DeadlineWatch;
+}
+
+type Fn<T> = (context: AttemptContext) => T | Promise<T>;
+type Admitted = Extract<GateVerdict, { kind: 'admitted' }>;
+
+const noTraceContext: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const neverAborted = new AbortController().signal;
+
+/**
+ * One logical call: admitted by the endpoint's gate, then attempt → classify → decide → record, until an
+ * attempt succeeds or a decision stops it. Its steps return plain data; only `run`, the edge, throws.
+ */
+export class Call<T> {
+  private attempt = 0;
+  private lastError: unknown;
+  private last: Classification | undefined;
+  /** Time between the previous attempt's end and this attempt's start (backoff, recovery, gate). */
+  private waitedMs = 0;
+  private previousDelay = 0;
+  private wastedRetries = 0;
+  private wastedTimeMs = 0;
+  private breakerWaitMs = 0;
+  /** The last attempt was a probe, already counted by the breaker. */
+  private probing = false;
+  private readonly deadline: number | undefined;
+  /** Without a deadline or a recorder, the success path reads the clock once: durations are not needed. */
+  private readonly timed: boolean;
+
+  constructor(
+    private readonly p: Pipeline,
+    private readonly fn: Fn<T>,
+    private readonly call: CallOptions,
+    private readonly ref: CallRef,
+    private readonly endpoint: Endpoint,
+    private readonly start: number,
+    private readonly timeoutMs: number | undefined,
+  ) {
+    this.deadline = timeoutMs === undefined ? undefined : start + timeoutMs;
+    this.timed = this.deadline !== undefined || p.emit !== undefined;
+  }
+
+  async run(): Promise<T> {
+    const { clock, emit } = this.p;
+    const { endpoint } = this;
+    for (let now = this.start; ; now = clock.now()) {
+      // 1. admission: the endpoint's announced Retry-After, then its breaker's gate
+      if (endpoint.retryAfterUntil > now) {
+        const refused = await this.waitAnnounced(now);
+        if (refused) throw refused;
+        now = clock.now();
+      }
+      let verdict = endpoint.gate.pass(now, this.waitLimit(now), this.call.signal);
+      if (verdict instanceof Promise) {
+        verdict = await this.waitAtGate(verdict, now);
+        now = clock.now();
+      }
+      if (verdict.kind !== 'admitted') throw this.refused(verdict);
+
+      // 2. attempt
+      const attempt = ++this.attempt;
+      const traceContext: Record<string, string> = emit ? {} : noTraceContext;
+      emit?.({ type: 'attempt_started', ...this.ref, time: now, attempt, traceContext });
+      const outcome = await runAttempt(
+        this.fn,
+        attempt,
+        traceContext,
+        this.call.signal,
+        this.limit(verdict.probe, now),
+        this.p.watch,
+      );
+      const end = outcome.ok && !this.timed && attempt === 1 ? this.start : clock.now();
+      if (outcome.ok) return this.succeeded(outcome.value, verdict, now, end);
+
+      // 3. classify, 4. decide, 5. record
+      const decision = this.failed(outcome, verdict, now, end);
+      if (decision.kind === 'give_up') throw this.finish('failure', decision.reason, this.last!);
+      if (decision.kind === 'budget_exhausted' || decision.kind === 'circuit_open') {
+        throw this.finish('failure', decision.kind, this.last!);
+      }
+      const stopped = await this.pause(decision, end);
+      if (stopped) throw stopped;
+    }
+  }
+
+  /** The attempt succeeded: the endpoint's health learns it, the call ends. */
+  private succeeded(value: T, verdict: Admitted, attemptStart: number, now: number): T {
+    const { breaker, history, budget, gate } = this.endpoint;
+    breaker.onSuccess(now, verdict.probe, this.ref.callId);
+    history.onSuccess(now, attemptStart, this.timed ? now - attemptStart : undefined);
+    if (this.attempt > 1) budget.onRetrySuccess(now);
+    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, true);
+    const { emit } = this.p;
+    if (emit) {
+      const { attempt } = this;
+      emit({
+        type: 'attempt_finished',
+        ...this.ref,
+        time: now,
+        attempt,
+        durationMs: now - attemptStart,
+        outcome: 'success',
+      });
+      emit({
+        type: 'call_finished',
+        ...this.ref,
+        time: now,
+        durationMs: now - this.start,
+        outcome: 'success',
+        attempts: attempt,
+        wastedRetries: this.wastedRetries,
+        wastedTimeMs: this.wastedTimeMs,
+        breakerWaitMs: this.breakerWaitMs,
+      });
+    }
+    return value;
+  }
+
+  /** The attempt failed: classify it, let the endpoint's health learn it, decide what next, record both. */
+  private failed(outcome: Outcome<T> & { ok: false }, verdict: Admitted, attemptStart: number, now: number) {
+    const { breaker, history, gate, budget } = this.endpoint;
+    const { o, emit } = { o: this.p.options, emit: this.p.emit };
+    const { attempt } = this;
+    this.lastError = outcome.error;
+    const c = this.classify(outcome.error, now);
+    this.last = c;
+    const durationMs = now - attemptStart;
+    emit?.({
+      type: 'attempt_finished',
+      ...this.ref,
+      time: now,
+      attempt,
+      durationMs,
+      outcome: 'failure',
+      classification: c,
+    });
+    const unhealthy = countsForHealth(c);
+    if (unhealthy) breaker.onAttemptFailure(now, verdict.probe, this.ref.callId);
+    else if (verdict.probe) breaker.onNeutral(true);
+    this.probing = verdict.probe && unhealthy;
+    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, false);
+    if (unhealthy) history.onFailure(now);
+    if (c.type === 'rate_limited' && c.retryAfterMs !== undefined) {
+      this.endpoint.retryAfterUntil = Math.max(this.endpoint.retryAfterUntil, now + c.retryAfterMs);
+    }
+    if (attempt > 1) {
+      this.wastedRetries++;
+      this.wastedTimeMs += durationMs + this.waitedMs;
+    }
+
+    const backoffMs = backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
+    const openUntil = breaker.openUntil;
+    const decision = decide({
+      classification: c,
+      attempt,
+      maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
+      idempotent: this.call.idempotent ?? true,
+      aborted: this.call.signal?.aborted === true,
+      now,
+      deadline: this.deadline,
+      backoffMs,
+      expectedRecoveryMs: o.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0,
+      expectedLatencyMs: o.adaptiveBackoff ? history.expectedLatencyMs() : 0,
+      endpointRetryAfterMs: Math.max(0, this.endpoint.retryAfterUntil - now),
+      retryAfterMarginMs: o.retryAfterMarginMs,
+      retryAfterMaxMs: o.retryAfterMaxMs,
+      canRecover: this.call.recover?.[c.type] !== undefined,
+      breakerOpenMs: openUntil === undefined ? 0 : Math.max(0, openUntil - now),
+      breakerWait: o.breakerWait,
+      budgetAvailable: budget.canRetry(now),
+    });
+    if (decision.kind === 'budget_exhausted') {
+      emit?.({ type: 'budget_refused', ...this.ref, time: now, attempt: attempt + 1, classification: c });
+    }
+    const delayMs = 'delayMs' in decision ? decision.delayMs : 0;
+    emit?.({
+      type: 'failure_classified',
+      ...this.ref,
+      time: now,
+      attempt,
+      classification: c,
+      decision: decision.kind,
+      detail: decision,
+      delayMs,
+    });
+    if (decision.kind === 'retry' || decision.kind === 'wait' || decision.kind === 'reconnect') {
+      budget.spend(now);
+      emit?.({
+        type: 'retry_scheduled',
+        ...this.ref,
+        time: now,
+        attempt: attempt + 1,
+        delayMs,
+        classification: c,
+      });
+    }
+    return decision;
+  }
+
+  /** Waits out a retry's delay and runs the recovery it needs; returns the error that stops the call, if any. */
+  private async pause(
+    decision: Extract<Decision, { delayMs: number }>,
+    now: number,
+  ): Promise<ResilienceError | undefined> {
+    const { clock } = this.p;
+    const { signal } = this.call;
+    const c = this.last!;
+    try {
+      if (decision.delayMs > 0) await clock.sleep(decision.delayMs, signal);
+      const recover = decision.kind === 'reconnect' ? this.call.recover?.[c.type] : undefined;
+      if (recover) {
+        await recover({ classification: c, attempt: this.attempt, signal: signal ?? neverAborted });
+      }
+    } catch (error) {
+      this.lastError = error;
+      return this.finish('failure', signal?.aborted ? 'aborted' : 'condition_unmet', this.classify(error));
+    }
+    this.previousDelay = decision.delayMs;
+    this.waitedMs = clock.now() - now;
+    return undefined;
+  }
+
+  /** Waits for the endpoint's announced `Retry-After`; returns the error that stops the call, if any. */
+  private async waitAnnounced(now: number): Promise<ResilienceError | undefined> {
+    const announced = this.endpoint.retryAfterUntil - now;
+    const first = this.attempt === 0;
+    if (this.deadline !== undefined && now + announced > this.deadline) {
+      const c = rateLimited(announced);
+      return first
+        ? this.finish('rejected', 'deadline', c)
+        : this.finish('failure', 'deadline', this.last ?? c);
+    }
+    try {
+      await this.p.clock.sleep(announced, this.call.signal);
+    } catch (error) {
+      this.lastError = error;
+      return this.finish(first ? 'rejected' : 'failure', 'aborted', this.classify(error));
+    }
+    this.waitedMs += announced;
+    return undefined;
+  }
+
+  /** Records a wait at the gate around `pending`. */
+  private async waitAtGate(pending: Promise<GateVerdict>, now: number): Promise<GateVerdict> {
+    const { emit, clock } = this.p;
+    const endpointAttributes = this.endpoint.breaker.attributes;
+    const attempt = this.attempt + 1;
+    emit?.({
+      type: 'breaker_wait_started',
+      ...this.ref,
+      time: now,
+      attempt,
+      endpointAttributes,
+      waiting: this.endpoint.gate.waiting,
+    });
+    const verdict = await pending;
+    const end = clock.now();
+    this.breakerWaitMs += end - now;
+    this.waitedMs += end - now;
+    emit?.({
+      type: 'breaker_wait_finished',
+      ...this.ref,
+      time: end,
+      attempt,
+      durationMs: end - now,
+      outcome: waitOutcome(verdict),
+      endpointAttributes,
+    });
+    return verdict;
+  }
+
+  /** The error for a call the gate did not let through. */
+  private refused(verdict: Exclude<GateVerdict, Admitted>): ResilienceError {
+    const first = this.attempt === 0;
+    const name = this.ref.endpoint;
+    if (verdict.kind === 'aborted') {
+      this.lastError = verdict.reason;
+      return this.finish(first ? 'rejected' : 'failure', 'aborted', this.classify(verdict.reason));
+    }
+    if (verdict.kind === 'shed') {
+      this.p.emit?.({
+        type: 'breaker_wait_finished',
+        ...this.ref,
+        time: this.p.clock.now(),
+        attempt: this.attempt + 1,
+        durationMs: 0,
+        outcome: 'shed',
+        endpointAttributes: this.endpoint.breaker.attributes,
+      });
+    }
+    const open: Classification = {
+      class: 'conditional',
+      type: 'circuit_open',
+      execution: 'not_sent',
+      ...(verdict.kind === 'shed' ? {} : { retryAfterMs: verdict.retryAfterMs }),
+      source: verdict.kind === 'shed' ? 'circuit_breaker.queue' : 'circuit_breaker',
+      message:
+        verdict.kind === 'shed'
+          ? `circuit breaker for '${name}' is ${this.endpoint.breaker.state} and ${verdict.waiting} calls already wait for it`
+          : `circuit breaker for '${name}' is ${this.endpoint.breaker.state}`,
+      healthNeutral: true,
+    };
+    const reason = verdict.kind === 'shed' ? 'shed' : 'circuit_open';
+    if (first) {
+      this.lastError = new Error(open.message);
+      return this.finish('rejected', reason, open);
+    }
+    return this.finish('failure', reason, this.last ?? open);
+  }
+
+  /** Ends the call without success: records it and returns the error to throw. */
+  private finish(
+    outcome: 'failure' | 'rejected',
+    reason: ResilienceError['reason'],
+    c: Classification,
+  ): ResilienceError {
+    const now = this.p.clock.now();
+    // The failure rate counts calls, not attempts: a call that failed for a reason that says the endpoint is
+    // unhealthy counts once, when it ends (a probe counted already).
+    if (outcome === 'failure' && !this.probing && countsForHealth(c)) {
+      this.endpoint.breaker.onCallFailure(now, this.ref.callId);
+    }
+    this.p.emit?.({
+      type: 'call_finished',
+      ...this.ref,
+      time: now,
+      durationMs: now - this.start,
+      outcome,
+      attempts: this.attempt,
+      classification: c,
+      wastedRetries: this.wastedRetries,
+      wastedTimeMs: this.wastedTimeMs,
+      breakerWaitMs: this.breakerWaitMs,
+      reason,
+    });
+    return new ResilienceError(c, this.attempt, reason, this.lastError);
+  }
+
+  /** The last moment a release from the gate is still of use: the deadline minus an attempt, or the wait limit. */
+  private waitLimit(now: number): number {
+    if (this.deadline === undefined) return now + this.p.options.breakerWaitLimitMs;
+    const latency = this.p.options.adaptiveBackoff ? this.endpoint.history.expectedLatencyMs() : 0;
+    return this.deadline - latency;
+  }
+
+  /** An attempt's time limit: its own, a probe's, or the call's deadline, whichever ends first. */
+  private limit(probe: boolean, now: number): TimeLimit | undefined {
+    const o = this.p.options;
+    let limit: TimeLimit | undefined;
+    const consider = (ms: number | undefined, reason: () => unknown) => {
+      if (ms !== undefined && (limit === undefined || now + ms < limit.at)) limit = { at: now + ms, reason };
+    };
+    if (o.attemptTimeoutMs !== undefined) {
+      const ms = o.attemptTimeoutMs;
+      consider(ms, () => new AttemptTimeoutError(ms));
+    }
+    if (probe) consider(o.breakerProbeTimeoutMs, () => new AttemptTimeoutError(o.breakerProbeTimeoutMs));
+    if (this.deadline !== undefined) {
+      const timeoutMs = this.timeoutMs ?? 0;
+      consider(this.deadline - now, () => new AttemptTimeoutError(timeoutMs, 'call'));
+    }
+    return limit;
+  }
+
+  private classify(error: unknown, now = this.p.clock.now()): Classification {
+    const { call } = this;
+    const rules = this.p.options.rules;
+    return classifyError(error, {
+      endpoint: this.ref.endpoint,
+      operation: this.ref.operation,
+      rules: call.rules ? [...rules, ...call.rules] : rules,
+      ...(call.signal ? { signal: call.signal } : {}),
+      now,
+    });
+  }
+}
+
+/** Whether a failure says the endpoint is unhealthy (for its breaker and its recovery history). */
+export const countsForHealth = (c: Classification) => c.class !== 'non_retryable' && c.healthNeutral !== true;
+
+const waitOutcome = (verdict: GateVerdict): BreakerWaitOutcome =>
+  verdict.kind === 'admitted' ? 'released' : verdict.kind === 'aborted' ? 'aborted' : 'timeout';
+
+const rateLimited = (retryAfterMs: number): Classification => ({
+  class: 'conditional',
+  type: 'rate_limited',
+  execution: 'not_sent',
+  retryAfterMs,
+  source: 'endpoint.retry_after',
+  message: `endpoint asked to wait ${Math.ceil(retryAfterMs)} ms (Retry-After), past the call's deadline`,
+  healthNeutral: true,
+});
