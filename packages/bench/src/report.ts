@@ -5,7 +5,7 @@ import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
 import { OVERLOAD_CAPACITY, PRODUCTION_INTRINSIC } from './scenarios.js';
-import { MIN_RETRIES_FOR_EFFICIENCY, TARGETS, type TargetCheck } from './targets.js';
+import { failureReasons, MIN_RETRIES_FOR_EFFICIENCY, TARGETS, type TargetCheck } from './targets.js';
 
 export interface PolicyInfo {
   readonly key: string;
@@ -583,35 +583,35 @@ function whySection(r: Results): string {
     '',
   ];
   const bullets: string[] = [];
-  const blips = mcp('blips');
-  const blipsWhatIf = whatIfCell('blips');
-  if (blips && (blips.extra.failedWithoutRequestSalvageable ?? 0) > 0.05 * blips.metrics.calls) {
+  const failFast = whatIf.policies.find((p) => p.key === 'mcp-resilience:fail-fast');
+  for (const sc of scenarios) {
+    const c = mcp(sc.key);
+    const f = failFast ? cellOf(whatIf.cells, sc.key, failFast.key) : undefined;
+    if (!c?.phases || !f?.phases) continue;
+    const after = (x: QualityCell) => x.phases?.find((p) => p.phase === 'after')?.successRate ?? Number.NaN;
+    const before = (x: QualityCell) => x.phases?.find((p) => p.phase === 'before')?.successRate ?? Number.NaN;
+    if (after(c) < TARGETS.recoveredShare * before(c) && after(f) >= TARGETS.recoveredShare * before(f)) {
+      bullets.push(
+        `**${sc.name}: waiting at the breaker keeps the overload going; failing fast does not.** With the defaults ${pct(after(c))} of the calls that arrive after the spike succeed (${pct(before(c))} before it); with \`breakerWait: false\` (what-if below) ${pct(after(f))}, and the server rejects ${int(f.metrics.requestsOverloaded)} requests instead of ${int(c.metrics.requestsOverloaded)}. The breaker opened ${int(c.extra.breakerOpens ?? 0)} times: once a probe succeeds, the calls that waited are released in a slow-start ramp whose window of calls in flight grows by one per success, i.e. doubles every round trip (about 0.2 s here), so within a second the released calls exceed the server's capacity; the excess is rejected (and each rejection still costs the server work), the breaker reopens, and the queue fills again. How mcp-resilience's calls ended: ${failureReasons(c)}.`,
+      );
+    }
+  }
+  for (const sc of scenarios) {
+    const c = mcp(sc.key);
+    const n = cellOf(cells, sc.key, 'naive');
+    const exhausted = c?.outcomes['ResilienceError(max_attempts)'] ?? 0;
+    if (!c || !n || n.metrics.successRate - c.metrics.successRate <= TARGETS.successVsNaivePp / 100) continue;
+    if (exhausted < 0.5 * (c.metrics.calls - c.metrics.succeeded - c.metrics.nonRetryableFailures)) continue;
     bullets.push(
-      `**A sub-second blip opens the breaker for ${defaults.breakerBreakMs / 1000} s.** The breaker counts failed *calls* in a row (\`breakerConsecutiveFailures\` ${defaults.breakerConsecutiveFailures}); at 10 calls/s a blip of about ${defaults.breakerConsecutiveFailures * 100} ms fails that many first requests before any retry can succeed, so the breaker opens although the endpoint is back a few hundred milliseconds later, and it rejects every call until the break ends and a probe succeeds. In short blips it opened ${int(blips.extra.breakerOpens ?? 0)} times and failed ${int(blips.extra.failedWithoutRequestSalvageable ?? 0)} calls that the oracle completed.${blipsWhatIf ? ` With the consecutive-failures trip disabled (what-if below; the failure-rate trip stays), short blips reach ${pct(blipsWhatIf.metrics.successRate, 1)} instead of ${pct(blips.metrics.successRate, 1)} (oracle ${pct(oracle('blips')?.metrics.successRate ?? Number.NaN, 1)}).` : ''}`,
+      `**${sc.name}: ${defaults.maxAttempts} attempts are not enough when every request fails independently.** ${int(exhausted)} calls ended with \`max_attempts\` (the budget refused ${int(c.outcomes['ResilienceError(budget_exhausted)'] ?? 0)} retries); at a 40% failure rate ${defaults.maxAttempts} attempts all fail ${pct(0.4 ** defaults.maxAttempts)} of the time, the naive loop's 6 attempts ${pct(0.4 ** 6, 2)}.`,
     );
   }
-  const outage = mcp('outage');
-  const outageOracle = oracle('outage');
-  if (outage && outageOracle && outageOracle.metrics.successRate - outage.metrics.successRate > 0.01) {
+  const waitedNr = scenarios
+    .map((sc) => [sc.name, mcp(sc.key)?.diagnosis.nonRetryable] as const)
+    .filter(([, n]) => n && n.waitedBeforeFirstRequest > 0.05 * n.calls);
+  if (waitedNr.length) {
     bullets.push(
-      `**An open breaker fails calls at once; it does not let them wait.** In the hard outage, a call that arrives after 90 s can still finish after the recovery at 120 s within its 30 s deadline, and the oracle waits for it; mcp-resilience rejects it at once with \`circuit_open\` and a \`retryAfterMs\`. ${int(outage.extra.failedWithoutRequestSalvageable ?? 0)} of its ${int(outage.metrics.failedWithoutRequest)} rejections were calls the oracle completed. A failed probe also doubles the break (${defaults.breakerBreakMs / 1000} s, then ${(2 * defaults.breakerBreakMs) / 1000} s, ${(4 * defaults.breakerBreakMs) / 1000} s…), so the breaker stays open past the recovery (${dur((outage.extra.breakerNotClosedWhileUpMs ?? 0) / n)} per seed while the endpoint was up). Failing fast is the design's intent (p99 ${dur(outage.metrics.p99Ms)} against the oracle's ${dur(outageOracle.metrics.p99Ms)}, and ${int(outage.metrics.requestsWhileDown)} requests to the dead server against the naive loop's ${int(cellOf(cells, 'outage', 'naive')?.metrics.requestsWhileDown ?? 0)}), but against a policy that may wait up to 30 s it costs success.`,
-    );
-  }
-  const flapping = mcp('flapping');
-  if (
-    flapping &&
-    (flapping.extra.breakerNotClosedWhileUpMs ?? 0) > 0.2 * flapping.extra.breakerNotClosedMs!
-  ) {
-    bullets.push(
-      `**A flapping endpoint keeps the breaker open through its up periods.** Each half-open state admits ${defaults.breakerHalfOpenProbes} probe; when it lands in a down period the break doubles (up to ${defaults.breakerMaxBreakMs / 1000} s), so the breaker spends whole up periods open: ${dur((flapping.extra.breakerNotClosedWhileUpMs ?? 0) / n)} per seed while the endpoint was up, out of ${dur((flapping.extra.breakerNotClosedMs ?? 0) / n)} not closed. The outcome depends on where the probes land, so it varies widely between seeds (${flapping.successBySeed.map((x) => pct(x, 1)).join(', ')}).`,
-    );
-  }
-  const waits = scenarios
-    .map((s) => [s.name, mcp(s.key)?.diagnosis.wastedRetries.medianWaitBeforeDownRetryMs] as const)
-    .filter(([, w]) => w !== null && w !== undefined);
-  if (waits.length) {
-    bullets.push(
-      `**Retries come too soon for outages that last longer than a few hundred milliseconds.** The first retry waits up to ${defaults.backoffBaseMs} ms (${defaults.jitter} jitter), the second up to ${defaults.backoffBaseMs * defaults.backoffFactor} ms; the retries that found the endpoint still down were sent a median ${waits.map(([name, w]) => `${dur(w as number)} (${name})`).join(', ')} after the previous failure, against blips of 100–800 ms and down periods of 2–6 s. The adaptive floor (the median end of the endpoint's past failure streaks that lasted longer than the running one) helps once the endpoint has a history, but the first failures of each new kind of outage, and the calls that fail before the breaker opens, are retried on the exponential backoff alone. This is what pulls retry efficiency under 0.9 outside the production mix.`,
+      `**Calls with bad arguments wait like every other call.** When the endpoint is failing, a call cannot know its arguments are wrong before the server reads them, so it waits at the open breaker (or for an announced \`Retry-After\`) and gets its non-retryable error only after the recovery: ${waitedNr.map(([name, n]) => `${name} ${int(n!.waitedBeforeFirstRequest)} of ${int(n!.calls)} calls, ${dur(n!.waitedMs / n!.waitedBeforeFirstRequest)} on average`).join('; ')}. That is what puts MTTF for non-retryable errors above one attempt there; the calls that were sent at once got it in one attempt.`,
     );
   }
   const prod = mcp('production');
@@ -619,12 +619,6 @@ function whySection(r: Results): string {
     const w = prod.diagnosis.wastedRetries;
     bullets.push(
       `**On the production mix the remaining waste is mostly unknowable.** ${w.permanentFaultRevealed} of its ${prod.metrics.wastedRetries} wasted retries met the call's own permanent fault (bad arguments, a bad token) that a transient first failure had hidden; no policy without foresight can avoid them. The same calls are what lifts MTTF above one attempt there: ${prod.diagnosis.nonRetryable.afterTransientFailures} calls first waited for a transient failure (a 10 s timeout costs 10 s) before the non-retryable answer; over calls whose first request got it, the ratio is ${ratio(prod.metrics.mttfFirstRequestRatio)}.`,
-    );
-  }
-  const storm = mcp('ratelimit');
-  if (storm && (storm.metrics.mttfRatio ?? 0) > 1.1) {
-    bullets.push(
-      `**In the rate-limit storm, non-retryable calls wait like every other call.** ${int(storm.diagnosis.nonRetryable.waitedBeforeFirstRequest)} calls with bad arguments arrived while the endpoint had announced a \`Retry-After\` and waited for it before their first request (${dur(storm.diagnosis.nonRetryable.waitedMs / Math.max(1, storm.diagnosis.nonRetryable.waitedBeforeFirstRequest))} on average), as every call does: the client cannot know the arguments are wrong before the server reads them. That is what makes MTTF ${ratio(storm.metrics.mttfRatio)} there (the AI SDK-style policy, which also honours Retry-After, is at ${ratio(cellOf(cells, 'ratelimit', 'ai-sdk')?.metrics.mttfRatio ?? null)}).`,
     );
   }
   out.push(bullets.map((b) => `- ${b}`).join('\n'));

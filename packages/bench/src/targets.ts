@@ -96,7 +96,7 @@ function mttfWhy(c: QualityCell): string {
   }
   if (n.waitedBeforeFirstRequest) {
     parts.push(
-      `${n.waitedBeforeFirstRequest} waited before their first request (the endpoint's announced Retry-After; ${seconds(n.waitedMs / n.waitedBeforeFirstRequest)} on average)`,
+      `${n.waitedBeforeFirstRequest} waited before their first request (at an open breaker, or for an announced Retry-After; ${seconds(n.waitedMs / n.waitedBeforeFirstRequest)} on average)`,
     );
   }
   if (n.retriedNonRetryable) parts.push(`${n.retriedNonRetryable} retried the non-retryable error`);
