@@ -86,6 +86,18 @@ export interface GroupedChartOptions {
   readonly width?: number;
 }
 
+/** Splits `text` into lines of at most `max` characters at spaces (a longer word keeps its own line). */
+export function wrapText(text: string, max: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + 1 + word.length <= max)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** A vertical grouped bar chart: one group per category, one bar per series, with a legend. */
 export function groupedBarChart(o: GroupedChartOptions): string {
   const width = o.width ?? 980;
@@ -94,9 +106,10 @@ export function groupedBarChart(o: GroupedChartOptions): string {
   const top = o.subtitle ? 70 : 52;
   const plotHeight = 260;
   const legendRows = Math.ceil(o.series.length / 4);
-  const height = top + plotHeight + 44 + legendRows * 20 + 12;
   const plotWidth = width - left - right;
   const groupWidth = plotWidth / o.groups.length;
+  const labelLines = Math.max(1, ...o.groups.map((g) => wrapText(g, Math.floor(groupWidth / 6.8)).length));
+  const height = top + plotHeight + 44 + (labelLines - 1) * 14 + legendRows * 20 + 12;
   const barWidth = (groupWidth * 0.84) / o.series.length;
   const [lo, hi] = o.domain;
   const y = (v: number) => top + plotHeight - ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * plotHeight;
@@ -126,15 +139,18 @@ export function groupedBarChart(o: GroupedChartOptions): string {
         `<rect x="${x.toFixed(1)}" y="${yy.toFixed(1)}" width="${Math.max(1, barWidth - 2).toFixed(1)}" height="${(top + plotHeight - yy).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}, ${group}: ${o.format(v)}`)}</title></rect>`,
       );
     });
-    parts.push(
-      `<text x="${(left + g * groupWidth + groupWidth / 2).toFixed(1)}" y="${top + plotHeight + 18}" ${FONT} font-size="12" text-anchor="middle" fill="#212529">${escapeXml(group)}</text>`,
-    );
+    const cx = (left + g * groupWidth + groupWidth / 2).toFixed(1);
+    wrapText(group, Math.floor(groupWidth / 6.8)).forEach((line, i) => {
+      parts.push(
+        `<text x="${cx}" y="${top + plotHeight + 18 + i * 14}" ${FONT} font-size="12" text-anchor="middle" fill="#212529">${escapeXml(line)}</text>`,
+      );
+    });
   });
   o.series.forEach((s, i) => {
     const col = i % 4;
     const row = Math.floor(i / 4);
     const x = left + col * ((width - left - right) / 4);
-    const yy = top + plotHeight + 40 + row * 20;
+    const yy = top + plotHeight + 40 + (labelLines - 1) * 14 + row * 20;
     parts.push(
       `<rect x="${x}" y="${yy - 10}" width="12" height="12" fill="${s.color}"/>`,
       `<text x="${x + 18}" y="${yy}" ${FONT} font-size="12" fill="#212529">${escapeXml(s.name)}</text>`,
