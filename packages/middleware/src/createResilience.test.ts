@@ -338,7 +338,7 @@ describe('createResilience', () => {
   });
 
   it('learns how long the endpoint takes to recover and waits that long before retrying', async () => {
-    const r = create({ breakerConsecutiveFailures: 100 });
+    const r = create({ breakerConsecutiveFailures: 100, maxAttempts: 3 });
     let downUntil = 2_000;
     const fn = async () => {
       if (clock.now() < downUntil) throw httpError(503);
@@ -361,7 +361,7 @@ describe('createResilience', () => {
 
   it('lets nested wraps see that retrying already happened, and not multiply it', async () => {
     const r = create();
-    const inner = create();
+    const inner = create({ maxAttempts: 3 });
     const fn = script(clock, httpError(503), httpError(503), httpError(503), httpError(503));
     const error = (await settle(
       clock,

@@ -83,7 +83,7 @@ export type ResolvedOptions = Required<Omit<ResilienceOptions, 'timeoutMs' | 'at
   Pick<ResilienceOptions, 'timeoutMs' | 'attemptTimeoutMs'>;
 
 export const defaults = {
-  maxAttempts: 3,
+  maxAttempts: 6,
   backoffBaseMs: 100,
   backoffFactor: 2,
   backoffMaxMs: 30_000,

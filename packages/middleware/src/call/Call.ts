@@ -112,7 +112,7 @@ export class Call<T> {
     breaker.onSuccess(now, verdict.probe, this.ref.callId);
     history.onSuccess(now, attemptStart, this.timed ? now - attemptStart : undefined);
     if (this.attempt > 1) budget.onRetrySuccess(now);
-    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, true);
+    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, 'success');
     const { emit } = this.p;
     if (emit) {
       const { attempt } = this;
@@ -158,10 +158,12 @@ export class Call<T> {
       classification: c,
     });
     const unhealthy = countsForHealth(c);
-    if (unhealthy) breaker.onAttemptFailure(now, verdict.probe, this.ref.callId);
+    // A released call that fails while the ramp still has room to shrink slows the ramp down instead.
+    const throttled = verdict.ramp && gate.rampThrottled;
+    if (unhealthy && !throttled) breaker.onAttemptFailure(now, verdict.probe, this.ref.callId);
     else if (verdict.probe) breaker.onNeutral(true);
     this.probing = verdict.probe && unhealthy;
-    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, false);
+    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
     if (unhealthy) history.onFailure(now);
     if (c.type === 'rate_limited' && c.retryAfterMs !== undefined) {
       this.endpoint.retryAfterUntil = Math.max(this.endpoint.retryAfterUntil, now + c.retryAfterMs);
@@ -298,7 +300,7 @@ export class Call<T> {
     const name = this.ref.endpoint;
     if (verdict.kind === 'aborted') {
       this.lastError = verdict.reason;
-      return this.finish(first ? 'rejected' : 'failure', 'aborted', this.classify(verdict.reason));
+      return this.finish(first ? 'rejected' : 'failure', 'aborted', this.classify(verdict.reason), false);
     }
     if (verdict.kind === 'shed') {
       this.p.emit?.({
@@ -328,7 +330,7 @@ export class Call<T> {
       this.lastError = new Error(open.message);
       return this.finish('rejected', reason, open);
     }
-    return this.finish('failure', reason, this.last ?? open);
+    return this.finish('failure', reason, this.last ?? open, false);
   }
 
   /** Ends the call without success: records it and returns the error to throw. */
@@ -336,11 +338,12 @@ export class Call<T> {
     outcome: 'failure' | 'rejected',
     reason: ResilienceError['reason'],
     c: Classification,
+    afterAttempt = true,
   ): ResilienceError {
     const now = this.p.clock.now();
     // The failure rate counts calls, not attempts: a call that failed for a reason that says the endpoint is
-    // unhealthy counts once, when it ends (a probe counted already).
-    if (outcome === 'failure' && !this.probing && countsForHealth(c)) {
+    // unhealthy counts once, when it ends (a probe counted already). A call the gate stopped says nothing new.
+    if (outcome === 'failure' && afterAttempt && !this.probing && countsForHealth(c)) {
       this.endpoint.breaker.onCallFailure(now, this.ref.callId);
     }
     this.p.emit?.({

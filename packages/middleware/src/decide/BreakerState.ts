@@ -19,4 +19,6 @@ export interface BreakerSnapshot {
   readonly reopenCount: number;
   /** Telemetry attributes the endpoint was created with (for example `mcp.server`, `gen_ai.tool.name`). */
   readonly attributes: Readonly<Record<string, string>>;
+  /** Calls waiting at the breaker's gate now (absent from breakers that have no gate). */
+  readonly waiting?: number;
 }

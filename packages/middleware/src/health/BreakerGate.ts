@@ -35,9 +35,11 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  * The breaker as a gate with a queue, not a wall. A call that meets an open (or full half-open) breaker waits,
  * sending nothing, when its limit (deadline, or wait limit) reaches past the next probe; otherwise it fails at
  * once with `circuit_open`. When the breaker half-opens, the oldest waiters are the probes; when a probe
- * succeeds, the waiters are released in a ramp (slow start: the window of released calls in flight starts at
- * twice the probes and grows by one per success, so it doubles per round trip) rather than all at once onto a
- * recovering server. New calls queue behind the waiters until the queue is empty. Bounded: beyond
+ * succeeds, the waiters are released in a ramp rather than all at once onto a recovering server: the window of
+ * released calls in flight starts at twice the probes, grows by one per success (it doubles per round trip) and
+ * halves per failure (AIMD); while it runs, new calls queue behind the backlog, and a failure of a released
+ * call halves the window instead of counting towards re-opening the breaker (unless the window is at 1): the
+ * ramp finds what a recovering (or overloaded) server can take, instead of a second storm. Bounded: beyond
  * `breakerMaxWaiting` a call is shed at once. The caller's signal ends a wait at once.
  */
 export class BreakerGate {
@@ -45,6 +47,10 @@ export class BreakerGate {
   /** Released calls in flight allowed while a ramp runs; infinite when none runs. */
   private rampWindow = Number.POSITIVE_INFINITY;
   private rampInFlight = 0;
+  /** The window doubles per round trip until the first failure, then grows by one per round trip. */
+  private rampSlowStart = true;
+  /** A released call failed in the last ramp (a server that recovers slowly, or is overloaded): the next ramp starts gently. */
+  private rampFailed = false;
 
   constructor(
     private readonly breaker: CircuitBreaker,
@@ -65,11 +71,9 @@ export class BreakerGate {
   pass(now: number, limitAt: number, signal?: AbortSignal): GateVerdict | Promise<GateVerdict> {
     let retryAfterMs = 0;
     if (this.queue.length === 0) {
-      if (this.rampInFlight < this.rampWindow) {
-        const admission = this.breaker.admit(now);
-        if (admission.admitted) return admission.probe ? GO_PROBE : GO;
-        retryAfterMs = admission.retryAfterMs;
-      }
+      const admission = this.breaker.admit(now);
+      if (admission.admitted) return admission.probe ? GO_PROBE : GO;
+      retryAfterMs = admission.retryAfterMs;
     }
     if (!this.options.breakerWait) return { kind: 'circuit_open', retryAfterMs };
     const openUntil = this.breaker.openUntil;
@@ -80,18 +84,31 @@ export class BreakerGate {
     if (this.queue.length >= this.options.breakerMaxWaiting) {
       return { kind: 'shed', waiting: this.queue.length };
     }
-    return this.wait(now, limitAt, signal);
+    const waiting = this.wait(now, limitAt, signal);
+    this.release();
+    return waiting;
+  }
+
+  /** Whether a ramp runs with its window at the floor: its failures then count for the breaker again. */
+  get rampThrottled(): boolean {
+    return this.rampWindow !== Number.POSITIVE_INFINITY && this.rampWindow > 1;
   }
 
   /**
-   * An admitted attempt ended: frees its ramp slot (a success widens the window) or its probe slot, and
-   * releases whom that lets through.
+   * An admitted attempt ended: frees its ramp slot or its probe slot, and releases whom that lets through. The
+   * ramp's window grows by one per success and halves per unhealthy failure (AIMD), so that a server that
+   * recovered with less capacity than before (an overload) gets what it can serve, not a second storm.
    */
-  onAttemptEnd(verdict: GateVerdict, success: boolean): void {
+  onAttemptEnd(verdict: GateVerdict, result: 'success' | 'failure' | 'neutral'): void {
     if (verdict.kind !== 'admitted') return;
     if (verdict.ramp) {
       this.rampInFlight = Math.max(0, this.rampInFlight - 1);
-      if (success) this.rampWindow++;
+      if (result === 'success') this.rampWindow += this.rampSlowStart ? 1 : 1 / this.rampWindow;
+      else if (result === 'failure') {
+        this.rampWindow = Math.max(1, this.rampWindow / 2);
+        this.rampSlowStart = false;
+        this.rampFailed = true;
+      }
     }
     this.release();
   }
@@ -101,6 +118,7 @@ export class BreakerGate {
     if (transition.to === 'closed') {
       this.rampWindow = 2 * this.options.breakerHalfOpenProbes;
       this.rampInFlight = 0;
+      this.rampSlowStart = !this.rampFailed;
     } else if (transition.to === 'open') {
       const openUntil = this.breaker.openUntil ?? transition.time;
       this.failWaiters(
@@ -133,6 +151,7 @@ export class BreakerGate {
       if (!admission.admitted) return;
       this.queue.shift()!.settle(admission.probe ? GO_PROBE : GO);
     }
+    if (this.rampWindow !== Number.POSITIVE_INFINITY) this.rampFailed = false; // the backlog drained
     this.rampWindow = Number.POSITIVE_INFINITY; // nobody waits: the ramp is over
   }
 

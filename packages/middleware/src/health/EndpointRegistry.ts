@@ -31,7 +31,7 @@ export class EndpointRegistry {
 
   snapshots(): BreakerSnapshot[] {
     const now = this.clock.now();
-    return [...this.endpoints.values()].map((e) => e.breaker.snapshot(now));
+    return [...this.endpoints.values()].map((e) => ({ ...e.breaker.snapshot(now), waiting: e.gate.waiting }));
   }
 
   get size(): number {

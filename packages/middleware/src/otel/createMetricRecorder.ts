@@ -33,11 +33,15 @@ import {
   INSTRUMENTATION_SCOPE_NAME,
   MCP_CLIENT_OPERATION_DURATION_BUCKETS,
   MCP_RESILIENCE_CALL_DURATION_BUCKETS,
+  MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_BUCKETS,
   METRIC_MCP_CLIENT_OPERATION_DURATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
   METRIC_MCP_RESILIENCE_CALLS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING,
   METRIC_MCP_RESILIENCE_ERRORS,
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
@@ -52,6 +56,7 @@ import {
   UNIT_SECONDS,
   UNIT_STATE,
   UNIT_TRANSITION,
+  WAIT_OUTCOME_VALUES,
 } from './semconv.js';
 
 interface Instruments {
@@ -64,6 +69,9 @@ interface Instruments {
   readonly transitions: Counter;
   readonly operationDuration: Histogram;
   readonly breakerState: ObservableGauge;
+  readonly waitDuration: Histogram;
+  readonly waiting: ObservableGauge;
+  readonly shed: Counter;
 }
 
 /** Breaker sources (resilience instances) followed at most; the oldest is dropped beyond. */
@@ -123,6 +131,22 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
       unit: UNIT_STATE,
       valueType: ValueType.INT,
     }),
+    waitDuration: meter.createHistogram(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION, {
+      description: "Time calls waited at a circuit breaker's gate for its verdict, by how the wait ended.",
+      unit: UNIT_SECONDS,
+      valueType: ValueType.DOUBLE,
+      advice: { explicitBucketBoundaries: [...MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_BUCKETS] },
+    }),
+    waiting: meter.createObservableGauge(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING, {
+      description: "Calls waiting at a circuit breaker's gate now.",
+      unit: UNIT_CALL,
+      valueType: ValueType.INT,
+    }),
+    shed: meter.createCounter(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED, {
+      description: "Calls shed at once because a circuit breaker's wait queue was full.",
+      unit: UNIT_CALL,
+      valueType: ValueType.INT,
+    }),
   };
 }
 
@@ -139,9 +163,10 @@ export function createMetricRecorder(
   /** callId → `error.type` of the call's last failed attempt: the failure that triggers its next retry. */
   const lastFailure = new Map<number, string>();
 
-  const observeBreakers = (result: ObservableResult) => {
-    // Several resilience instances may share a server name: keep the worst state per attribute set.
-    const byKey = new Map<string, { attributes: Attributes; state: string }>();
+  /** Per breaker attribute set: the worst state and the calls waiting, over every source. */
+  const readBreakers = () => {
+    // Several resilience instances may share a server name: keep the worst state, sum the waiting calls.
+    const byKey = new Map<string, { attributes: Attributes; state: string; waiting: number }>();
     for (const breakers of sources) {
       let snapshots: readonly BreakerSnapshot[];
       try {
@@ -154,15 +179,25 @@ export function createMetricRecorder(
         const attributes = breakerMetricAttributes(snapshot.endpoint, snapshot.attributes ?? {});
         const key = JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : 1)));
         const state = stateValue(snapshot.state);
+        const waiting = Number.isFinite(snapshot.waiting) ? Math.max(0, snapshot.waiting ?? 0) : 0;
         const seen = byKey.get(key);
-        if (!seen || (STATE_RANK[state] ?? -1) > (STATE_RANK[seen.state] ?? -1))
-          byKey.set(key, { attributes, state });
+        if (!seen) byKey.set(key, { attributes, state, waiting });
+        else {
+          seen.waiting += waiting;
+          if ((STATE_RANK[state] ?? -1) > (STATE_RANK[seen.state] ?? -1)) seen.state = state;
+        }
       }
     }
-    for (const { attributes, state } of byKey.values()) {
+    return byKey.values();
+  };
+  const observeBreakers = (result: ObservableResult) => {
+    for (const { attributes, state } of readBreakers()) {
       for (const value of STATE_VALUES)
         result.observe(value === state ? 1 : 0, { ...attributes, [ATTR_STATE]: value });
     }
+  };
+  const observeWaiting = (result: ObservableResult) => {
+    for (const { attributes, waiting } of readBreakers()) result.observe(waiting, attributes);
   };
 
   /** The instruments of the current provider; rebuilt when the global provider is replaced (SDK started later). */
@@ -175,6 +210,13 @@ export function createMetricRecorder(
       created.breakerState.addCallback((result) => {
         try {
           observeBreakers(result);
+        } catch (error) {
+          report(error);
+        }
+      });
+      created.waiting.addCallback((result) => {
+        try {
+          observeWaiting(result);
         } catch (error) {
           report(error);
         }
@@ -264,6 +306,18 @@ export function createMetricRecorder(
           if (m.wastedCost && options.costPerAttempt !== undefined) {
             m.wastedCost.add(Math.max(0, event.wastedRetries) * options.costPerAttempt, base);
           }
+          return;
+        }
+        case 'breaker_wait_finished': {
+          const attributes = breakerMetricAttributes(event.endpoint, event.endpointAttributes ?? {});
+          const outcome = (WAIT_OUTCOME_VALUES as readonly string[]).includes(event.outcome)
+            ? event.outcome
+            : OTHER_VALUE;
+          m.waitDuration.record(Math.max(0, event.durationMs) / 1000, {
+            ...attributes,
+            [ATTR_OUTCOME]: outcome,
+          });
+          if (outcome === 'shed') m.shed.add(1, attributes);
           return;
         }
         case 'breaker_transition':

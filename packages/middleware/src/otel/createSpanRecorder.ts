@@ -15,6 +15,7 @@ import type {
   AttemptFinishedEvent,
   AttemptStartedEvent,
   BreakerTransitionEvent,
+  BreakerWaitFinishedEvent,
   CallFinishedEvent,
   CallStartedEvent,
   FailureClassifiedEvent,
@@ -37,6 +38,7 @@ import {
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS,
   ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE,
   ATTR_MCP_RESILIENCE_DECISION,
   ATTR_MCP_RESILIENCE_DELAY_MS,
@@ -49,14 +51,17 @@ import {
   ATTR_MCP_RESILIENCE_RETRY_AFTER_MS,
   ATTR_MCP_RESILIENCE_WASTED_RETRIES,
   ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
+  ATTR_OUTCOME,
   ATTR_TO_STATE,
   DECISION_VALUES,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
+  EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   INSTRUMENTATION_SCOPE_NAME,
   OTHER_VALUE,
   SPAN_MCP_RESILIENCE_CALL,
   SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
+  WAIT_OUTCOME_VALUES,
 } from './semconv.js';
 
 interface AttemptState {
@@ -72,6 +77,8 @@ interface CallState {
   readonly attributes: Attributes;
   readonly attempts: Map<number, AttemptState>;
   attemptsMade: number;
+  /** Whether the call met its breaker's gate (waited, or was shed). */
+  gated: boolean;
 }
 
 /** Turns resilience events into the call span, its attempt spans and their events (design §4). */
@@ -145,6 +152,7 @@ export function createSpanRecorder(
       attributes,
       attempts: new Map(),
       attemptsMade: 0,
+      gated: false,
     });
   };
 
@@ -225,6 +233,24 @@ export function createSpanRecorder(
     }
   };
 
+  /** A wait at the gate: an event on the call span, at the wait's start, saying how long and how it ended. */
+  const breakerWaitFinished = (event: BreakerWaitFinishedEvent) => {
+    const call = calls.get(event.callId);
+    if (!call) return;
+    call.gated = true;
+    const durationMs = Math.max(0, event.durationMs);
+    call.span.addEvent(
+      EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT,
+      {
+        [ATTR_OUTCOME]: (WAIT_OUTCOME_VALUES as readonly string[]).includes(event.outcome)
+          ? event.outcome
+          : OTHER_VALUE,
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS]: durationMs,
+      },
+      at(event.time - durationMs),
+    );
+  };
+
   const callFinished = (event: CallFinishedEvent) => {
     const call = calls.get(event.callId);
     if (!call) return;
@@ -238,15 +264,19 @@ export function createSpanRecorder(
         [ATTR_MCP_RESILIENCE_WASTED_RETRIES]: event.wastedRetries,
         [ATTR_MCP_RESILIENCE_WASTED_TIME_MS]: event.wastedTimeMs,
       });
+      if (call.gated || (event.breakerWaitMs ?? 0) > 0) {
+        span.setAttribute(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS, Math.max(0, event.breakerWaitMs ?? 0));
+      }
       if (event.outcome !== 'success') {
         const c = event.classification;
-        // A call rejected before any attempt (open breaker, Retry-After past the deadline) has no attempt span
-        // to carry its classification: the call span carries it.
+        // A call rejected before any attempt (open breaker, a full wait queue, Retry-After past the deadline)
+        // has no attempt span to carry its classification: the call span carries it.
         if (c && call.attemptsMade === 0) {
-          const decision = c.type === 'circuit_open' ? 'circuit_open' : 'give_up';
+          const shed = event.reason === 'shed';
+          const decision = c.type === 'circuit_open' && !shed ? 'circuit_open' : 'give_up';
           span.addEvent(
             EVENT_MCP_RESILIENCE_CLASSIFICATION,
-            classificationAttributes(c, decision, 0, undefined),
+            classificationAttributes(c, decision, 0, shed ? 'shed' : undefined),
             at(event.time),
           );
         }
@@ -294,6 +324,8 @@ export function createSpanRecorder(
           return failureClassified(event);
         case 'call_finished':
           return callFinished(event);
+        case 'breaker_wait_finished':
+          return breakerWaitFinished(event);
         case 'call_started':
         case 'attempt_started':
         case 'breaker_transition': {

@@ -220,3 +220,39 @@ export const PROM_LABEL_OUTCOME = 'outcome' as const;
 export const PROM_LABEL_STATE = 'state' as const;
 export const PROM_LABEL_FROM_STATE = 'from_state' as const;
 export const PROM_LABEL_TO_STATE = 'to_state' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The breaker's gate (issue #11): calls waiting for an open breaker's verdict instead of failing at once
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Histogram `s`: how long calls waited at a breaker's gate; attrs `mcp.server` (+ tool), `outcome`. */
+export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION =
+  'mcp.resilience.circuit_breaker.wait.duration' as const;
+/** ObservableGauge `{call}`: calls waiting at a breaker's gate now; attrs `mcp.server` (+ tool). */
+export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING =
+  'mcp.resilience.circuit_breaker.waiting' as const;
+/** Counter `{call}`: calls shed at once because a breaker's wait queue was full; attrs `mcp.server` (+ tool). */
+export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED = 'mcp.resilience.circuit_breaker.shed' as const;
+/** Call span attribute: milliseconds the call waited at its breaker's gate, in total (set when it waited). */
+export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS = 'mcp.resilience.circuit_breaker.wait_ms' as const;
+/** Call span event, timestamped at the start of a wait at the gate; attrs `outcome` and the wait's `wait_ms`. */
+export const EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT = 'mcp.resilience.circuit_breaker.wait' as const;
+/** `outcome` of a wait: released (the attempt went), timeout (deadline or wait limit first), aborted, shed. */
+export const WAIT_OUTCOME_VALUES = ['released', 'timeout', 'aborted', 'shed'] as const;
+/** Give-up reason of a call shed by a full wait queue (`circuit_open` stays for "cannot wait"). */
+export const GIVE_UP_REASON_VALUE_SHED = 'shed' as const;
+/** Explicit bucket boundaries of the wait histogram, in seconds (10 ms .. 60 s). */
+export const MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_BUCKETS: readonly number[] = [
+  0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60,
+];
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_SECONDS =
+  'mcp_resilience_circuit_breaker_wait_duration_seconds' as const;
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_SECONDS_BUCKET =
+  'mcp_resilience_circuit_breaker_wait_duration_seconds_bucket' as const;
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_SECONDS_SUM =
+  'mcp_resilience_circuit_breaker_wait_duration_seconds_sum' as const;
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_SECONDS_COUNT =
+  'mcp_resilience_circuit_breaker_wait_duration_seconds_count' as const;
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING = 'mcp_resilience_circuit_breaker_waiting' as const;
+export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED_TOTAL =
+  'mcp_resilience_circuit_breaker_shed_total' as const;

@@ -1,0 +1,259 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { createResilience } from '../createResilience.js';
+import type { ResilienceError } from '../errors/ResilienceError.js';
+import type { ResilienceOptions } from '../options.js';
+import { createMemoryRecorder, type MemoryRecorder } from '../record/createMemoryRecorder.js';
+import { createFakeClock, type FakeClock } from '../testing/createFakeClock.js';
+
+const unavailable = () => Object.assign(new Error('Service Unavailable'), { status: 503 });
+
+/** An endpoint whose answers the test releases one round at a time; up or down when it answers. */
+function server(clock: FakeClock) {
+  let up = false;
+  const sent: number[] = [];
+  let pending: Array<() => void> = [];
+  const fn = () =>
+    new Promise<string>((resolve, reject) => {
+      sent.push(clock.now());
+      pending.push(() => (up ? resolve('ok') : reject(unavailable())));
+    });
+  return {
+    fn,
+    sent,
+    get inFlight() {
+      return pending.length;
+    },
+    setUp(value: boolean) {
+      up = value;
+    },
+    /** Answers every request in flight, and lets the calls go on. */
+    async answer() {
+      const now = pending;
+      pending = [];
+      for (const answer of now) answer();
+      await clock.advance(0);
+    },
+  };
+}
+
+describe('the breaker gate', () => {
+  let clock: FakeClock;
+  let recorder: MemoryRecorder;
+  const create = (options: ResilienceOptions = {}) =>
+    createResilience({
+      clock,
+      recorder,
+      jitter: 'none',
+      breakerJitter: 0,
+      breakerBreakMs: 1_000,
+      breakerMaxBreakMs: 4_000,
+      adaptiveBackoff: false,
+      ...options,
+    });
+  /** Opens the breaker of endpoint 'e' at the current time: five calls of one failing attempt each. */
+  const open = async (r: ReturnType<typeof create>) => {
+    for (let i = 0; i < 5; i++) {
+      await r
+        .execute(
+          async () => {
+            throw unavailable();
+          },
+          { endpoint: 'e', maxAttempts: 1 },
+        )
+        .catch(() => {});
+    }
+    expect(r.breakers()[0]).toMatchObject({ state: 'open', openUntil: clock.now() + 1_000 });
+  };
+  const rejection = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: ResilienceError) => e,
+    );
+
+  beforeEach(() => {
+    clock = createFakeClock(0);
+    recorder = createMemoryRecorder();
+  });
+
+  it('holds calls at an open breaker without sending; the oldest probes, then a ramp releases the rest, doubling per round trip', async () => {
+    const r = create();
+    await open(r);
+    const s = server(clock);
+    const calls = Array.from({ length: 20 }, () => r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+    await clock.advance(999);
+    expect(s.sent).toEqual([]);
+    expect(r.breakers()[0]?.waiting).toBe(20);
+
+    s.setUp(true);
+    await clock.advance(1);
+    const rounds = [s.inFlight];
+    while (s.inFlight > 0) {
+      await s.answer();
+      rounds.push(s.inFlight);
+    }
+    expect(rounds).toEqual([1, 2, 4, 8, 5, 0]);
+    expect(await Promise.all(calls)).toEqual(Array(20).fill('ok'));
+    expect(s.sent.every((t) => t === 1_000)).toBe(true);
+    expect(recorder.ofType('call_finished').filter((e) => e.outcome === 'success')).toHaveLength(20);
+  });
+
+  it('halves the ramp when a released call fails, and lets new calls queue behind the backlog', async () => {
+    const r = create({ maxAttempts: 1 });
+    await open(r);
+    const s = server(clock);
+    const calls = Array.from({ length: 12 }, () =>
+      rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 })),
+    );
+    await clock.advance(1_000);
+    s.setUp(true);
+    expect(s.inFlight).toBe(1); // the probe
+    await s.answer(); // closed: window 2
+    expect(s.inFlight).toBe(2);
+    s.setUp(false);
+    await s.answer(); // both fail: 2 -> 1 -> 1 (floor), nothing re-opens while the ramp can shrink
+    expect(r.breakers()[0]?.state).toBe('closed');
+    expect(s.inFlight).toBe(1);
+    const late = rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+    await clock.advance(0);
+    expect(s.inFlight).toBe(1); // the newcomer waits behind the backlog
+    s.setUp(true);
+    while (s.inFlight > 0) await s.answer();
+    const results = await Promise.all([...calls, late]);
+    expect(results.filter((x) => x === undefined)).toHaveLength(11);
+  });
+
+  it('fails at once with circuit_open and the time until the next probe when the deadline falls before it', async () => {
+    const r = create();
+    await open(r);
+    await clock.advance(200);
+    const s = server(clock);
+    const error = await rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 700 }));
+    expect(error).toMatchObject({
+      attempts: 0,
+      reason: 'circuit_open',
+      classification: { type: 'circuit_open', execution: 'not_sent', retryAfterMs: 800 },
+    });
+    expect(recorder.ofType('call_finished').at(-1)).toMatchObject({ outcome: 'rejected', time: 200 });
+    expect(recorder.ofType('breaker_wait_started')).toEqual([]);
+    expect(s.sent).toEqual([]);
+  });
+
+  it('fails a waiter as soon as a failed probe puts the next one past its deadline', async () => {
+    const r = create();
+    await open(r);
+    const s = server(clock);
+    const prober = rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 60_000, maxAttempts: 1 }));
+    const waiter = rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 2_500 }));
+    await clock.advance(1_000);
+    expect(s.sent).toEqual([1_000]); // one probe
+    await s.answer(); // it fails: the next probe comes 2 s later, at 3 000, past the waiter's deadline
+    expect(await waiter).toMatchObject({
+      reason: 'circuit_open',
+      classification: { type: 'circuit_open', retryAfterMs: 2_000 },
+    });
+    expect(recorder.ofType('call_finished').at(-1)).toMatchObject({ time: 1_000 });
+    expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(['released', 'timeout']);
+    await prober;
+  });
+
+  it('sheds a call at once when the wait queue is full', async () => {
+    const r = create({ breakerMaxWaiting: 2 });
+    await open(r);
+    const s = server(clock);
+    const waiting = [1, 2].map(() => rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 })));
+    const shed = await rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+    expect(shed).toMatchObject({
+      attempts: 0,
+      reason: 'shed',
+      classification: { type: 'circuit_open', source: 'circuit_breaker.queue' },
+    });
+    expect(shed?.message).toContain('2 calls already wait');
+    expect(recorder.ofType('breaker_wait_finished')).toMatchObject([{ outcome: 'shed', durationMs: 0 }]);
+    expect(recorder.ofType('call_finished').at(-1)).toMatchObject({ outcome: 'rejected', reason: 'shed' });
+    s.setUp(true);
+    await clock.advance(1_000);
+    while (s.inFlight > 0) await s.answer();
+    expect(await Promise.all(waiting)).toEqual([undefined, undefined]);
+  });
+
+  it("ends a wait at once when the caller's signal aborts, and removes its listener", async () => {
+    const r = create();
+    await open(r);
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const s = server(clock);
+    const call = rejection(r.execute(s.fn, { endpoint: 'e', signal: controller.signal, timeoutMs: 30_000 }));
+    await clock.advance(300);
+    controller.abort(new Error('user cancelled'));
+    expect(await call).toMatchObject({ reason: 'aborted', attempts: 0 });
+    expect(recorder.ofType('breaker_wait_finished')).toMatchObject([{ outcome: 'aborted', durationMs: 300 }]);
+    expect(r.breakers()[0]?.waiting).toBe(0);
+    const added = add.mock.calls.filter(([type]) => type === 'abort').map(([, listener]) => listener);
+    const removed = remove.mock.calls.filter(([type]) => type === 'abort').map(([, listener]) => listener);
+    expect(added.length).toBeGreaterThan(0);
+    expect(removed).toEqual(expect.arrayContaining(added));
+    expect(s.sent).toEqual([]);
+  });
+
+  it('removes its abort listener from the signal of a call that was released', async () => {
+    const r = create();
+    await open(r);
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const s = server(clock);
+    s.setUp(true);
+    const call = r.execute(s.fn, { endpoint: 'e', signal: controller.signal, timeoutMs: 30_000 });
+    await clock.advance(1_000);
+    await s.answer();
+    expect(await call).toBe('ok');
+    expect(remove.mock.calls.length).toBe(add.mock.calls.length);
+  });
+
+  it('without a deadline, waits at most breakerWaitLimitMs', async () => {
+    const r = create({ breakerWaitLimitMs: 2_500 });
+    await open(r);
+    const s = server(clock);
+    const prober = rejection(r.execute(s.fn, { endpoint: 'e', maxAttempts: 1 }));
+    const waiter = rejection(r.execute(async () => 'never sent', { endpoint: 'e' }));
+    await clock.advance(1_000); // the probe hangs: the waiter stays queued
+    await clock.advance(1_500);
+    expect(await waiter).toMatchObject({ reason: 'circuit_open', attempts: 0 });
+    expect(recorder.ofType('breaker_wait_finished').at(-1)).toMatchObject({
+      outcome: 'timeout',
+      durationMs: 2_500,
+    });
+    await s.answer();
+    await prober;
+  });
+
+  it('holds the retries of calls in flight when the breaker opens, instead of sending them into the outage', async () => {
+    const r = create({ breakerConsecutiveFailures: 3 });
+    const s = server(clock);
+    const calls = [1, 2, 3].map(() => r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+    await clock.advance(0);
+    await s.answer(); // three first attempts fail: open, next probe at 1 000
+    expect(r.breakers()[0]?.state).toBe('open');
+    await clock.advance(999);
+    expect(s.sent).toEqual([0, 0, 0]); // their retries (backoff 100, 200 ms) wait at the gate
+    s.setUp(true);
+    await clock.advance(1);
+    while (s.inFlight > 0) await s.answer();
+    expect(await Promise.all(calls)).toEqual(['ok', 'ok', 'ok']);
+    expect(s.sent).toEqual([0, 0, 0, 1_000, 1_000, 1_000]);
+    expect(recorder.ofType('breaker_wait_started').map((e) => e.attempt)).toEqual([2, 2, 2]);
+  });
+
+  it('fail-fast (breakerWait: false) rejects at once, as before', async () => {
+    const r = create({ breakerWait: false });
+    await open(r);
+    const error = await rejection(r.execute(async () => 'never sent', { endpoint: 'e', timeoutMs: 30_000 }));
+    expect(error).toMatchObject({
+      attempts: 0,
+      reason: 'circuit_open',
+      classification: { retryAfterMs: 1_000 },
+    });
+    expect(recorder.ofType('breaker_wait_started')).toEqual([]);
+  });
+});
