@@ -43,6 +43,8 @@ export interface Metrics {
    * before it): how fast a policy fails on an error it could recognise at once.
    */
   readonly mttfFirstRequestRatio: number | null;
+  /** The same over the calls whose first request was sent at once (no wait at a breaker or for a Retry-After). */
+  readonly mttfSentAtOnceRatio: number | null;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -69,6 +71,9 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
   let frCalls = 0;
   let frDuration = 0;
   let frAttempt = 0;
+  let soCalls = 0;
+  let soDuration = 0;
+  let soAttempt = 0;
   const durations: number[] = [];
   for (const call of calls) {
     if (call.ok) succeeded++;
@@ -98,6 +103,11 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
         frCalls++;
         frDuration += call.end - call.start;
         frAttempt += first.end - first.start;
+        if (first.start === call.start) {
+          soCalls++;
+          soDuration += call.end - call.start;
+          soAttempt += first.end - first.start;
+        }
       }
     }
   }
@@ -126,6 +136,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     singleAttemptMs: single,
     mttfRatio: mttf !== null && single ? mttf / single : null,
     mttfFirstRequestRatio: frCalls && frAttempt ? frDuration / frAttempt : null,
+    mttfSentAtOnceRatio: soCalls && soAttempt ? soDuration / soAttempt : null,
   };
 }
 

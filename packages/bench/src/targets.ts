@@ -244,7 +244,7 @@ export function checkTargets(
         scenario,
         scenarioName: nameOf(scenario),
         status,
-        value: `${r >= 10 ? r.toFixed(1) : r.toFixed(3)}× (all non-retryable failures: ${c.metrics.mttfRatio === null ? '—' : `${c.metrics.mttfRatio.toFixed(2)}×`})`,
+        value: `${r >= 10 ? r.toFixed(1) : r.toFixed(3)}× (of those sent at once: ${c.metrics.mttfSentAtOnceRatio === null ? '—' : `${c.metrics.mttfSentAtOnceRatio.toFixed(2)}×`}; all non-retryable failures: ${c.metrics.mttfRatio === null ? '—' : `${c.metrics.mttfRatio.toFixed(2)}×`})`,
         ...(status === 'missed' ? { why: mttfWhy(c) } : {}),
       };
     }),

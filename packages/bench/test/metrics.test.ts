@@ -86,6 +86,16 @@ describe('computeMetrics', () => {
     expect(m.mttfFirstRequestRatio).toBeCloseTo(1_130 / 90, 10);
   });
 
+  it('separates the calls that waited before their first request (an open breaker, a Retry-After)', () => {
+    // bad arguments, but the call waited 5 s at an open breaker before its only request
+    const waited = call(5, 0, 5_050, [fail(1, 5_000, 5_050, false)], false);
+    const atOnce = call(1, 0, 50, [fail(1, 0, 50, false)], false);
+    const w = computeMetrics([atOnce, waited]);
+    expect(w.mttfFirstRequestRatio).toBeCloseTo(5_100 / 100, 10);
+    expect(w.mttfSentAtOnceRatio).toBe(1);
+    expect(computeMetrics([waited]).mttfSentAtOnceRatio).toBeNull();
+  });
+
   it('takes nearest-rank percentiles of call latency', () => {
     // durations sorted: 0, 50, 400, 600, 1080
     expect(m.p50Ms).toBe(400);
