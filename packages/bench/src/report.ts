@@ -421,16 +421,17 @@ function headlineTable(r: Results, link: string): string {
 function targetsSection(r: Results): string {
   const rows: string[][] = [];
   for (const t of r.targets) {
-    for (const res of t.results) {
-      rows.push([
-        t.results.length > 1 ? `${t.target} — ${res.scenarioName}` : t.target,
-        res.value,
-        STATUS[res.status],
-        res.why ?? '',
-      ]);
-    }
+    t.results.forEach((res, i) => {
+      rows.push([i === 0 ? t.target : '', res.scenarioName, res.value, STATUS[res.status], res.why ?? '']);
+    });
   }
-  return table(['target (mcp-resilience defaults)', 'result', 'status', 'why'], rows, ['l', 'l', 'l', 'l']);
+  return table(['target (mcp-resilience defaults)', 'scenario', 'result', 'status', 'why'], rows, [
+    'l',
+    'l',
+    'l',
+    'l',
+    'l',
+  ]);
 }
 
 function qualitySection(r: Results): string {
