@@ -73,7 +73,12 @@ export class Call<T> {
         if (refused) throw refused;
         now = clock.now();
       }
-      let verdict = endpoint.gate.pass(now, this.waitLimit(now), this.call.signal);
+      let verdict = endpoint.gate.pass(
+        now,
+        this.waitLimit(now),
+        this.call.signal,
+        this.attempt > 0 ? this.ref.callId : undefined,
+      );
       if (verdict instanceof Promise) {
         verdict = await this.waitAtGate(verdict, now);
         now = clock.now();
@@ -113,6 +118,7 @@ export class Call<T> {
     history.onSuccess(now, attemptStart, this.timed ? now - attemptStart : undefined);
     if (this.attempt > 1) budget.onRetrySuccess(now);
     if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, 'success');
+    if (gate.holding) gate.onSuccess();
     const { emit } = this.p;
     if (emit) {
       const { attempt } = this;

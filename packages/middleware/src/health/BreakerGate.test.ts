@@ -256,4 +256,62 @@ describe('the breaker gate', () => {
     });
     expect(recorder.ofType('breaker_wait_started')).toEqual([]);
   });
+
+  it("holds a retry while other calls' attempts fail, and lets it go on the first success elsewhere", async () => {
+    const r = create({ breakerConsecutiveFailures: 10 });
+    const s = server(clock);
+    const a = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+    const b = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+    await clock.advance(0);
+    await s.answer(); // both first attempts fail: two failures in a row, the last one b's
+    await clock.advance(300); // a's retry (after 100 ms) is held; b's (after 100 ms) goes: the last failure was its own
+    expect(s.sent).toEqual([0, 0, 100]);
+    expect(r.breakers()[0]?.waiting).toBe(1);
+    s.setUp(true);
+    await s.answer(); // b's retry succeeds: a's retry goes at once
+    expect(s.sent).toEqual([0, 0, 100, 300]);
+    await s.answer();
+    expect(await Promise.all([a, b])).toEqual(['ok', 'ok']);
+  });
+
+  it("never holds a lone call's retries", async () => {
+    const r = create();
+    const s = server(clock);
+    const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+    for (let i = 0; i < 3; i++) {
+      await clock.advance(0);
+      await s.answer();
+      await clock.advance(1_000);
+    }
+    expect(s.sent).toEqual([0, 100, 1_200, 2_400]); // 100, 200, 400 ms of backoff after each answer: never held
+    s.setUp(true);
+    await clock.advance(0);
+    await s.answer();
+    expect(await call).toBe('ok');
+  });
+
+  it('sends as the probe a call not sent yet rather than one that already failed', async () => {
+    const r = create({ breakerConsecutiveFailures: 1 });
+    const s = server(clock);
+    const failed = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+    await clock.advance(0);
+    await s.answer(); // opens; its retry waits at the gate, first in line
+    await clock.advance(500);
+    let sentBeforeFresh: number | undefined;
+    const fresh = r.execute(
+      async () => {
+        sentBeforeFresh = s.sent.length;
+        return 'fresh';
+      },
+      { endpoint: 'e', timeoutMs: 30_000 },
+    );
+    await clock.advance(500);
+    expect(sentBeforeFresh).toBe(1); // the fresh call went first, as the probe
+    expect(await fresh).toBe('fresh');
+    expect(s.sent).toEqual([0, 1_000]); // then the ramp released the retry
+    s.setUp(true);
+    await clock.advance(0);
+    await s.answer();
+    expect(await failed).toBe('ok');
+  });
 });

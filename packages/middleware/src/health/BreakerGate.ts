@@ -4,6 +4,8 @@ import type { CircuitBreaker, Transition } from './CircuitBreaker.js';
 export interface BreakerGateOptions {
   /** Wait for the breaker's verdict (true) or fail at once when it does not admit (false: fail-fast). */
   readonly breakerWait: boolean;
+  /** How long a retry is held at most while the endpoint looks down but its breaker has not opened. */
+  readonly breakerMaxBreakMs: number;
   /** Calls waiting at most per endpoint; beyond, a call is shed at once. */
   readonly breakerMaxWaiting: number;
   readonly breakerHalfOpenProbes: number;
@@ -24,7 +26,13 @@ export type GateVerdict =
 
 interface Waiter {
   readonly limitAt: number;
+  /** Not sent yet (its call's first attempt): preferred as a probe, so that calls already failed keep their attempts. */
+  readonly fresh: boolean;
+  /** Held (a retry while the endpoint looks down) until this time at most, then it goes anyway. */
+  holdUntil: number | undefined;
   readonly settle: (verdict: GateVerdict) => void;
+  /** (Re)sets the waiter's one timer. */
+  arm(at: number): void;
 }
 
 const GO: GateVerdict = { kind: 'admitted', probe: false, ramp: false };
@@ -34,7 +42,8 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
 /**
  * The breaker as a gate with a queue, not a wall. A call that meets an open (or full half-open) breaker waits,
  * sending nothing, when its limit (deadline, or wait limit) reaches past the next probe; otherwise it fails at
- * once with `circuit_open`. When the breaker half-opens, the oldest waiters are the probes; when a probe
+ * once with `circuit_open`. When the breaker half-opens, the oldest waiters not yet sent are the probes (a call
+ * that already failed keeps its attempts for after the recovery); when a probe
  * succeeds, the waiters are released in a ramp rather than all at once onto a recovering server: the window of
  * released calls in flight starts at twice the probes, grows by one per success (it doubles per round trip) and
  * halves per failure (AIMD); while it runs, new calls queue behind the backlog, and a failure of a released
@@ -44,6 +53,8 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  */
 export class BreakerGate {
   private readonly queue: Waiter[] = [];
+  /** Retries held while the endpoint looks down, until a success elsewhere, the breaker opening, or `holdUntil`. */
+  private readonly held: Waiter[] = [];
   /** Released calls in flight allowed while a ramp runs; infinite when none runs. */
   private rampWindow = Number.POSITIVE_INFINITY;
   private rampInFlight = 0;
@@ -60,15 +71,49 @@ export class BreakerGate {
 
   /** Calls waiting now. */
   get waiting(): number {
-    return this.queue.length;
+    return this.queue.length + this.held.length;
+  }
+
+  /** Whether retries are being held for a verdict (a success elsewhere releases them). */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
+  /** An attempt of any call succeeded while the breaker is closed: the held retries go. */
+  onSuccess(): void {
+    for (const w of [...this.held]) w.settle(GO);
+  }
+
+  /**
+   * For a retry of call `callId`: the endpoint looks down before its breaker opens: closed, no ramp running,
+   * the last `SUSPECT_FAILURES` attempts all failed, the last of them another call's (a lone call's retries are
+   * never held: nobody else would bring the verdict).
+   */
+  private suspect(callId: number): boolean {
+    return (
+      this.breaker.state === 'closed' &&
+      this.rampWindow === Number.POSITIVE_INFINITY &&
+      this.breaker.consecutiveFailures >= SUSPECT_FAILURES &&
+      this.breaker.lastFailedCall !== callId
+    );
   }
 
   /**
    * The verdict for an attempt at `now`, at once when there is one, else a promise of it. `limitAt`: the last
    * moment at which the call can still use a release (its deadline minus an attempt's usual duration, or its
-   * wait limit).
+   * wait limit). `retryOf`: the call id when the attempt is a retry; while the endpoint looks down (failed
+   * attempts of other calls in a row, breaker still closed), a retry is held until a success elsewhere, the
+   * breaker opening (it then waits for the probe), or `breakerMaxBreakMs`, instead of joining the failures.
    */
-  pass(now: number, limitAt: number, signal?: AbortSignal): GateVerdict | Promise<GateVerdict> {
+  pass(
+    now: number,
+    limitAt: number,
+    signal?: AbortSignal,
+    retryOf?: number,
+  ): GateVerdict | Promise<GateVerdict> {
+    if (retryOf !== undefined && this.options.breakerWait && this.suspect(retryOf) && limitAt > now) {
+      return this.wait(limitAt, false, signal, Math.min(limitAt, now + this.options.breakerMaxBreakMs));
+    }
     let retryAfterMs = 0;
     if (this.queue.length === 0) {
       const admission = this.breaker.admit(now);
@@ -84,7 +129,7 @@ export class BreakerGate {
     if (this.queue.length >= this.options.breakerMaxWaiting) {
       return { kind: 'shed', waiting: this.queue.length };
     }
-    const waiting = this.wait(now, limitAt, signal);
+    const waiting = this.wait(limitAt, retryOf === undefined, signal);
     this.release();
     return waiting;
   }
@@ -119,7 +164,14 @@ export class BreakerGate {
       this.rampWindow = 2 * this.options.breakerHalfOpenProbes;
       this.rampInFlight = 0;
       this.rampSlowStart = !this.rampFailed;
+      for (const w of [...this.held]) w.settle(GO);
     } else if (transition.to === 'open') {
+      // held retries become waiters for the probe, with their own limit
+      for (const w of this.held.splice(0)) {
+        w.holdUntil = undefined;
+        w.arm(w.limitAt);
+        this.queue.push(w);
+      }
       const openUntil = this.breaker.openUntil ?? transition.time;
       this.failWaiters(
         (w) => w.limitAt < openUntil,
@@ -149,36 +201,73 @@ export class BreakerGate {
       }
       const admission = this.breaker.admit(now);
       if (!admission.admitted) return;
-      this.queue.shift()!.settle(admission.probe ? GO_PROBE : GO);
+      const i = admission.probe
+        ? Math.max(
+            0,
+            this.queue.findIndex((w) => w.fresh),
+          )
+        : 0;
+      this.queue.splice(i, 1)[0]!.settle(admission.probe ? GO_PROBE : GO);
     }
     if (this.rampWindow !== Number.POSITIVE_INFINITY) this.rampFailed = false; // the backlog drained
     this.rampWindow = Number.POSITIVE_INFINITY; // nobody waits: the ramp is over
   }
 
   private failWaiters(which: (w: Waiter) => boolean, verdict: () => GateVerdict): void {
-    for (const w of this.queue.filter(which)) w.settle(verdict());
+    for (const w of [...this.queue, ...this.held].filter(which)) w.settle(verdict());
   }
 
-  private wait(now: number, limitAt: number, signal: AbortSignal | undefined): Promise<GateVerdict> {
+  /** Queues a waiter (held until `holdUntil` when given): resolves with its verdict. */
+  private wait(
+    limitAt: number,
+    fresh: boolean,
+    signal: AbortSignal | undefined,
+    holdUntil?: number,
+  ): Promise<GateVerdict> {
+    if (signal?.aborted) return Promise.resolve({ kind: 'aborted', reason: signal.reason });
+    const { clock, queue, held, breaker } = this;
     return new Promise<GateVerdict>((resolve) => {
-      const timer = new AbortController();
-      const onAbort = () => settle({ kind: 'aborted', reason: signal?.reason });
-      const waiter: Waiter = { limitAt, settle };
-      function settle(this: void, verdict: GateVerdict) {
-        const i = queue.indexOf(waiter);
-        if (i >= 0) queue.splice(i, 1);
-        timer.abort(TIMER_STOPPED);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(verdict);
-      }
-      const queue = this.queue;
-      if (signal?.aborted) return resolve({ kind: 'aborted', reason: signal.reason });
-      queue.push(waiter);
+      let timer: AbortController | undefined;
+      let done = false;
+      const onAbort = () => waiter.settle({ kind: 'aborted', reason: signal?.reason });
+      const waiter: Waiter = {
+        limitAt,
+        fresh,
+        holdUntil,
+        settle(verdict) {
+          if (done) return;
+          done = true;
+          for (const list of [queue, held]) {
+            const i = list.indexOf(waiter);
+            if (i >= 0) list.splice(i, 1);
+          }
+          timer?.abort(TIMER_STOPPED);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(verdict);
+        },
+        arm(at) {
+          timer?.abort(TIMER_STOPPED);
+          const mine = new AbortController();
+          timer = mine;
+          clock.sleep(Math.max(0, at - clock.now()), mine.signal).then(
+            () => {
+              if (timer !== mine) return;
+              if (waiter.holdUntil !== undefined && waiter.holdUntil < waiter.limitAt) waiter.settle(GO);
+              else {
+                const retryAfterMs = Math.max(0, (breaker.openUntil ?? 0) - waiter.limitAt);
+                waiter.settle({ kind: 'timeout', retryAfterMs });
+              }
+            },
+            () => {},
+          );
+        },
+      };
+      (holdUntil === undefined ? queue : held).push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.clock.sleep(limitAt - now, timer.signal).then(
-        () => settle({ kind: 'timeout', retryAfterMs: Math.max(0, (this.breaker.openUntil ?? 0) - limitAt) }),
-        () => {},
-      );
+      waiter.arm(holdUntil ?? limitAt);
     });
   }
 }
+
+/** Failed attempts in a row (of any calls) from which a retry waits for a verdict before it is sent. */
+const SUSPECT_FAILURES = 2;

@@ -70,6 +70,14 @@ export class CircuitBreaker {
     return this.inner.state;
   }
 
+  /** The call whose attempt failed last (while closed). */
+  lastFailedCall: number | undefined;
+
+  /** Failed attempts in a row while closed (0 otherwise). */
+  get consecutiveFailures(): number {
+    return this.inner.state === 'closed' ? this.inner.consecutiveFailures : 0;
+  }
+
   /** Epoch milliseconds of the next probe while open, else undefined. */
   get openUntil(): number | undefined {
     return this.inner.state === 'open' ? this.inner.until : undefined;
@@ -121,6 +129,7 @@ export class CircuitBreaker {
       return;
     }
     if (inner.state !== 'closed') return;
+    this.lastFailedCall = callId;
     if (++inner.consecutiveFailures >= this.options.breakerConsecutiveFailures) {
       this.open(now, 'consecutive_failures', callId);
     }
