@@ -1,3 +1,4 @@
+import { percentile } from './metrics.js';
 import type { LoadPhase, Sequence } from './scenarios.js';
 import type { CallTrace } from './simulate.js';
 
@@ -17,6 +18,9 @@ export interface PhaseGoodput {
   readonly successRate: number;
   /** Successful calls per second of the phase, per run (seeds averaged). */
   readonly goodput: number;
+  /** Call latency (start to answer) of the calls that arrived in the phase. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
 }
 
 /** After the spike, calls may still be retrying spike calls for one deadline: the phase in between. */
@@ -41,11 +45,14 @@ export function goodputByPhase(
   return phases.map((phase) => {
     let n = 0;
     let ok = 0;
+    const durations: number[] = [];
     for (const c of calls) {
       if (c.start < phase.from || c.start >= phase.to) continue;
       n++;
       if (c.ok) ok++;
+      durations.push(c.end - c.start);
     }
+    durations.sort((a, b) => a - b);
     const seconds = (phase.to - phase.from) / 1000;
     return {
       phase: phase.key,
@@ -53,6 +60,8 @@ export function goodputByPhase(
       succeeded: ok,
       successRate: n ? ok / n : Number.NaN,
       goodput: seconds > 0 && runs > 0 ? ok / runs / seconds : Number.NaN,
+      p50Ms: percentile(durations, 50),
+      p99Ms: percentile(durations, 99),
     };
   });
 }
@@ -75,13 +84,20 @@ export function goodputSeries(
   return buckets.map((n) => n / runs / (bucketMs / 1000));
 }
 
+/** How far latency may stay above its level before the spike and still count as recovered. */
+export const RECOVERED_LATENCY_FACTOR = 2;
+
 /**
- * Whether the run came back after the spike: the success rate of the calls that arrived after it (one deadline
- * after its end, to the last deadline of the run) is at least `share` of the rate before it.
+ * Whether the run came back after the spike, over the calls that arrived after it (one deadline after its end, to
+ * the last deadline of the run): their success rate is at least `share` of the rate before the spike, and their
+ * median latency at most RECOVERED_LATENCY_FACTOR × the median before it (a standing queue that keeps every call
+ * waiting seconds is not a recovery, even when the calls end up succeeding).
  */
 export function recovered(byPhase: readonly PhaseGoodput[], share = 0.95): boolean {
   const before = byPhase.find((p) => p.phase === 'before');
   const after = byPhase.find((p) => p.phase === 'after');
   if (!before || !after || !(before.successRate > 0)) return false;
-  return after.successRate >= share * before.successRate;
+  return (
+    after.successRate >= share * before.successRate && after.p50Ms <= RECOVERED_LATENCY_FACTOR * before.p50Ms
+  );
 }

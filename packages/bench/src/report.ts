@@ -1,6 +1,7 @@
 import { classifyError, defaults } from '@mcp-resilience/middleware';
 import { barChart, COLORS, groupedBarChart, lineChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
+import { RECOVERED_LATENCY_FACTOR } from './goodput.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
@@ -258,7 +259,7 @@ function phasesTable(
     return [
       [
         name,
-        ...c.phases.map((ph) => `${pct(ph.successRate)} · ${ph.goodput.toFixed(1)}/s`),
+        ...c.phases.map((ph) => `${pct(ph.successRate)} · ${ph.goodput.toFixed(1)}/s · ${dur(ph.p50Ms)}`),
         int(c.metrics.requestsOverloaded),
         int(c.metrics.requests),
       ],
@@ -522,7 +523,7 @@ function qualitySection(r: Results): string {
     out.push(scenarioTable(s.key, policies, cells));
     if (cells.some((c) => c.scenario === s.key && c.phases)) {
       out.push(
-        `\nBy arrival time: the share of calls that succeeded, and successful calls per second (goodput, per seed). A policy that **collapsed** stays low after the spike although the load is back to what the server handled before it; "recovered" means at least ${pct(TARGETS.recoveredShare, 0)} of its success rate before the spike, from one deadline after the spike's end to one deadline before the run's end.\n`,
+        `\nBy arrival time: the share of calls that succeeded, successful calls per second (goodput, per seed) and the median call latency. A policy that **collapsed** stays low after the spike although the load is back to what the server handled before it; "recovered" means, for the calls arriving from one deadline after the spike's end to one deadline before the run's end, at least ${pct(TARGETS.recoveredShare, 0)} of the success rate before the spike and a median latency at most ${RECOVERED_LATENCY_FACTOR}× the median before it (a standing queue that keeps every call waiting is not a recovery).\n`,
       );
       out.push(phasesTable(s, policies, cells));
       out.push(`\n![Goodput over time: ${s.name}](benchmarks/${s.key}-goodput.svg)\n`);

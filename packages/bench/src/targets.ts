@@ -1,4 +1,4 @@
-import { recovered } from './goodput.js';
+import { RECOVERED_LATENCY_FACTOR, recovered } from './goodput.js';
 import type { OverheadResult } from './overhead.js';
 import type { QualityCell } from './quality.js';
 
@@ -265,14 +265,18 @@ export function checkTargets(
       const status: Status = more && back ? 'met' : 'missed';
       const a = after(c);
       const b = before(c);
+      const state = (x: QualityCell) => {
+        const p = after(x);
+        return `${pct(p?.successRate ?? Number.NaN)} succeed, median ${seconds(p?.p50Ms ?? Number.NaN)}`;
+      };
       results.push({
         scenario,
         scenarioName: nameOf(scenario),
         status,
-        value: `${c.metrics.succeeded} vs naive ${n.metrics.succeeded} successful calls (${goodput(c) >= goodput(n) ? '≥' : '<'}); after the spike ${pct(a?.successRate ?? Number.NaN)} of calls succeed vs ${pct(b?.successRate ?? Number.NaN)} before (${back ? 'recovered' : 'collapsed'}); naive ${pct(after(n)?.successRate ?? Number.NaN)} (${naiveBack ? 'recovered' : 'collapsed'})`,
+        value: `${c.metrics.succeeded} vs naive ${n.metrics.succeeded} successful calls (${goodput(c) >= goodput(n) ? '≥' : '<'}); after the spike ${state(c)} (before: ${pct(b?.successRate ?? Number.NaN)}, median ${seconds(b?.p50Ms ?? Number.NaN)}): ${back ? 'recovered' : 'not recovered'}; naive ${state(n)} (${naiveBack ? 'recovered' : 'collapsed'})`,
         ...(status === 'missed'
           ? {
-              why: `${more ? '' : 'fewer successful calls than the naive loop; '}${back ? '' : `no recovery: ${pct(a?.successRate ?? Number.NaN)} after vs ${pct(b?.successRate ?? Number.NaN)} before; `}requests rejected by the overloaded server: ${c.metrics.requestsOverloaded} (naive ${n.metrics.requestsOverloaded}); failed calls by reason: ${failureReasons(c)}.`,
+              why: `${more ? '' : 'fewer successful calls than the naive loop; '}${back ? '' : `not recovered: after the spike ${state(c)}, against ${pct(b?.successRate ?? Number.NaN)} and a median of ${seconds(b?.p50Ms ?? Number.NaN)} before it${(a?.p50Ms ?? 0) > RECOVERED_LATENCY_FACTOR * (b?.p50Ms ?? 0) ? ' (a standing queue: calls still wait long after the load is back to what the server handled)' : ''}; `}requests rejected by the overloaded server: ${c.metrics.requestsOverloaded} (naive ${n.metrics.requestsOverloaded}); failed calls by reason: ${failureReasons(c)}.`,
             }
           : {}),
       });
@@ -280,7 +284,7 @@ export function checkTargets(
     if (results.length) {
       push(
         'overload',
-        `Overload: goodput ≥ the naive loop's, and no collapse after the spike (success after it ≥ ${pct(TARGETS.recoveredShare, 0)} of the rate before it)`,
+        `Overload: goodput ≥ the naive loop's, and no collapse after the spike (after it, success ≥ ${pct(TARGETS.recoveredShare, 0)} of the rate before it and median latency ≤ ${RECOVERED_LATENCY_FACTOR}× the median before it)`,
         results,
       );
     }

@@ -133,29 +133,35 @@ describe('checkTargets', () => {
   });
 
   it('overload: more successful calls than naive and a recovery after the spike', () => {
-    const phase = (p: PhaseGoodput['phase'], successRate: number): PhaseGoodput => ({
+    const phase = (p: PhaseGoodput['phase'], successRate: number, p50Ms = 200): PhaseGoodput => ({
       phase: p,
       calls: 100,
       succeeded: 100 * successRate,
       successRate,
       goodput: successRate * 10,
+      p50Ms,
+      p99Ms: 2 * p50Ms,
     });
     const scenarioList = [...scenarios, { key: 'overload', name: 'overload spike' }];
-    const make = (mcpAfter: number, mcpSucceeded: number) => [
+    const make = (mcpAfter: number, mcpSucceeded: number, mcpAfterP50 = 200) => [
       ...cells({}),
       cell('overload', 'naive', { succeeded: 300 }, [phase('before', 0.92), phase('after', 0.1)]),
       cell('overload', 'oracle', { succeeded: 920 }),
       cell('overload', 'mcp-resilience', { succeeded: mcpSucceeded, ...{ retries: 0 } }, [
         phase('before', 0.92),
-        phase('after', mcpAfter),
+        phase('after', mcpAfter, mcpAfterP50),
       ]),
     ];
     const met = find(checkTargets(make(0.9, 800), scenarioList), 'overload');
     expect(met.status).toBe('met');
-    expect(met.results[0]!.value).toMatch(/recovered.*naive 10\.0% \(collapsed\)/);
+    expect(met.results[0]!.value).toMatch(/: recovered; naive 10\.0% succeed.*\(collapsed\)/);
     const collapsed = find(checkTargets(make(0.5, 800), scenarioList), 'overload');
     expect(collapsed.status).toBe('missed');
-    expect(collapsed.results[0]!.why).toMatch(/no recovery/);
+    expect(collapsed.results[0]!.why).toMatch(/not recovered: after the spike 50.0% succeed/);
+    const queued = find(checkTargets(make(0.92, 800, 401), scenarioList), 'overload');
+    expect(queued.status).toBe('missed');
+    expect(queued.results[0]!.why).toMatch(/standing queue/);
+    expect(find(checkTargets(make(0.92, 800, 400), scenarioList), 'overload').status).toBe('met');
     expect(find(checkTargets(make(0.9, 299), scenarioList), 'overload').results[0]!.why).toMatch(
       /fewer successful calls than the naive loop/,
     );
