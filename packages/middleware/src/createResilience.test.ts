@@ -206,6 +206,32 @@ describe('createResilience', () => {
     expect(recorder.ofType('failure_classified').at(-1)?.decision).toBe('budget_exhausted');
   });
 
+  it('retries a brownout whose retries succeed without limit, and stops a storm whose retries fail at the budget', async () => {
+    const r = create({
+      budgetRatio: 0.2,
+      budgetMinRetriesPerSecond: 0.5,
+      breakerConsecutiveFailures: 1_000,
+      breakerMinimumCalls: 1_000,
+      maxAttempts: 2,
+    });
+    for (let i = 0; i < 40; i++) {
+      const fn = script(clock, httpError(503)); // the first attempt fails, the retry gets through
+      expect(await settle(clock, r.execute(fn, { endpoint: 'brownout' }))).toBe('ok');
+    }
+    expect(recorder.ofType('budget_refused')).toEqual([]);
+
+    const storm = script(clock);
+    const failing = async () => {
+      storm.calls.push(clock.now());
+      throw httpError(503);
+    };
+    for (let i = 0; i < 40; i++) await settle(clock, r.execute(failing, { endpoint: 'storm' }));
+    // every retry failing: retries + 1 <= 5 (the floor) + 0.2 × calls, so 13 of 40 calls get one (4 s, one window)
+    expect(clock.now()).toBeLessThan(10_000);
+    expect(storm.calls.length - 40).toBe(13);
+    expect(recorder.ofType('budget_refused')).toHaveLength(27);
+  });
+
   it('fail-fast: opens the breaker, rejects fast with circuit_open, and closes after a successful probe', async () => {
     const r = create({
       maxAttempts: 1,

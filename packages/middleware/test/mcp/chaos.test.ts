@@ -314,6 +314,31 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
 });
 
 describe('chaos server over Streamable HTTP', () => {
+  it('holds a call at the open breaker, sending nothing, and sends it once a probe finds the server back', async () => {
+    const { mcp, recorder, chaos } = await setup(
+      'http',
+      { faults: [{ kind: 'hang', tool: 'get_weather' }] },
+      { breakerConsecutiveFailures: 2, maxAttempts: 1 },
+    );
+    await mcp.listTools();
+    const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
+    for (let i = 0; i < 2; i++) await rejection(mcp.callTool(weather, undefined, { timeout: 100 }));
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
+
+    const logged = chaos.log().length;
+    const start = Date.now();
+    const waiting = mcp.callTool(weather, undefined, { timeout: 5_000 });
+    await sleep(150);
+    expect(chaos.log().length).toBe(logged); // nothing sent while the breaker is open
+    chaos.http?.setPlan({ faults: [] });
+    const result = await waiting;
+    expect(result.isError).toBeFalsy();
+    expect(Date.now() - start).toBeGreaterThanOrEqual(250); // it waited for the probe (300 ms after opening)
+    expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(['released']);
+    expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
+    expect(chaos.log().length).toBe(logged + 1); // the call itself was the probe
+  });
+
   it('waits at least the Retry-After of a 429, then succeeds; fails at once when it passes the deadline', async () => {
     const plan: FaultPlan = {
       faults: [
