@@ -93,7 +93,7 @@ export const oracle: Policy = {
   key: 'oracle',
   name: 'oracle (the limit)',
   description:
-    'knows the recorded sequence: retries only failures that a later attempt will overcome, exactly when the endpoint has recovered; fails at once otherwise',
+    "knows the recorded sequence: retries only failures that a later attempt will overcome, exactly when the endpoint has recovered; fails at once otherwise. On a server of finite capacity (overload) it also reads the server's load and sends only what the server will admit (a perfect admission controller)",
   create(): PolicyInstance {
     return {
       async execute(send, { signal, deadline, call, sequence, server }) {
