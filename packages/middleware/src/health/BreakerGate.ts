@@ -14,7 +14,13 @@ export interface BreakerGateOptions {
 /** What the gate says about an attempt. Plain data. */
 export type GateVerdict =
   /** Go: as a normal attempt, a half-open probe, or one of the calls released in the ramp after recovery. */
-  | { readonly kind: 'admitted'; readonly probe: boolean; readonly ramp: boolean }
+  | {
+      readonly kind: 'admitted';
+      readonly probe: boolean;
+      readonly ramp: boolean;
+      /** For a call released by the ramp: the window cuts made before its release. */
+      readonly cuts?: number;
+    }
   /** The breaker cannot give a verdict before the call's limit: fail now (`retryAfterMs`: until the next probe). */
   | { readonly kind: 'circuit_open'; readonly retryAfterMs: number }
   /** The wait queue is full. */
@@ -36,7 +42,6 @@ interface Waiter {
 }
 
 const GO: GateVerdict = { kind: 'admitted', probe: false, ramp: false };
-const GO_RAMP: GateVerdict = { kind: 'admitted', probe: false, ramp: true };
 const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
 
 /**
@@ -45,8 +50,8 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  * once with `circuit_open`. When the breaker half-opens, the oldest waiters not yet sent are the probes (a call
  * that already failed keeps its attempts for after the recovery); when a probe
  * succeeds, the waiters are released in a ramp rather than all at once onto a recovering server: the window of
- * released calls in flight starts at twice the probes, grows by one per success (it doubles per round trip) and
- * halves per failure (AIMD); while it runs, new calls queue behind the backlog, and a failure of a released
+ * released calls in flight starts at twice the probes, grows by one per success (it doubles per round trip) until
+ * a released call fails, then by one per round trip, and halves per failure, once per round trip (AIMD); while it runs, new calls queue behind the backlog, and a failure of a released
  * call halves the window instead of counting towards re-opening the breaker (unless the window is at 1): the
  * ramp finds what a recovering (or overloaded) server can take, instead of a second storm. Bounded: beyond
  * `breakerMaxWaiting` a call is shed at once. The caller's signal ends a wait at once.
@@ -58,6 +63,8 @@ export class BreakerGate {
   /** Released calls in flight allowed while a ramp runs; infinite when none runs. */
   private rampWindow = Number.POSITIVE_INFINITY;
   private rampInFlight = 0;
+  /** Times the ramp's window was halved. */
+  private rampCuts = 0;
   /** The window doubles per round trip until the first failure, then grows by one per round trip. */
   private rampSlowStart = true;
   /** A released call failed in the last ramp (a server that recovers slowly, or is overloaded): the next ramp starts gently. */
@@ -141,15 +148,18 @@ export class BreakerGate {
 
   /**
    * An admitted attempt ended: frees its ramp slot or its probe slot, and releases whom that lets through. The
-   * ramp's window grows by one per success and halves per unhealthy failure (AIMD), so that a server that
-   * recovered with less capacity than before (an overload) gets what it can serve, not a second storm.
+   * ramp's window grows per success and halves per unhealthy failure, once per round trip (AIMD), so that a
+   * server that recovered with less capacity than before (an overload) gets what it can serve, not a second
+   * storm.
    */
   onAttemptEnd(verdict: GateVerdict, result: 'success' | 'failure' | 'neutral'): void {
     if (verdict.kind !== 'admitted') return;
     if (verdict.ramp) {
       this.rampInFlight = Math.max(0, this.rampInFlight - 1);
       if (result === 'success') this.rampWindow += this.rampSlowStart ? 1 : 1 / this.rampWindow;
-      else if (result === 'failure') {
+      else if (result === 'failure' && (verdict.cuts ?? 0) >= this.rampCuts) {
+        // one cut per round trip: calls released before the last cut were sent into the old window
+        this.rampCuts++;
         this.rampWindow = Math.max(1, this.rampWindow / 2);
         this.rampSlowStart = false;
         this.rampFailed = true;
@@ -196,7 +206,7 @@ export class BreakerGate {
       if (this.breaker.state === 'closed') {
         if (this.rampInFlight >= this.rampWindow) return;
         this.rampInFlight++;
-        this.queue.shift()!.settle(GO_RAMP);
+        this.queue.shift()!.settle({ kind: 'admitted', probe: false, ramp: true, cuts: this.rampCuts });
         continue;
       }
       const admission = this.breaker.admit(now);
