@@ -1,7 +1,7 @@
 import { classifyError, defaults } from '@mcp-resilience/middleware';
 import { barChart, COLORS, groupedBarChart, lineChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
-import { RECOVERED_LATENCY_FACTOR } from './goodput.js';
+import { RECOVERED_LATENCY_FACTOR, recovered } from './goodput.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
@@ -587,13 +587,13 @@ function whySection(r: Results): string {
     const c = mcp(sc.key);
     const f = failFast ? cellOf(whatIf.cells, sc.key, failFast.key) : undefined;
     if (!c?.phases || !f?.phases) continue;
-    const after = (x: QualityCell) => x.phases?.find((p) => p.phase === 'after')?.successRate ?? Number.NaN;
-    const before = (x: QualityCell) => x.phases?.find((p) => p.phase === 'before')?.successRate ?? Number.NaN;
-    if (after(c) < TARGETS.recoveredShare * before(c) && after(f) >= TARGETS.recoveredShare * before(f)) {
-      bullets.push(
-        `**${sc.name}: waiting at the breaker keeps the overload going; failing fast does not.** With the defaults ${pct(after(c))} of the calls that arrive after the spike succeed (${pct(before(c))} before it); with \`breakerWait: false\` (what-if below) ${pct(after(f))}, and the server rejects ${int(f.metrics.requestsOverloaded)} requests instead of ${int(c.metrics.requestsOverloaded)}. The breaker opened ${int(c.extra.breakerOpens ?? 0)} times: once a probe succeeds, the calls that waited are released in a slow-start ramp whose window of calls in flight grows by one per success, i.e. doubles every round trip (about 0.2 s here), so within a second the released calls exceed the server's capacity; the excess is rejected (and each rejection still costs the server work), the breaker reopens, and the queue fills again. How mcp-resilience's calls ended: ${failureReasons(c)}.`,
-      );
-    }
+    const phase = (x: QualityCell, key: 'before' | 'after') => x.phases?.find((p) => p.phase === key);
+    if (recovered(c.phases, TARGETS.recoveredShare) || !recovered(f.phases, TARGETS.recoveredShare)) continue;
+    const [cb, ca, fa] = [phase(c, 'before'), phase(c, 'after'), phase(f, 'after')];
+    const queued = (ca?.p50Ms ?? 0) > RECOVERED_LATENCY_FACTOR * (cb?.p50Ms ?? 0);
+    bullets.push(
+      `**${sc.name}: ${queued ? 'the calls queued at the breaker during the spike take long to drain' : 'waiting at the breaker keeps the overload going'}; failing fast does not.** Calls arriving after the spike: ${pct(ca?.successRate ?? Number.NaN)} succeed with a median latency of ${dur(ca?.p50Ms ?? null)} (before the spike ${pct(cb?.successRate ?? Number.NaN)}, ${dur(cb?.p50Ms ?? null)}); with \`breakerWait: false\` (what-if below) ${pct(fa?.successRate ?? Number.NaN)}, ${dur(fa?.p50Ms ?? null)}. ${queued ? 'Success recovers but latency does not: the backlog that built up while the breaker was open is released at a pace only a little above the arrival rate, so every new call waits behind it for a long time after the load is back to what the server handled before.' : ''} The breaker opened ${int(c.extra.breakerOpens ?? 0)} times and the server rejected ${int(c.metrics.requestsOverloaded)} requests (fail-fast: ${int(f.metrics.requestsOverloaded)}). How mcp-resilience's calls ended: ${failureReasons(c)}.`,
+    );
   }
   for (const sc of scenarios) {
     const c = mcp(sc.key);
