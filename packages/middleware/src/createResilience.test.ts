@@ -433,9 +433,21 @@ describe('createResilience', () => {
       "option 'backoffMaxMs' must be >= backoffBaseMs (500), got 100",
     ],
     [{ retries: 3 }, "unknown option 'retries'"],
+    [{ breakerWait: 'yes' }, "option 'breakerWait' must be a boolean, got 'yes'"],
+    [{ breakerMaxWaiting: 0 }, "option 'breakerMaxWaiting' must be an integer >= 1, got 0"],
+    [{ breakerWaitLimitMs: -1 }, "option 'breakerWaitLimitMs' must be a number >= 0, got -1"],
+    [
+      { breakerBreakMs: 1_000, breakerMaxBreakMs: 500 },
+      "option 'breakerMaxBreakMs' must be >= breakerBreakMs (1000), got 500",
+    ],
     [{ clock: {} }, "option 'clock' must be an object with now(), sleep(), random(), got {}"],
   ])('rejects bad options with a message naming the option: %j', (options, message) => {
     expect(() => createResilience(options as ResilienceOptions)).toThrow(message);
+  });
+
+  it('raises the probe cap with a first break above it when the cap is not given', () => {
+    expect(createResilience({ breakerBreakMs: 10_000 }).options.breakerMaxBreakMs).toBe(10_000);
+    expect(createResilience({ breakerBreakMs: 1_000 }).options.breakerMaxBreakMs).toBe(2_000);
   });
 
   it('rejects bad call options with a message naming the option', async () => {

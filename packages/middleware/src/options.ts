@@ -149,7 +149,7 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   breakerProbeTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
   breakerWait: boolean,
   breakerWaitLimitMs: number(0),
-  breakerMaxWaiting: integer(0),
+  breakerMaxWaiting: integer(1),
   maxEndpoints: integer(1),
   rules,
   clock: hasMethods('now', 'sleep', 'random'),

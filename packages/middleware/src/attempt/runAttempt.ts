@@ -1,4 +1,4 @@
-import type { AttemptContext } from '../call/CallOptions.js';
+import type { AttemptContext } from './AttemptContext.js';
 import type { DeadlineWatch, Watched } from './DeadlineWatch.js';
 import type { Outcome } from './Outcome.js';
 

@@ -148,7 +148,7 @@ export class Call<T> {
   /** The attempt failed: classify it, let the endpoint's health learn it, decide what next, record both. */
   private failed(outcome: Outcome<T> & { ok: false }, verdict: Admitted, attemptStart: number, now: number) {
     const { breaker, history, gate, budget } = this.endpoint;
-    const { o, emit } = { o: this.p.options, emit: this.p.emit };
+    const { options: o, emit } = this.p;
     const { attempt } = this;
     this.lastError = outcome.error;
     const c = this.classify(outcome.error, now);

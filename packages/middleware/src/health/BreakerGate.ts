@@ -118,7 +118,13 @@ export class BreakerGate {
     signal?: AbortSignal,
     retryOf?: number,
   ): GateVerdict | Promise<GateVerdict> {
-    if (retryOf !== undefined && this.options.breakerWait && this.suspect(retryOf) && limitAt > now) {
+    const hold =
+      retryOf !== undefined &&
+      this.options.breakerWait &&
+      limitAt > now &&
+      this.waiting < this.options.breakerMaxWaiting &&
+      this.suspect(retryOf);
+    if (hold) {
       return this.wait(limitAt, false, signal, Math.min(limitAt, now + this.options.breakerMaxBreakMs));
     }
     let retryAfterMs = 0;
@@ -133,9 +139,7 @@ export class BreakerGate {
       return { kind: 'circuit_open', retryAfterMs: openUntil - now };
     }
     if (limitAt <= now) return { kind: 'circuit_open', retryAfterMs };
-    if (this.queue.length >= this.options.breakerMaxWaiting) {
-      return { kind: 'shed', waiting: this.queue.length };
-    }
+    if (this.waiting >= this.options.breakerMaxWaiting) return { kind: 'shed', waiting: this.waiting };
     const waiting = this.wait(limitAt, retryOf === undefined, signal);
     this.release();
     return waiting;
