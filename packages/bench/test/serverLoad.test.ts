@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { goodputByPhase, recovered, spikePhases } from '../src/goodput.js';
 import { computeMetrics } from '../src/metrics.js';
 import { oracle } from '../src/oracle.js';
-import type { RecordedCall, Sequence } from '../src/scenarios.js';
+import { naive } from '../src/policies.js';
+import { type RecordedCall, recordSequence, SCENARIOS, type Sequence } from '../src/scenarios.js';
 import { createServerLoad, LOAD_WINDOW_MS } from '../src/serverLoad.js';
 import { type Policy, simulate } from '../src/simulate.js';
 
@@ -132,5 +134,20 @@ describe('overload on a finite server', () => {
       const m = computeMetrics((await simulate(sequence, policy)).calls);
       expect(best.succeeded).toBeGreaterThanOrEqual(m.succeeded);
     }
+  });
+});
+
+describe('the overload scenario as calibrated', () => {
+  it('drives the naive loop into a collapse that outlives the spike; the oracle rides it out', async () => {
+    const spec = SCENARIOS.find((s) => s.key === 'overload')!;
+    const sequence = recordSequence(spec, 1);
+    const phases = spikePhases(spec.load![0]!, spec.durationMs, spec.deadlineMs);
+    const naiveRun = goodputByPhase((await simulate(sequence, naive)).calls, phases, 1);
+    const oracleRun = goodputByPhase((await simulate(sequence, oracle)).calls, phases, 1);
+    expect(naiveRun[0]!.successRate).toBeGreaterThan(0.9);
+    expect(naiveRun[3]!.successRate).toBeLessThan(0.1);
+    expect(recovered(naiveRun)).toBe(false);
+    expect(recovered(oracleRun)).toBe(true);
+    expect(oracleRun[1]!.successRate).toBeGreaterThan(0.9);
   });
 });
