@@ -725,7 +725,7 @@ function overheadSection(r: Results): string {
     get('cockatiel-timeout')
       ? `**The deadline against the reference, same run**: mcp-resilience with \`timeoutMs\` adds ${us(get('mcp-deadline').addedNs)} per call; cockatiel's timeout (30 s, aggressive) + retry + breaker adds ${us(get('cockatiel-timeout').addedNs)}: a ratio of **${(get('mcp-deadline').addedNs / get('cockatiel-timeout').addedNs).toFixed(2)}×** (target: ≤ ${TARGETS.deadlineOverheadNs / 1000} µs, i.e. ≤ ${(TARGETS.deadlineOverheadNs / get('cockatiel-timeout').addedNs).toFixed(2)}× the reference on this run).\n`
       : '',
-    `With a caller \`signal\` or \`timeoutMs\`, each attempt gets an abortable signal of its own (\`AbortController\`s created and aborted per attempt), and \`timeoutMs\` also arms a deadline timer per call: ${us(get('mcp-signal').nsPerCall - mcp.nsPerCall)} and ${us(get('mcp-deadline').nsPerCall - mcp.nsPerCall)} per call here${get('mcp-signal').nsPerCall - mcp.nsPerCall > mcp.addedNs ? ', more than the rest of the success path' : ''}.\n`,
+    `A caller \`signal\` adds ${us(get('mcp-signal').nsPerCall - mcp.nsPerCall)} per call and \`timeoutMs\` ${us(get('mcp-deadline').nsPerCall - mcp.nsPerCall)} to mcp-resilience's success path here (the rest of the path costs ${us(mcp.addedNs)}): what it takes to make the attempt abortable by the caller and to watch the deadline.\n`,
     '![Success-path cost per call](benchmarks/overhead.svg)\n',
     '### Memory per tracked endpoint\n',
     `Each endpoint key gets one successful and one failed call (a 503, one attempt), so that its breaker window, retry budget and history all hold data. Heap after two full GCs (\`node --expose-gc\`).\n`,
