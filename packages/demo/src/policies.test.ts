@@ -1,4 +1,9 @@
-import { createFakeClock, createMemoryRecorder, createResilience } from '@mcp-resilience/middleware';
+import {
+  createFakeClock,
+  createMemoryRecorder,
+  createResilience,
+  defaults,
+} from '@mcp-resilience/middleware';
 import { describe, expect, it } from 'vitest';
 import { naiveOptions, resilientOptions } from './policies.js';
 
@@ -34,6 +39,6 @@ describe('the demo groups', () => {
 
   it('both retry a transient failure; the resilient group within its defaults', async () => {
     expect(await attempts('naive', unavailable)).toBe(6);
-    expect(await attempts('resilient', unavailable)).toBe(3);
+    expect(await attempts('resilient', unavailable)).toBe(defaults.maxAttempts);
   });
 });

@@ -1,4 +1,4 @@
-import { classifyError, type FunctionRule } from '@mcp-resilience/middleware';
+import { classifyError, defaults, type FunctionRule } from '@mcp-resilience/middleware';
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
 
 /** The resilient group: the library's defaults, with its time constants compressed like the story. */
@@ -6,8 +6,9 @@ export function resilientOptions(speed: number): McpResilienceOptions {
   return {
     timeoutMs: 30_000 / speed,
     backoffBaseMs: 100 / speed,
-    breakerBreakMs: 10_000 / speed,
-    breakerMaxBreakMs: 300_000 / speed,
+    breakerBreakMs: defaults.breakerBreakMs / speed,
+    breakerMaxBreakMs: defaults.breakerMaxBreakMs / speed,
+    breakerWaitLimitMs: defaults.breakerWaitLimitMs / speed,
     breakerWindowMs: 30_000 / speed,
     breakerProbeTimeoutMs: 10_000 / speed,
     budgetWindowMs: 10_000 / speed,

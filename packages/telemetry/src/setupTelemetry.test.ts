@@ -69,7 +69,7 @@ async function workload(resilience: Resilience): Promise<unknown[]> {
     attributes: { ...TOOL, [ATTR_MCP_SERVER]: 'flaky' },
   };
   for (let i = 0; i < 2; i++) {
-    // A call counts once for the breaker: two failing calls open it.
+    // Four failed attempts in a row open the breaker: the second call's second attempt.
     await settle(
       resilience.execute(async () => {
         throw httpError(503);
@@ -99,9 +99,10 @@ const createWorkloadResilience = (telemetry: Telemetry) =>
     backoffBaseMs: 1,
     adaptiveBackoff: false,
     maxAttempts: 2,
-    breakerConsecutiveFailures: 2,
+    breakerConsecutiveFailures: 4,
     breakerBreakMs: 40,
     breakerJitter: 0,
+    breakerWait: false, // the workload shows a call rejected by an open breaker
   });
 
 const silentLogger = () => ({
