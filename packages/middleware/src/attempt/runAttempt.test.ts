@@ -68,25 +68,30 @@ describe('runAttempt', () => {
     expect(clock.pending).toBe(0);
   });
 
-  it("ends at once when the caller's signal aborts, and removes its listener", async () => {
+  it("ends at once when the caller's signal aborts; one listener per signal, however many attempts", async () => {
     const clock = createFakeClock(0);
+    const watch = new DeadlineWatch(clock);
     const controller = new AbortController();
-    let removed = 0;
-    const remove = controller.signal.removeEventListener.bind(controller.signal);
-    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
-      removed++;
-      return remove(...args);
-    }) as typeof remove;
-    const outcome = runAttempt(
-      () => new Promise(() => {}),
-      1,
-      {},
-      controller.signal,
-      undefined,
-      new DeadlineWatch(clock),
+    let added = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added++;
+      return add(...args);
+    }) as typeof add;
+    for (let i = 0; i < 100; i++) {
+      expect(await runAttempt(() => i, 1, {}, controller.signal, undefined, watch)).toEqual({
+        ok: true,
+        value: i,
+      });
+    }
+    const hanging = [1, 2].map(() =>
+      runAttempt(() => new Promise(() => {}), 1, {}, controller.signal, undefined, watch),
     );
     controller.abort(new Error('stop'));
-    expect(await outcome).toEqual({ ok: false, error: new Error('stop') });
-    expect(removed).toBe(1);
+    expect(await Promise.all(hanging)).toEqual([
+      { ok: false, error: new Error('stop') },
+      { ok: false, error: new Error('stop') },
+    ]);
+    expect(added).toBe(1);
   });
 });

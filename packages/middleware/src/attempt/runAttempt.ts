@@ -1,6 +1,7 @@
 import type { AttemptContext } from './AttemptContext.js';
 import type { DeadlineWatch, Watched } from './DeadlineWatch.js';
 import type { Outcome } from './Outcome.js';
+import { offAbort, onAbort } from './onAbort.js';
 
 /** When an attempt's time is up (epoch milliseconds), and the reason its signal aborts with then. */
 export interface TimeLimit {
@@ -33,7 +34,7 @@ export function runAttempt<T>(
       if (done) return;
       done = true;
       if (watched) watch.unwatch(watched);
-      callSignal?.removeEventListener('abort', onAbort);
+      if (callSignal) offAbort(callSignal, abort);
       resolve(outcome);
     };
     const interrupt = (reason: unknown) => {
@@ -41,12 +42,12 @@ export function runAttempt<T>(
       context.abort(reason);
       finish(failed(reason));
     };
-    const onAbort = () => interrupt(callSignal?.reason);
+    const abort = () => interrupt(callSignal?.reason);
     if (limit !== undefined) {
       watched = { at: limit.at, expire: () => interrupt(limit.reason()) };
       watch.watch(watched);
     }
-    callSignal?.addEventListener('abort', onAbort, { once: true });
+    if (callSignal) onAbort(callSignal, abort);
     settleOf(fn, context).then(finish);
   });
 }

@@ -21,7 +21,7 @@ export type GateVerdict =
       /** For a call released by the ramp: the window cuts made before its release. */
       readonly cuts?: number;
     }
-  /** The breaker cannot give a verdict before the call's limit: fail now (`retryAfterMs`: until the next probe). */
+  /** No verdict can come before the call's limit: fail now (`retryAfterMs`: until the next probe). */
   | { readonly kind: 'circuit_open'; readonly retryAfterMs: number }
   /** The wait queue is full. */
   | { readonly kind: 'shed'; readonly waiting: number }
@@ -32,7 +32,7 @@ export type GateVerdict =
 
 interface Waiter {
   readonly limitAt: number;
-  /** Not sent yet (its call's first attempt): preferred as a probe, so that calls already failed keep their attempts. */
+  /** Not sent yet (its first attempt): preferred as a probe, so that failed calls keep their attempts. */
   readonly fresh: boolean;
   /** Held (a retry while the endpoint looks down) until this time at most, then it goes anyway. */
   holdUntil: number | undefined;
@@ -48,17 +48,18 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  * The breaker as a gate with a queue, not a wall. A call that meets an open (or full half-open) breaker waits,
  * sending nothing, when its limit (deadline, or wait limit) reaches past the next probe; otherwise it fails at
  * once with `circuit_open`. When the breaker half-opens, the oldest waiters not yet sent are the probes (a call
- * that already failed keeps its attempts for after the recovery); when a probe
- * succeeds, the waiters are released in a ramp rather than all at once onto a recovering server: the window of
- * released calls in flight starts at twice the probes, grows by one per success (it doubles per round trip) until
- * a released call fails, then by one per round trip, and halves per failure, once per round trip (AIMD); while it runs, new calls queue behind the backlog, and a failure of a released
- * call halves the window instead of counting towards re-opening the breaker (unless the window is at 1): the
- * ramp finds what a recovering (or overloaded) server can take, instead of a second storm. Bounded: beyond
- * `breakerMaxWaiting` a call is shed at once. The caller's signal ends a wait at once.
+ * that already failed keeps its attempts for after the recovery). When a probe succeeds, the waiters are
+ * released in a ramp rather than all at once onto a recovering server: the window of released calls in flight
+ * starts at twice the probes and grows by one per success (it doubles per round trip) until a released call
+ * fails; then it halves, once per round trip, and grows by one per round trip (AIMD). While the ramp runs, new
+ * calls queue behind the backlog, and a released call's failure shrinks the window instead of counting towards
+ * re-opening the breaker (unless the window is at 1): the ramp finds what a recovering (or overloaded) server
+ * can take, instead of a second storm. Bounded: beyond `breakerMaxWaiting` a call is shed at once. The
+ * caller's signal ends a wait at once, its listener removed.
  */
 export class BreakerGate {
   private readonly queue: Waiter[] = [];
-  /** Retries held while the endpoint looks down, until a success elsewhere, the breaker opening, or `holdUntil`. */
+  /** Retries held while the endpoint looks down: until a success elsewhere, the breaker opening, `holdUntil`. */
   private readonly held: Waiter[] = [];
   /** Released calls in flight allowed while a ramp runs; infinite when none runs. */
   private rampWindow = Number.POSITIVE_INFINITY;
@@ -67,7 +68,7 @@ export class BreakerGate {
   private rampCuts = 0;
   /** The window doubles per round trip until the first failure, then grows by one per round trip. */
   private rampSlowStart = true;
-  /** A released call failed in the last ramp (a server that recovers slowly, or is overloaded): the next ramp starts gently. */
+  /** A released call failed in the last ramp (a slow recovery, an overload): the next ramp starts gently. */
   private rampFailed = false;
 
   constructor(
@@ -172,7 +173,7 @@ export class BreakerGate {
     this.release();
   }
 
-  /** The breaker changed state: release probes, start a ramp, or fail the waiters the next probe comes too late for. */
+  /** The breaker changed state: release probes, start a ramp, or fail the waiters the next probe is too late for. */
   onTransition(transition: Transition): void {
     if (transition.to === 'closed') {
       this.rampWindow = 2 * this.options.breakerHalfOpenProbes;
