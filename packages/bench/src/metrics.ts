@@ -19,6 +19,8 @@ export interface Metrics {
   readonly wastedTimeMs: number;
   /** Requests sent while the endpoint was down. */
   readonly requestsWhileDown: number;
+  /** ...of which first requests of their call (sent before the call had seen any failure). */
+  readonly firstRequestsWhileDown: number;
   /** Requests that got a 429 (sent while the endpoint was rate limiting). */
   readonly requestsRateLimited: number;
   /** Requests a server beyond its capacity rejected (the overload scenario). */
@@ -61,6 +63,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
   let successfulRetries = 0;
   let wastedTimeMs = 0;
   let requestsWhileDown = 0;
+  let firstRequestsWhileDown = 0;
   let requestsRateLimited = 0;
   let requestsOverloaded = 0;
   let failedWithoutRequest = 0;
@@ -84,6 +87,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     let previousEnd = Number.NaN;
     for (const attempt of call.attempts) {
       if (attempt.down) requestsWhileDown++;
+      if (attempt.down && attempt.k === 1) firstRequestsWhileDown++;
       if (attempt.fault === 'rate_limited_429') requestsRateLimited++;
       if (attempt.overloaded) requestsOverloaded++;
       if (attempt.k > 1) {
@@ -125,6 +129,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     retryEfficiency: retries ? successfulRetries / retries : null,
     wastedTimeMs,
     requestsWhileDown,
+    firstRequestsWhileDown,
     requestsRateLimited,
     requestsOverloaded,
     failedWithoutRequest,

@@ -170,7 +170,7 @@ export function checkTargets(
           value: `${c.metrics.requestsWhileDown} vs ${n.metrics.requestsWhileDown} (${pct(share)})`,
           ...(status === 'missed'
             ? {
-                why: `${c.diagnosis.wastedRetries.endpointStillDown} were retries that found the endpoint still down, ${c.metrics.requestsWhileDown - c.diagnosis.wastedRetries.endpointStillDown} first requests (or breaker probes) that arrived while it was down.`,
+                why: `${c.metrics.firstRequestsWhileDown} of the ${c.metrics.requestsWhileDown} were first requests of calls that arrived while the endpoint was down, sent before the breaker had opened or as its probes (the naive loop sent ${n.metrics.firstRequestsWhileDown} such first requests: a policy that sends each new call at once cannot avoid them; only holding new calls after the first failures can); ${c.metrics.requestsWhileDown - c.metrics.firstRequestsWhileDown} were retries.`,
               }
             : {}),
         },

@@ -74,8 +74,9 @@ describe('computeMetrics', () => {
     expect(m.wastedTimeMs).toBe(110 + 1_040);
   });
 
-  it('counts the requests sent while the endpoint was down', () => {
+  it('counts the requests sent while the endpoint was down, and which were first requests', () => {
     expect(m.requestsWhileDown).toBe(2);
+    expect(m.firstRequestsWhileDown).toBe(1);
   });
 
   it('computes MTTF over the calls that ended with a non-retryable error, against one attempt', () => {
