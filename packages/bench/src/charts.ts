@@ -86,6 +86,18 @@ export interface GroupedChartOptions {
   readonly width?: number;
 }
 
+/** Splits `text` into lines of at most `max` characters at spaces (a longer word keeps its own line). */
+export function wrapText(text: string, max: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + 1 + word.length <= max)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** A vertical grouped bar chart: one group per category, one bar per series, with a legend. */
 export function groupedBarChart(o: GroupedChartOptions): string {
   const width = o.width ?? 980;
@@ -94,9 +106,10 @@ export function groupedBarChart(o: GroupedChartOptions): string {
   const top = o.subtitle ? 70 : 52;
   const plotHeight = 260;
   const legendRows = Math.ceil(o.series.length / 4);
-  const height = top + plotHeight + 44 + legendRows * 20 + 12;
   const plotWidth = width - left - right;
   const groupWidth = plotWidth / o.groups.length;
+  const labelLines = Math.max(1, ...o.groups.map((g) => wrapText(g, Math.floor(groupWidth / 6.8)).length));
+  const height = top + plotHeight + 44 + (labelLines - 1) * 14 + legendRows * 20 + 12;
   const barWidth = (groupWidth * 0.84) / o.series.length;
   const [lo, hi] = o.domain;
   const y = (v: number) => top + plotHeight - ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo)) * plotHeight;
@@ -126,15 +139,115 @@ export function groupedBarChart(o: GroupedChartOptions): string {
         `<rect x="${x.toFixed(1)}" y="${yy.toFixed(1)}" width="${Math.max(1, barWidth - 2).toFixed(1)}" height="${(top + plotHeight - yy).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}, ${group}: ${o.format(v)}`)}</title></rect>`,
       );
     });
-    parts.push(
-      `<text x="${(left + g * groupWidth + groupWidth / 2).toFixed(1)}" y="${top + plotHeight + 18}" ${FONT} font-size="12" text-anchor="middle" fill="#212529">${escapeXml(group)}</text>`,
-    );
+    const cx = (left + g * groupWidth + groupWidth / 2).toFixed(1);
+    wrapText(group, Math.floor(groupWidth / 6.8)).forEach((line, i) => {
+      parts.push(
+        `<text x="${cx}" y="${top + plotHeight + 18 + i * 14}" ${FONT} font-size="12" text-anchor="middle" fill="#212529">${escapeXml(line)}</text>`,
+      );
+    });
   });
   o.series.forEach((s, i) => {
     const col = i % 4;
     const row = Math.floor(i / 4);
     const x = left + col * ((width - left - right) / 4);
-    const yy = top + plotHeight + 40 + row * 20;
+    const yy = top + plotHeight + 40 + (labelLines - 1) * 14 + row * 20;
+    parts.push(
+      `<rect x="${x}" y="${yy - 10}" width="12" height="12" fill="${s.color}"/>`,
+      `<text x="${x + 18}" y="${yy}" ${FONT} font-size="12" fill="#212529">${escapeXml(s.name)}</text>`,
+    );
+  });
+  parts.push('</svg>\n');
+  return parts.join('\n');
+}
+
+/** Round tick values (multiples of 1, 2 or 5 × 10^n) from `min` to `max`, about `count` of them. */
+export function niceTicks(min: number, max: number, count: number): number[] {
+  if (!(max > min)) return [min];
+  const raw = (max - min) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const ticks: number[] = [];
+  for (let v = Math.ceil(min / step) * step; v <= max + 1e-9; v += step) ticks.push(Number(v.toFixed(10)));
+  return ticks;
+}
+
+export interface LineChartOptions {
+  readonly title: string;
+  readonly subtitle?: string;
+  /** x values shared by every series (e.g. seconds since the start). */
+  readonly x: readonly number[];
+  readonly series: readonly {
+    readonly name: string;
+    readonly color: string;
+    readonly values: readonly number[];
+    /** Drawn thicker (the highlighted policy). */
+    readonly strong?: boolean;
+  }[];
+  /** Shaded x ranges with a label (a load spike). */
+  readonly bands?: readonly { readonly from: number; readonly to: number; readonly label: string }[];
+  readonly xLabel: string;
+  readonly format: (value: number) => string;
+  readonly width?: number;
+}
+
+/** A line chart: one polyline per series over a shared x axis, y from 0, with a legend. */
+export function lineChart(o: LineChartOptions): string {
+  const width = o.width ?? 980;
+  const left = 56;
+  const right = 16;
+  const top = o.subtitle ? 70 : 52;
+  const plotHeight = 260;
+  const legendRows = Math.ceil(o.series.length / 4);
+  const height = top + plotHeight + 52 + legendRows * 20 + 12;
+  const plotWidth = width - left - right;
+  const xMin = Math.min(...o.x);
+  const xMax = Math.max(...o.x);
+  const yMax = Math.max(1, ...o.series.flatMap((s) => s.values)) * 1.05;
+  const px = (v: number) => left + (xMax > xMin ? ((v - xMin) / (xMax - xMin)) * plotWidth : 0);
+  const py = (v: number) => top + plotHeight - (Math.max(0, v) / yMax) * plotHeight;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(o.title)}">`,
+    `<rect width="100%" height="100%" fill="#ffffff"/>`,
+    `<text x="16" y="26" ${FONT} font-size="16" font-weight="600" fill="#212529">${escapeXml(o.title)}</text>`,
+  ];
+  if (o.subtitle) {
+    parts.push(`<text x="16" y="46" ${FONT} font-size="12" fill="#495057">${escapeXml(o.subtitle)}</text>`);
+  }
+  for (const band of o.bands ?? []) {
+    const x1 = px(Math.max(xMin, band.from));
+    const x2 = px(Math.min(xMax, band.to));
+    parts.push(
+      `<rect x="${x1.toFixed(1)}" y="${top}" width="${Math.max(0, x2 - x1).toFixed(1)}" height="${plotHeight}" fill="#fff3bf"/>`,
+      `<text x="${((x1 + x2) / 2).toFixed(1)}" y="${top + 14}" ${FONT} font-size="11" text-anchor="middle" fill="#495057">${escapeXml(band.label)}</text>`,
+    );
+  }
+  for (let i = 0; i <= 5; i++) {
+    const v = (yMax * i) / 5;
+    const yy = py(v);
+    parts.push(
+      `<line x1="${left}" y1="${yy.toFixed(1)}" x2="${width - right}" y2="${yy.toFixed(1)}" stroke="#dee2e6" stroke-width="1"/>`,
+      `<text x="${left - 6}" y="${(yy + 4).toFixed(1)}" ${FONT} font-size="11" text-anchor="end" fill="#495057">${escapeXml(o.format(v))}</text>`,
+    );
+  }
+  for (const v of niceTicks(xMin, xMax, 10)) {
+    parts.push(
+      `<text x="${px(v).toFixed(1)}" y="${top + plotHeight + 16}" ${FONT} font-size="11" text-anchor="middle" fill="#495057">${Math.round(v)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${(left + plotWidth / 2).toFixed(1)}" y="${top + plotHeight + 32}" ${FONT} font-size="12" text-anchor="middle" fill="#212529">${escapeXml(o.xLabel)}</text>`,
+  );
+  for (const s of o.series) {
+    const points = s.values.map((v, i) => `${px(o.x[i] ?? 0).toFixed(1)},${py(v).toFixed(1)}`).join(' ');
+    parts.push(
+      `<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="${s.strong ? 3 : 1.5}" stroke-linejoin="round"><title>${escapeXml(s.name)}</title></polyline>`,
+    );
+  }
+  o.series.forEach((s, i) => {
+    const col = i % 4;
+    const row = Math.floor(i / 4);
+    const x = left + col * ((width - left - right) / 4);
+    const yy = top + plotHeight + 52 + row * 20;
     parts.push(
       `<rect x="${x}" y="${yy - 10}" width="12" height="12" fill="${s.color}"/>`,
       `<text x="${x + 18}" y="${yy}" ${FONT} font-size="12" fill="#212529">${escapeXml(s.name)}</text>`,

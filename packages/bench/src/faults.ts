@@ -19,7 +19,9 @@ export type FaultKind =
   | 'connection_refused'
   | 'connection_reset'
   | 'timeout'
-  | 'rate_limited_429';
+  | 'rate_limited_429'
+  /** A server beyond its capacity sheds the request (the overload scenario; see serverLoad.ts). */
+  | 'overloaded_503';
 
 /** The client's request timeout (the MCP SDK's `timeout` request option as an agent would set it). */
 export const TRANSPORT_TIMEOUT_MS = 10_000;
@@ -82,6 +84,13 @@ export const FAULTS: Readonly<Record<FaultKind, FaultInfo>> = {
     label: 'HTTP 429 + Retry-After',
     group: 'rate limit',
     latencyMs: () => 10,
+  },
+  overloaded_503: {
+    transient: true,
+    label: 'HTTP 503 overloaded (no Retry-After)',
+    group: '5xx',
+    // The scenario's capacity sets the real figure (Capacity.rejectLatencyMs); this is the overload scenario's.
+    latencyMs: () => 250,
   },
 };
 
@@ -152,6 +161,8 @@ export function makeError(kind: FaultKind, context: FaultContext): Error {
       return httpError('Too Many Requests', 429, {
         headers: { 'retry-after': String(context.retryAfterS ?? 1) },
       });
+    case 'overloaded_503':
+      return httpError('Service Unavailable: server overloaded, try again later', 503);
   }
 }
 

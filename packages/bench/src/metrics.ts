@@ -19,8 +19,12 @@ export interface Metrics {
   readonly wastedTimeMs: number;
   /** Requests sent while the endpoint was down. */
   readonly requestsWhileDown: number;
+  /** ...of which first requests of their call (sent before the call had seen any failure). */
+  readonly firstRequestsWhileDown: number;
   /** Requests that got a 429 (sent while the endpoint was rate limiting). */
   readonly requestsRateLimited: number;
+  /** Requests a server beyond its capacity rejected (the overload scenario). */
+  readonly requestsOverloaded: number;
   /** Calls that failed without any request (breaker open, budget, a wait that could not fit the deadline). */
   readonly failedWithoutRequest: number;
   /** Calls still unanswered at their deadline. */
@@ -41,6 +45,8 @@ export interface Metrics {
    * before it): how fast a policy fails on an error it could recognise at once.
    */
   readonly mttfFirstRequestRatio: number | null;
+  /** The same over the calls whose first request was sent at once (no wait at a breaker or for a Retry-After). */
+  readonly mttfSentAtOnceRatio: number | null;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -57,7 +63,9 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
   let successfulRetries = 0;
   let wastedTimeMs = 0;
   let requestsWhileDown = 0;
+  let firstRequestsWhileDown = 0;
   let requestsRateLimited = 0;
+  let requestsOverloaded = 0;
   let failedWithoutRequest = 0;
   let deadlineExceeded = 0;
   let nonRetryableFailures = 0;
@@ -66,6 +74,9 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
   let frCalls = 0;
   let frDuration = 0;
   let frAttempt = 0;
+  let soCalls = 0;
+  let soDuration = 0;
+  let soAttempt = 0;
   const durations: number[] = [];
   for (const call of calls) {
     if (call.ok) succeeded++;
@@ -76,7 +87,9 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     let previousEnd = Number.NaN;
     for (const attempt of call.attempts) {
       if (attempt.down) requestsWhileDown++;
+      if (attempt.down && attempt.k === 1) firstRequestsWhileDown++;
       if (attempt.fault === 'rate_limited_429') requestsRateLimited++;
+      if (attempt.overloaded) requestsOverloaded++;
       if (attempt.k > 1) {
         retries++;
         if (attempt.ok) successfulRetries++;
@@ -94,6 +107,11 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
         frCalls++;
         frDuration += call.end - call.start;
         frAttempt += first.end - first.start;
+        if (first.start === call.start) {
+          soCalls++;
+          soDuration += call.end - call.start;
+          soAttempt += first.end - first.start;
+        }
       }
     }
   }
@@ -111,7 +129,9 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     retryEfficiency: retries ? successfulRetries / retries : null,
     wastedTimeMs,
     requestsWhileDown,
+    firstRequestsWhileDown,
     requestsRateLimited,
+    requestsOverloaded,
     failedWithoutRequest,
     deadlineExceeded,
     p50Ms: percentile(durations, 50),
@@ -121,6 +141,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     singleAttemptMs: single,
     mttfRatio: mttf !== null && single ? mttf / single : null,
     mttfFirstRequestRatio: frCalls && frAttempt ? frDuration / frAttempt : null,
+    mttfSentAtOnceRatio: soCalls && soAttempt ? soDuration / soAttempt : null,
   };
 }
 
@@ -141,6 +162,8 @@ export interface Diagnosis {
     readonly permanentFaultRetried: number;
     readonly endpointStillDown: number;
     readonly stillRateLimited: number;
+    /** Rejected by an overloaded server. */
+    readonly overloaded: number;
     /** Another independent transient fault (or a timeout). */
     readonly transientAgain: number;
     /** Cut by the caller's deadline. */
@@ -171,6 +194,7 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
     permanentFaultRetried: 0,
     endpointStillDown: 0,
     stillRateLimited: 0,
+    overloaded: 0,
     transientAgain: 0,
     cutByDeadline: 0,
   };
@@ -197,6 +221,7 @@ export function diagnose(calls: readonly CallTrace[]): Diagnosis {
         const previous = call.attempts[a.k - 2];
         if (previous) downWaits.push(a.start - previous.end);
       } else if (a.fault === 'rate_limited_429') w.stillRateLimited++;
+      else if (a.overloaded) w.overloaded++;
       else w.transientAgain++;
     }
     const last = call.attempts[call.attempts.length - 1];

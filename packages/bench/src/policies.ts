@@ -272,8 +272,9 @@ export function describeDefaults(): string {
   return (
     `${d.maxAttempts} attempts, backoff ${d.backoffBaseMs} ms × ${d.backoffFactor} with ${d.jitter} jitter, ` +
     `adaptive backoff ${d.adaptiveBackoff ? 'on' : 'off'}, retry budget ${100 * d.budgetRatio}% of calls + ${d.budgetMinRetriesPerSecond}/s, ` +
-    `breaker opens on ${d.breakerConsecutiveFailures} failed calls in a row or ${100 * d.breakerFailureRate}% of ≥ ${d.breakerMinimumCalls} calls in ${d.breakerWindowMs / 1000} s, ` +
-    `break ${d.breakerBreakMs / 1000} s doubling up to ${d.breakerMaxBreakMs / 1000} s, ${d.breakerHalfOpenProbes} half-open probe(s)`
+    `breaker opens on ${d.breakerConsecutiveFailures} failures in a row or ${100 * d.breakerFailureRate}% of ≥ ${d.breakerMinimumCalls} calls in ${d.breakerWindowMs / 1000} s, ` +
+    `probes every ${d.breakerBreakMs / 1000}-${d.breakerMaxBreakMs / 1000} s (learned per endpoint, ±${100 * d.breakerJitter}% jitter), ${d.breakerHalfOpenProbes} half-open probe(s), ` +
+    `calls ${d.breakerWait ? `wait at an open breaker for its verdict (≤ ${d.breakerMaxWaiting} per endpoint; ${d.breakerWaitLimitMs / 1000} s without a deadline)` : 'fail fast at an open breaker'}`
   );
 }
 
@@ -294,10 +295,10 @@ export const POLICIES: readonly Policy[] = [
  */
 export const WHAT_IF: readonly Policy[] = [
   mcpResilienceWith(
-    { breakerConsecutiveFailures: 1_000_000 },
-    'mcp-resilience:rate-trip-only',
-    'mcp-resilience, breaker on failure rate only',
-    `defaults, except breakerConsecutiveFailures: 1e6 (the breaker opens only on ${100 * defaults.breakerFailureRate}% failures of ≥ ${defaults.breakerMinimumCalls} calls in ${defaults.breakerWindowMs / 1000} s)`,
+    { breakerWait: false },
+    'mcp-resilience:fail-fast',
+    'mcp-resilience, fail-fast breaker',
+    'defaults, except breakerWait: false (a call that meets an open breaker fails at once with circuit_open, as before issue #11)',
   ),
 ];
 

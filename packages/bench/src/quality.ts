@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FAULTS } from './faults.js';
+import { goodputByPhase, goodputSeries, type PhaseGoodput, spikePhases } from './goodput.js';
 import { computeMetrics, type Diagnosis, diagnose, type Metrics, outcomeBreakdown } from './metrics.js';
 import { planStep } from './oracle.js';
 import { evaluate, recordSequence, type ScenarioSpec, type Sequence, segmentAt } from './scenarios.js';
@@ -18,7 +19,14 @@ export interface QualityCell {
   /** The policy's own counters (summed over seeds), plus calls failed without a request while the endpoint was up. */
   readonly extra: Record<string, number>;
   readonly wallMs: number;
+  /** Scenarios with a load spike: success and goodput before, during and after it. */
+  readonly phases?: PhaseGoodput[];
+  /** Scenarios with a load spike: successful calls per second by completion time, per GOODPUT_BUCKET_MS. */
+  readonly goodputSeries?: number[];
 }
+
+/** The bucket of the goodput-over-time series. */
+export const GOODPUT_BUCKET_MS = 10_000;
 
 export interface ScenarioSummary {
   readonly key: string;
@@ -27,6 +35,9 @@ export interface ScenarioSummary {
   readonly calls: number;
   readonly durationMs: number;
   readonly deadlineMs: number;
+  /** The load spike and the server's capacity, for scenarios that have them. */
+  readonly spike?: ScenarioSpec['load'];
+  readonly capacity?: ScenarioSpec['capacity'];
   /** Time the endpoint spends down / rate limited, per seed on average. */
   readonly downMs: number;
   readonly rateLimitedMs: number;
@@ -48,7 +59,7 @@ export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequen
   for (const sequence of sequences) {
     for (const s of sequence.segments) {
       if (s.state.kind === 'down') downMs += s.to - s.from;
-      else rateLimitedMs += s.to - s.from;
+      else if (s.state.kind === 'rate_limited') rateLimitedMs += s.to - s.from;
     }
     for (const call of sequence.calls) {
       calls++;
@@ -67,6 +78,8 @@ export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequen
     calls: calls / sequences.length,
     durationMs: spec.durationMs,
     deadlineMs: spec.deadlineMs,
+    ...(spec.load ? { spike: spec.load } : {}),
+    ...(spec.capacity ? { capacity: spec.capacity } : {}),
     downMs: downMs / sequences.length,
     rateLimitedMs: rateLimitedMs / sequences.length,
     firstAttemptFailures: Object.fromEntries(Object.entries(groups).sort((a, b) => b[1] - a[1])),
@@ -126,7 +139,18 @@ export async function runQuality(
         for (const call of run.calls) pooled.push(call);
       }
       const metrics = computeMetrics(pooled);
+      const spike = spec.load?.[0];
       cells.push({
+        ...(spike
+          ? {
+              phases: goodputByPhase(
+                pooled,
+                spikePhases(spike, spec.durationMs, spec.deadlineMs),
+                sequences.length,
+              ),
+              goodputSeries: goodputSeries(pooled, spec, GOODPUT_BUCKET_MS, sequences.length),
+            }
+          : {}),
         scenario: spec.key,
         policy: policy.key,
         metrics,

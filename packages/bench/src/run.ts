@@ -121,7 +121,7 @@ const results: Results = {
     cells,
     whatIf: { policies: WHAT_IF.map(info), cells: whatIfCells },
   },
-  targets: checkTargets(cells, SCENARIOS),
+  targets: checkTargets(cells, SCENARIOS, overhead),
   overhead,
   memory,
   dashboard: readDashboard(),

@@ -1,12 +1,20 @@
 import { seededRandom } from '@mcp-resilience/middleware';
 import { FAULTS, type FaultKind } from './faults.js';
+import { hashUniform } from './prng.js';
+import { type Capacity, validateCapacity } from './serverLoad.js';
 
 /** What the endpoint does to every request sent while it is in this state. */
 export type EndpointState =
   /** Every request fails with `fault` (the endpoint is down). */
   | { readonly kind: 'down'; readonly fault: FaultKind }
   /** Every request gets 429 with `Retry-After` = the seconds left in the window (rounded up). */
-  | { readonly kind: 'rate_limited' };
+  | { readonly kind: 'rate_limited' }
+  /**
+   * The server has capacity but a share `rate` of requests fails with `fault` (a bad replica behind the balancer,
+   * a flaky dependency). Which requests fail is a draw keyed by (seed, call, attempt), so a policy's k-th request
+   * of a call meets the same draw whenever it is sent; the rate is the segment's.
+   */
+  | { readonly kind: 'brownout'; readonly rate: number; readonly fault: FaultKind };
 
 /** [from, to) in milliseconds since the start of the run; outside every segment the endpoint is up. */
 export interface Segment {
@@ -38,6 +46,17 @@ export interface Sequence {
   readonly deadlineMs: number;
   readonly segments: readonly Segment[];
   readonly calls: readonly RecordedCall[];
+  /** A server of finite capacity (the overload scenario): requests beyond it are rejected, see serverLoad.ts. */
+  readonly capacity?: Capacity;
+  /** Periods with another arrival rate (a load spike), as recorded. */
+  readonly load?: readonly LoadPhase[];
+}
+
+/** From `from` to `to` (ms), calls arrive every `callEveryMs` instead of the scenario's base interval. */
+export interface LoadPhase {
+  readonly from: number;
+  readonly to: number;
+  readonly callEveryMs: number;
 }
 
 export type Weights = Partial<Record<FaultKind, number>>;
@@ -55,6 +74,10 @@ export interface ScenarioSpec {
   readonly noise: Weights;
   /** The endpoint's timeline. */
   readonly segments: (random: () => number) => Segment[];
+  /** A server of finite capacity, shared by all calls of a run (requests beyond it get 503s). */
+  readonly capacity?: Capacity;
+  /** Load spikes: other arrival intervals during these periods. */
+  readonly load?: readonly LoadPhase[];
 }
 
 /** Attempts recorded per call; more than any policy here makes (p-retry's default is 11). */
@@ -97,13 +120,19 @@ function rateLimitWindows(random: () => number, from: number, to: number): Segme
   return segments;
 }
 
-/** Alternating up/down periods between `from` and `to`. */
-function flapping(random: () => number, from: number, to: number): Segment[] {
+/** Alternating up/down periods between `from` and `to`: up `up` ms, then down `down` ms (uniform ranges). */
+export function flapping(
+  random: () => number,
+  from: number,
+  to: number,
+  up: readonly [number, number] = [3_000, 12_000],
+  down: readonly [number, number] = [2_000, 6_000],
+): Segment[] {
   const segments: Segment[] = [];
   let t = from;
   while (t < to) {
-    t += uniform(random, 3_000, 12_000);
-    const length = uniform(random, 2_000, 6_000);
+    t += uniform(random, up[0], up[1]);
+    const length = uniform(random, down[0], down[1]);
     if (t + length > to) break;
     const fault: FaultKind = random() < 0.6 ? 'unavailable_503_html' : 'connection_reset';
     segments.push({ from: Math.round(t), to: Math.round(t + length), state: { kind: 'down', fault } });
@@ -142,8 +171,52 @@ function rateLimitStorm(random: () => number, from: number, to: number): Segment
   return segments;
 }
 
+/** Outages of `length` ms (uniform range) starting near each of `starts` (± 5 s). */
+export function outages(
+  random: () => number,
+  starts: readonly number[],
+  length: readonly [number, number],
+): Segment[] {
+  return starts.map((start) => {
+    const from = Math.round(start + uniform(random, -5_000, 5_000));
+    const fault: FaultKind = random() < 0.5 ? 'connection_reset' : 'bad_gateway_502';
+    return {
+      from,
+      to: Math.round(from + uniform(random, length[0], length[1])),
+      state: { kind: 'down', fault },
+    };
+  });
+}
+
+/** A brownout from `from` to `to`: every `stepMs` a new failure rate in [min, max], 503 HTML or 502. */
+export function brownout(
+  random: () => number,
+  from: number,
+  to: number,
+  stepMs: number,
+  rate: readonly [number, number],
+): Segment[] {
+  const segments: Segment[] = [];
+  for (let t = from; t < to; t += stepMs) {
+    const fault: FaultKind = random() < 0.6 ? 'unavailable_503_html' : 'bad_gateway_502';
+    segments.push({
+      from: t,
+      to: Math.min(to, t + stepMs),
+      state: { kind: 'brownout', rate: uniform(random, rate[0], rate[1]), fault },
+    });
+  }
+  return segments;
+}
+
 const MINUTE = 60_000;
 const common = { callEveryMs: 100, deadlineMs: 30_000, intrinsic: PRODUCTION_INTRINSIC } as const;
+/** The incident shapes of issue #11's "Why": 5 calls/s, 30 s deadlines. */
+const incident = { ...common, callEveryMs: 200 } as const;
+
+/** The overload scenario's server: 20 requests/s; a rejection costs half of a request's work and 250 ms. */
+export const OVERLOAD_CAPACITY: Capacity = { requestsPerSecond: 20, rejectCost: 0.5, rejectLatencyMs: 250 };
+/** The overload scenario's load spike: 12.5 calls/s, then 30 calls/s from 60 s to 80 s, then 12.5 calls/s again. */
+export const OVERLOAD_SPIKE: LoadPhase = { from: 60_000, to: 80_000, callEveryMs: 33 };
 
 export const SCENARIOS: readonly ScenarioSpec[] = [
   {
@@ -213,6 +286,58 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
       ...rateLimitStorm(random, 15 * MINUTE, 1_000_000),
     ],
   },
+  {
+    ...incident,
+    key: 'outage90',
+    name: '90 s outage',
+    description:
+      '5 min at 5 calls/s; the endpoint answers 503 (proxy HTML page) from 60 s to 150 s. The permanent faults of the production mix, no other noise.',
+    durationMs: 5 * MINUTE,
+    noise: {},
+    segments: () => [{ from: MINUTE, to: 150_000, state: { kind: 'down', fault: 'unavailable_503_html' } }],
+  },
+  {
+    ...incident,
+    key: 'flapfast',
+    name: 'flapping, up 5-11 s / down 2-4 s',
+    description:
+      '5 min at 5 calls/s; from 30 s to 270 s the endpoint is up 5-11 s, then down 2-4 s (503 HTML or ECONNRESET), again and again.',
+    durationMs: 5 * MINUTE,
+    noise: {},
+    segments: (random) => flapping(random, 30_000, 270_000, [5_000, 11_000], [2_000, 4_000]),
+  },
+  {
+    ...incident,
+    key: 'twooutages',
+    name: 'two outages of 12-15 s',
+    description:
+      '5 min at 5 calls/s; two outages of 12-15 s (ECONNRESET or 502), near 60 s and near 150 s (± 5 s).',
+    durationMs: 5 * MINUTE,
+    noise: {},
+    segments: (random) => outages(random, [MINUTE, 150_000], [12_000, 15_000]),
+  },
+  {
+    ...incident,
+    key: 'brownout',
+    name: 'brownout 30-50%',
+    description:
+      '5 min at 5 calls/s on a server with spare capacity; from 30 s to 270 s, 30-50% of requests (a new rate every 15 s) fail with a 503 HTML page or a 502, independently.',
+    durationMs: 5 * MINUTE,
+    noise: {},
+    segments: (random) => brownout(random, 30_000, 270_000, 15_000, [0.3, 0.5]),
+  },
+  {
+    ...common,
+    callEveryMs: 80,
+    key: 'overload',
+    name: 'overload spike',
+    description: `5 min; a server of ${OVERLOAD_CAPACITY.requestsPerSecond} requests/s: beyond it, requests get a 503 after ${OVERLOAD_CAPACITY.rejectLatencyMs} ms and each rejection still costs ${OVERLOAD_CAPACITY.rejectCost} of a request's work. 12.5 calls/s (62% of the capacity), ${Math.round(1000 / OVERLOAD_SPIKE.callEveryMs)} calls/s from ${OVERLOAD_SPIKE.from / 1000} s to ${OVERLOAD_SPIKE.to / 1000} s.`,
+    durationMs: 5 * MINUTE,
+    noise: {},
+    segments: () => [],
+    capacity: OVERLOAD_CAPACITY,
+    load: [OVERLOAD_SPIKE],
+  },
 ];
 
 /** Sorted, and a segment that overlaps an earlier one is dropped. */
@@ -252,7 +377,8 @@ export function recordSequence(spec: ScenarioSpec, seed: number): Sequence {
   const random = seededRandom((seed ^ scenarioSalt(spec.key)) >>> 0);
   const segments = withoutOverlaps(spec.segments(random));
   const calls: RecordedCall[] = [];
-  for (let id = 0, at = 0; at < spec.durationMs; id++, at += spec.callEveryMs) {
+  if (spec.capacity) validateCapacity(spec.capacity);
+  for (let id = 0, at = 0; at < spec.durationMs; id++, at += arrivalInterval(spec, at)) {
     const intrinsic = pick(spec.intrinsic, random());
     const attempts: RecordedAttempt[] = [];
     for (let k = 0; k < RECORDED_ATTEMPTS; k++) {
@@ -269,7 +395,22 @@ export function recordSequence(spec: ScenarioSpec, seed: number): Sequence {
     deadlineMs: spec.deadlineMs,
     segments,
     calls,
+    ...(spec.capacity ? { capacity: spec.capacity } : {}),
+    ...(spec.load ? { load: spec.load } : {}),
   };
+}
+
+/** The interval to the next arrival after one at `at`: the load phase's in force, else the base interval. */
+export function arrivalInterval(spec: Pick<ScenarioSpec, 'callEveryMs' | 'load'>, at: number): number {
+  const phase = spec.load?.find((p) => at >= p.from && at < p.to);
+  const interval = phase?.callEveryMs ?? spec.callEveryMs;
+  if (!(interval > 0)) throw new Error(`callEveryMs must be > 0, got ${interval}`);
+  return interval;
+}
+
+/** The uniform draw that decides whether the k-th request of a call fails in a brownout. */
+export function brownoutDraw(seed: number, callId: number, k: number): number {
+  return hashUniform(seed, callId, k, 0xb1);
 }
 
 /** The segment in force at `t`, if any (segments are sorted and do not overlap). */
@@ -321,6 +462,9 @@ export function evaluate(sequence: Sequence, call: RecordedCall, k: number, t: n
   if (segment?.state.kind === 'down') return fail(segment.state.fault, true);
   if (segment?.state.kind === 'rate_limited') {
     return fail('rate_limited_429', false, Math.max(1, Math.ceil((segment.to - t) / 1000)));
+  }
+  if (segment?.state.kind === 'brownout' && brownoutDraw(sequence.seed, call.id, k) < segment.state.rate) {
+    return fail(segment.state.fault, false);
   }
   if (attempt.noise) return fail(attempt.noise, false);
   if (call.intrinsic) return fail(call.intrinsic, false);

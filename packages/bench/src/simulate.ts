@@ -1,5 +1,6 @@
 import { type FaultKind, makeError } from './faults.js';
-import { evaluate, type RecordedCall, type Sequence } from './scenarios.js';
+import { type AttemptResult, evaluate, type RecordedCall, type Sequence } from './scenarios.js';
+import { createServerLoad, type ServerLoad } from './serverLoad.js';
 import { EPOCH, onVirtualTime } from './virtualTime.js';
 
 /** One request that reached the endpoint. Times in ms since the start of the run. */
@@ -16,6 +17,8 @@ export interface AttemptTrace {
   readonly down: boolean;
   /** Cut by the caller's signal before the endpoint answered. */
   aborted: boolean;
+  /** Rejected by a server beyond its capacity (the overload scenario). */
+  readonly overloaded?: boolean;
 }
 
 export interface CallTrace {
@@ -39,6 +42,8 @@ export interface CallContext {
   readonly deadline: number;
   readonly call: RecordedCall;
   readonly sequence: Sequence;
+  /** The server's load, when the scenario has a finite capacity (only the oracle reads it). */
+  readonly server?: ServerLoad;
 }
 
 export interface PolicyInstance {
@@ -94,15 +99,42 @@ export function describeOutcome(error: unknown): string {
   return name;
 }
 
+/**
+ * What a request meets on a server of finite capacity: a request that reaches the server (not refused while it is
+ * down, not answered 429 by the rate limiter in front of it) spends capacity, and beyond capacity it is rejected.
+ */
+export function withCapacity(
+  result: AttemptResult,
+  server: ServerLoad | undefined,
+  sequence: Sequence,
+  t: number,
+): AttemptResult {
+  if (!server || !sequence.capacity) return result;
+  if (!result.ok && (result.down || result.fault === 'rate_limited_429')) return result;
+  if (server.admit(t)) return result;
+  return {
+    ok: false,
+    fault: 'overloaded_503',
+    transient: true,
+    latencyMs: sequence.capacity.rejectLatencyMs,
+    down: false,
+  };
+}
+
 /** The endpoint: answers the k-th request of `call` as the recorded sequence says, after its latency. */
-function endpoint(sequence: Sequence, call: RecordedCall, trace: CallTrace): Send {
+function endpoint(
+  sequence: Sequence,
+  call: RecordedCall,
+  trace: CallTrace,
+  server: ServerLoad | undefined,
+): Send {
   let k = 0;
   return (signal) => {
     // Like fetch: an already aborted signal rejects at once, and nothing is sent.
     if (signal?.aborted) return Promise.reject(signal.reason);
     k++;
     const start = rel();
-    const result = evaluate(sequence, call, k, start);
+    const result = withCapacity(evaluate(sequence, call, k, start), server, sequence, start);
     const attempt: AttemptTrace = result.ok
       ? { k, start, end: Number.NaN, ok: true, down: false, aborted: false }
       : {
@@ -114,6 +146,7 @@ function endpoint(sequence: Sequence, call: RecordedCall, trace: CallTrace): Sen
           transient: result.transient,
           down: result.down,
           aborted: false,
+          ...(result.fault === 'overloaded_503' ? { overloaded: true } : {}),
         };
     trace.attempts.push(attempt);
     return new Promise<string>((resolve, reject) => {
@@ -147,6 +180,7 @@ function runCall(
   call: RecordedCall,
   policy: PolicyInstance,
   backgroundWork: boolean,
+  server: ServerLoad | undefined,
 ): Promise<CallTrace> {
   const trace: CallTrace = {
     id: call.id,
@@ -177,11 +211,17 @@ function runCall(
       clearTimeout(deadlineTimer);
       resolve(trace);
     };
-    const send = endpoint(sequence, call, trace);
+    const send = endpoint(sequence, call, trace, server);
     let pending: Promise<unknown>;
     try {
       pending = Promise.resolve(
-        policy.execute(send, { signal: controller.signal, deadline, call, sequence }),
+        policy.execute(send, {
+          signal: controller.signal,
+          deadline,
+          call,
+          sequence,
+          ...(server ? { server } : {}),
+        }),
       );
     } catch (error) {
       pending = Promise.reject(error);
@@ -215,11 +255,12 @@ export async function simulate(sequence: Sequence, policy: Policy, seed = sequen
   let report: Record<string, number> = {};
   const { value: calls, timersFired } = await onVirtualTime(seed, limit, async () => {
     const instance = policy.create();
+    const server = sequence.capacity ? createServerLoad(sequence.capacity) : undefined;
     try {
       return await Promise.all(
         sequence.calls.map((call) =>
           new Promise<void>((resolve) => setTimeout(resolve, call.at)).then(() =>
-            runCall(sequence, call, instance, policy.backgroundWork === true),
+            runCall(sequence, call, instance, policy.backgroundWork === true, server),
           ),
         ),
       );

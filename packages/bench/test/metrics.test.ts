@@ -74,8 +74,9 @@ describe('computeMetrics', () => {
     expect(m.wastedTimeMs).toBe(110 + 1_040);
   });
 
-  it('counts the requests sent while the endpoint was down', () => {
+  it('counts the requests sent while the endpoint was down, and which were first requests', () => {
     expect(m.requestsWhileDown).toBe(2);
+    expect(m.firstRequestsWhileDown).toBe(1);
   });
 
   it('computes MTTF over the calls that ended with a non-retryable error, against one attempt', () => {
@@ -84,6 +85,16 @@ describe('computeMetrics', () => {
     expect(m.singleAttemptMs).toBe((50 + 40) / 2);
     expect(m.mttfRatio).toBeCloseTo(565 / 45, 10);
     expect(m.mttfFirstRequestRatio).toBeCloseTo(1_130 / 90, 10);
+  });
+
+  it('separates the calls that waited before their first request (an open breaker, a Retry-After)', () => {
+    // bad arguments, but the call waited 5 s at an open breaker before its only request
+    const waited = call(5, 0, 5_050, [fail(1, 5_000, 5_050, false)], false);
+    const atOnce = call(1, 0, 50, [fail(1, 0, 50, false)], false);
+    const w = computeMetrics([atOnce, waited]);
+    expect(w.mttfFirstRequestRatio).toBeCloseTo(5_100 / 100, 10);
+    expect(w.mttfSentAtOnceRatio).toBe(1);
+    expect(computeMetrics([waited]).mttfSentAtOnceRatio).toBeNull();
   });
 
   it('takes nearest-rank percentiles of call latency', () => {

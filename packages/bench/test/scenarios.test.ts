@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../src/faults.js';
-import { evaluate, recordSequence, SCENARIOS, type Sequence, segmentAt } from '../src/scenarios.js';
+import {
+  arrivalInterval,
+  evaluate,
+  recordSequence,
+  SCENARIOS,
+  type Sequence,
+  segmentAt,
+} from '../src/scenarios.js';
 
 const spec = (key: string) => SCENARIOS.find((s) => s.key === key)!;
 
@@ -114,5 +121,104 @@ describe('evaluate', () => {
     expect(segmentAt(sequence, 1_000)?.from).toBe(1_000);
     expect(segmentAt(sequence, 2_000)).toBeUndefined();
     expect(segmentAt(sequence, 5_499)?.from).toBe(3_000);
+  });
+});
+
+describe('the incident shapes of issue #11', () => {
+  const downSegments = (key: string, seed: number) =>
+    recordSequence(spec(key), seed).segments.filter((s) => s.state.kind === 'down');
+
+  it('runs them at 5 calls/s with 30 s deadlines', () => {
+    for (const key of ['outage90', 'flapfast', 'twooutages', 'brownout']) {
+      const sequence = recordSequence(spec(key), 1);
+      expect(sequence.deadlineMs).toBe(30_000);
+      expect(sequence.calls.length).toBe(5 * (sequence.durationMs / 1000));
+    }
+  });
+
+  it('90 s outage: one down period of exactly 90 s', () => {
+    const [outage, ...rest] = downSegments('outage90', 1);
+    expect(rest).toEqual([]);
+    expect(outage!.to - outage!.from).toBe(90_000);
+  });
+
+  it('fast flapping: up 5-11 s, down 2-4 s', () => {
+    for (const seed of [1, 2, 3]) {
+      const down = downSegments('flapfast', seed);
+      expect(down.length).toBeGreaterThan(10);
+      for (const [i, s] of down.entries()) {
+        expect(s.to - s.from).toBeGreaterThanOrEqual(2_000 - 1);
+        expect(s.to - s.from).toBeLessThanOrEqual(4_000 + 1);
+        if (i > 0) {
+          const up = s.from - down[i - 1]!.to;
+          expect(up).toBeGreaterThanOrEqual(5_000 - 1);
+          expect(up).toBeLessThanOrEqual(11_000 + 1);
+        }
+      }
+    }
+  });
+
+  it('two outages of 12-15 s', () => {
+    for (const seed of [1, 2, 3]) {
+      const down = downSegments('twooutages', seed);
+      expect(down).toHaveLength(2);
+      for (const s of down) {
+        expect(s.to - s.from).toBeGreaterThanOrEqual(12_000 - 1);
+        expect(s.to - s.from).toBeLessThanOrEqual(15_000 + 1);
+      }
+    }
+  });
+
+  it('brownout: 30-50% of requests fail while the endpoint is never down, and a retry meets its own draw', () => {
+    const sequence = recordSequence(spec('brownout'), 1);
+    const brown = sequence.segments.filter((s) => s.state.kind === 'brownout');
+    expect(brown.length).toBeGreaterThan(10);
+    for (const s of brown) {
+      if (s.state.kind !== 'brownout') continue;
+      expect(s.state.rate).toBeGreaterThanOrEqual(0.3);
+      expect(s.state.rate).toBeLessThanOrEqual(0.5);
+    }
+    let inside = 0;
+    let failed = 0;
+    let retriesFailed = 0;
+    for (const call of sequence.calls) {
+      if (call.at < 30_000 || call.at >= 270_000 || call.intrinsic) continue;
+      inside++;
+      const first = evaluate(sequence, call, 1, call.at);
+      const second = evaluate(sequence, call, 2, call.at + 1_000);
+      if (!first.ok) {
+        failed++;
+        expect(first).toMatchObject({ down: false, transient: true });
+      }
+      if (!second.ok) retriesFailed++;
+      // the same request at another moment of the same segment meets the same draw
+      expect(evaluate(sequence, call, 1, call.at + 1).ok).toBe(first.ok);
+    }
+    expect(failed / inside).toBeGreaterThan(0.3);
+    expect(failed / inside).toBeLessThan(0.5);
+    // independent failures: a retry fails about as often as a first request
+    expect(Math.abs(retriesFailed / inside - failed / inside)).toBeLessThan(0.06);
+  });
+});
+
+describe('the overload scenario', () => {
+  it('spikes the arrival rate from 12.5 to about 30 calls/s for 20 s on a 20 requests/s server', () => {
+    const s = spec('overload');
+    const sequence = recordSequence(s, 1);
+    expect(sequence.capacity?.requestsPerSecond).toBe(20);
+    const inWindow = (from: number, to: number) =>
+      sequence.calls.filter((c) => c.at >= from && c.at < to).length / ((to - from) / 1000);
+    expect(inWindow(0, 60_000)).toBeCloseTo(12.5, 1);
+    expect(inWindow(60_000, 80_000)).toBeGreaterThan(29);
+    expect(inWindow(60_000, 80_000)).toBeLessThan(31);
+    expect(inWindow(80_000, 300_000)).toBeCloseTo(12.5, 1);
+  });
+
+  it('arrivalInterval takes the load phase in force, and refuses a non-positive interval', () => {
+    const load = [{ from: 1_000, to: 2_000, callEveryMs: 10 }];
+    expect(arrivalInterval({ callEveryMs: 100, load }, 999)).toBe(100);
+    expect(arrivalInterval({ callEveryMs: 100, load }, 1_000)).toBe(10);
+    expect(arrivalInterval({ callEveryMs: 100, load }, 2_000)).toBe(100);
+    expect(() => arrivalInterval({ callEveryMs: 0 }, 0)).toThrow(/callEveryMs/);
   });
 });
