@@ -17,6 +17,7 @@ const TITLES: Record<string, string> = {
   '/breakers': 'Circuit breakers',
   '/errors': 'Errors',
   '/calls': 'Calls',
+  '/experiments': 'Experiments',
   '/alerts': 'Alerts',
 };
 
