@@ -151,7 +151,7 @@ export const AGENT_POLICIES: readonly AgentPolicy[] = [
     key: 'mcp-resilience',
     name: 'mcp-resilience',
     description:
-      'the tool guard of the adapters (defaults: 3 attempts for retryable failures of a tool safe to repeat, breaker, budget), the negative cache answering the model’s identical repeats of a non-retryable failure without a request; the model reads the sentence for the outcome',
+      'the tool guard of the adapters (defaults: 3 attempts for retryable failures of a tool safe to repeat, breaker answering at once when open, budget), the negative cache answering the model’s identical repeats of a non-retryable failure without a request; the model reads the sentence for the outcome',
     create: (clock) => {
       const guard = createToolGuard({ server: 'weather', clock, idempotent: true });
       return {

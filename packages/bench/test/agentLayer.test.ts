@@ -33,12 +33,10 @@ describe('agent layer benchmark', () => {
     // After a blip, retrying in the tool layer saves the model's repeat; the AI SDK pays one LLM call for it.
     expect(cell(cells, 'blip', 'stubborn', 'mcp-resilience').wastedLlmCalls).toBe(0);
     expect(cell(cells, 'blip', 'stubborn', 'ai-sdk').wastedLlmCalls).toBe(4);
-    // A permanent outage, one call at a time: each call waits at the open breaker and is itself the probe (3
-    // attempts, spaced by the probe interval), so a lone agent sends no more than LangGraph's 3 per call and far
-    // fewer than the naive loop; with concurrent callers only the probes reach the server (packages/bench scenarios).
-    const outage = cell(cells, 'outage', 'stubborn', 'mcp-resilience').toolRequests;
-    expect(outage).toBeLessThanOrEqual(cell(cells, 'outage', 'stubborn', 'langgraph').toolRequests);
-    expect(outage).toBeLessThanOrEqual(cell(cells, 'outage', 'stubborn', 'naive').toolRequests / 2);
+    // An outage: retried while it may be a blip, then the open breaker answers at once without a request.
+    expect(cell(cells, 'outage', 'stubborn', 'mcp-resilience').toolRequests).toBeLessThan(
+      cell(cells, 'outage', 'stubborn', 'langgraph').toolRequests,
+    );
     expect(renderAgentLayer(cells, 0.5)).toMatch(
       /\| invalid_arguments \| stubborn \| mcp-resilience \| 16 \| 8 \| 4 \| 0 \| 0 \|/,
     );

@@ -80,7 +80,7 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
  * a negative cache without running the tool. An MCP-shaped `{ isError: true }` value counts as a failure.
  * Never throws for a tool failure: it returns it with the sentence for the model (a caller's abort rethrows).
  */
-/** Attempts per tool call in the adapters unless `maxAttempts` says otherwise. */
+/** Attempts per tool call in the adapters unless `maxAttempts` says otherwise (`breakerWait` is off there too). */
 export const TOOL_MAX_ATTEMPTS = 3;
 
 export function createToolGuard(options: ToolGuardOptions = {}) {
@@ -105,8 +105,11 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     );
   }
   // The model is a retry layer on top of the tool (it calls again after an error): the tool keeps LangGraph's
-  // 3 attempts rather than the core's default, so the two layers do not multiply into a storm.
-  const resilience = shared ?? createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, ...core, rules: [] });
+  // 3 attempts rather than the core's default, and at an open breaker it answers at once ("unavailable, try
+  // again in about N s") instead of holding the agent at the gate, so the two layers do not multiply.
+  const resilience =
+    shared ??
+    createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, breakerWait: false, ...core, rules: [] });
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
   const repeats = new ModelRepeats<ResilienceError>(
