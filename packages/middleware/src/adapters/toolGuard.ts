@@ -108,8 +108,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
   // 3 attempts rather than the core's default, and at an open breaker it answers at once ("unavailable, try
   // again in about N s") instead of holding the agent at the gate, so the two layers do not multiply.
   const resilience =
-    shared ??
-    createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, breakerWait: false, ...core, rules: [] });
+    shared ?? createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, breakerWait: false, ...core, rules: [] });
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
   const repeats = new ModelRepeats<ResilienceError>(
