@@ -1,3 +1,4 @@
+import { alignDown, alignUp, NICE_STEPS } from '../data/time-buckets';
 /** A resolution of the pre-aggregated facts and how long it is kept. */
 export interface Tier {
   readonly id: number;
@@ -18,8 +19,8 @@ export function makeTiers(retentionMs: number): Tier[] {
   ];
 }
 
-export const alignDown = (t: number, res: number): number => Math.floor(t / res) * res;
-export const alignUp = (t: number, res: number): number => Math.ceil(t / res) * res;
+// One bucket arithmetic for the store and the PromQL backend.
+export { alignDown, alignUp };
 
 /** Buckets `[from, to)` (bucket start times) of one tier. */
 export interface Piece {
@@ -88,23 +89,6 @@ export function planRange(fromMs: number, toMs: number, now: number, tiers: read
   }
   return pieces;
 }
-
-const NICE_STEPS = [
-  10_000,
-  30_000,
-  60_000,
-  120_000,
-  300_000,
-  600_000,
-  900_000,
-  1_800_000,
-  HOUR,
-  2 * HOUR,
-  3 * HOUR,
-  6 * HOUR,
-  12 * HOUR,
-  DAY,
-];
 
 /** How a chart's range is bucketed: the tier read and the step (a multiple of the tier's resolution). */
 export interface SeriesPlan {
