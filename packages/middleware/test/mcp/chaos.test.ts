@@ -121,8 +121,10 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(metaOf(invalid)).toMatchObject({ class: 'non_retryable', type: 'invalid_params', attempts: 1 });
     const first = lastCall(recorder);
     expect(first.attempts).toBe(1);
-    const firstAttempt = recorder.ofType('attempt_finished').at(-1)!;
-    expect(first.durationMs - firstAttempt.durationMs).toBeLessThan(50); // no wait, no retry
+    // no backoff, no wait at a breaker (timing is the benchmark's job)
+    const waitedOrRetried = (c: typeof first) =>
+      (c.breakerWaitMs ?? 0) > 0 || recorder.ofType('retry_scheduled').some((e) => e.callId === c.callId);
+    expect(waitedOrRetried(first)).toBe(false);
 
     // A JSON-RPC -32602 error (as Go servers answer): thrown, classified, not retried.
     const error = await rejection(mcp.callTool({ name: 'search', arguments: { query: 'mcp' } }));
@@ -131,7 +133,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(error.classification).toMatchObject({ class: 'non_retryable', type: 'invalid_params' });
     const second = lastCall(recorder);
     expect(second.attempts).toBe(1);
-    expect(second.durationMs - recorder.ofType('attempt_finished').at(-1)!.durationMs).toBeLessThan(50);
+    expect(waitedOrRetried(second)).toBe(false);
 
     // The 'result' form: the model reads what was wrong, that it was not retried, and what to change.
     const asResult = withResilience(client, { ...fast, server: 'chaos-result', nonRetryableAs: 'result' });
