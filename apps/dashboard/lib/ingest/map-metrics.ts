@@ -4,6 +4,8 @@ import {
   ATTR_FROM_STATE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
+  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
   ATTR_MCP_SERVER,
   ATTR_OUTCOME,
   ATTR_STATE,
@@ -11,7 +13,6 @@ import {
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
-import { shadowOutcome } from '../store/experiment-facts';
 import { ATTR_VARIANT, M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
@@ -25,6 +26,10 @@ import type {
 } from './records';
 import { Rejections } from './rejections';
 import { timeRefusal } from './time-bounds';
+
+/** A shadow disagreement's `outcome` column: the shadow's `class/type` (that counter has no outcome of its own). */
+const shadowOutcome = (a: Attrs): string =>
+  `${text(a[ATTR_MCP_RESILIENCE_SHADOW_CLASS])}/${text(a[ATTR_MCP_RESILIENCE_SHADOW_TYPE])}`;
 
 function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestContext): DimLabels {
   return {

@@ -15,19 +15,30 @@ import {
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_OPERATION,
   ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SHADOW_AGREES,
+  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
+  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
+  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_RESILIENCE_WASTED_RETRIES,
   ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
   ATTR_MCP_SERVER,
   ATTR_TO_STATE,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
+  EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
   OUTCOME_VALUE_SUCCESS,
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import type { Span, TracesRequest } from '../otlp/model';
-import { type ShadowExample, shadowExampleOf } from '../store/experiment-facts';
 import { type IngestContext, resourceIdentity, text } from './ingest-context';
-import type { AttemptRecord, BreakerObservation, CallRecord, InstanceSeen, TraceBatch } from './records';
+import type {
+  AttemptRecord,
+  BreakerObservation,
+  CallRecord,
+  InstanceSeen,
+  ShadowExampleRecord,
+  TraceBatch,
+} from './records';
 import { Rejections } from './rejections';
 import { timeRefusal } from './time-bounds';
 
@@ -95,6 +106,28 @@ function attemptRecord(span: Span, ctx: IngestContext): AttemptRecord | undefine
   };
 }
 
+/** The example an attempt span makes when the shadow classifier disagreed on it, else undefined. */
+function shadowExampleOf(service: string, span: Span): ShadowExampleRecord | undefined {
+  const shadow = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION)?.attributes;
+  if (shadow === undefined || shadow[ATTR_MCP_RESILIENCE_SHADOW_AGREES] !== false) return undefined;
+  const c = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION)?.attributes ?? {};
+  const a = span.attributes;
+  return {
+    ts: span.startMs,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    service,
+    server: text(a[ATTR_MCP_SERVER]),
+    tool: text(a[ATTR_GEN_AI_TOOL_NAME]),
+    variant: text(a[ATTR_MCP_RESILIENCE_VARIANT]),
+    errorClass: text(c[ATTR_ERROR_CLASS] ?? a[ATTR_ERROR_CLASS]),
+    errorType: text(c[ATTR_ERROR_TYPE] ?? a[ATTR_ERROR_TYPE]),
+    shadowClass: text(shadow[ATTR_MCP_RESILIENCE_SHADOW_CLASS]),
+    shadowType: text(shadow[ATTR_MCP_RESILIENCE_SHADOW_TYPE]),
+  };
+}
+
 /**
  * Maps an OTLP traces request to breaker transitions (span events), failed/retried calls (call spans) and
  * their attempts (attempt spans). A span whose start, end or events fall outside the time bounds is refused
@@ -106,7 +139,7 @@ export function mapTraces(request: TracesRequest, ctx: IngestContext): TraceBatc
   const breakers: BreakerObservation[] = [];
   const calls: CallRecord[] = [];
   const attempts: AttemptRecord[] = [];
-  const shadowExamples: ShadowExample[] = [];
+  const shadowExamples: ShadowExampleRecord[] = [];
   for (const rs of request.resources) {
     const { service, instance } = resourceIdentity(rs.resource, ctx);
     if (rs.scopes.some((ss) => ss.spans.length > 0)) instances.push({ service, instance });

@@ -1,4 +1,3 @@
-import type { ShadowExample } from '../store/experiment-facts';
 import type { SeriesState } from './delta';
 
 /*
@@ -113,7 +112,23 @@ export interface TraceBatch {
   readonly calls: readonly CallRecord[];
   readonly attempts: readonly AttemptRecord[];
   /** Failed attempts the shadow classifier disagreed on (experiments). */
-  readonly shadowExamples: readonly ShadowExample[];
+  readonly shadowExamples: readonly ShadowExampleRecord[];
   readonly spans: number;
   readonly rejected: Rejected;
+}
+
+/** A failed attempt the shadow classifier disagreed on (experiments), kept as an example. */
+export interface ShadowExampleRecord {
+  readonly ts: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string;
+  readonly service: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly variant: string;
+  readonly errorClass: string;
+  readonly errorType: string;
+  readonly shadowClass: string;
+  readonly shadowType: string;
 }

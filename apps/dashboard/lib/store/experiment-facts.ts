@@ -1,21 +1,9 @@
-import {
-  ATTR_ERROR_CLASS,
-  ATTR_ERROR_TYPE,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_MCP_RESILIENCE_SHADOW_AGREES,
-  ATTR_MCP_RESILIENCE_SHADOW_CLASS,
-  ATTR_MCP_RESILIENCE_SHADOW_TYPE,
-  ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
-  EVENT_MCP_RESILIENCE_CLASSIFICATION,
-  EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
-} from '@mcp-resilience/middleware/semconv';
-import type { Attrs, Span } from '../otlp/model';
+import type { ShadowExampleRecord } from '../ingest/records';
 import type { Db } from './database';
 
 /*
  * What the embedded store keeps for experiments (canary variants and the shadow classifier), beside the facts,
- * in the encoding of the ingest restructuring (branch i15a), so both merge into one:
+ * in the encoding `lib/ingest` writes:
  * - the variant of a fact is its dimension's `extra` (every metric but the transitions, whose `extra` is
  *   `from>to`); every existing panel sums over `extra`, so it is unchanged;
  * - a variant's call-duration histogram keeps its non-empty bucket counts (metric `M.callDurationBucket`,
@@ -27,17 +15,7 @@ import type { Db } from './database';
  *   Calls page.
  */
 
-const text = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
-
-/** The variant of a data point or span, '' when none. */
-export const variantOf = (attrs: Attrs): string => text(attrs[ATTR_MCP_RESILIENCE_VARIANT]);
-
-/** The `outcome` column of a shadow disagreement's dimension: the shadow's `class/type`. */
-export const shadowOutcome = (attrs: Attrs): string =>
-  `${text(attrs[ATTR_MCP_RESILIENCE_SHADOW_CLASS])}/${text(attrs[ATTR_MCP_RESILIENCE_SHADOW_TYPE])}`;
-
-/** Reads `shadowOutcome` back. */
+/** Reads a disagreement dimension's `outcome` (the shadow's `class/type`, `ingest/map-metrics.ts`) back. */
 export function parseShadowOutcome(outcome: string): { shadowClass: string; shadowType: string } {
   const i = outcome.indexOf('/');
   return i < 0
@@ -45,14 +23,7 @@ export function parseShadowOutcome(outcome: string): { shadowClass: string; shad
     : { shadowClass: outcome.slice(0, i), shadowType: outcome.slice(i + 1) };
 }
 
-/** The `extra` of bucket `i` of a histogram point with these upper bounds. */
-export function bucketExtra(bounds: readonly number[], i: number, variant: string): string {
-  const lower = i === 0 ? '' : String(bounds[i - 1]);
-  const le = `${lower}~${i < bounds.length ? String(bounds[i]) : '+Inf'}`;
-  return variant ? `${le}\u0001${variant}` : le;
-}
-
-/** Reads `bucketExtra` back: the bucket's upper bound (`+Inf` allowed) and the variant ('' for none). */
+/** Reads a call-duration bucket fact's `extra` (`lower~le`, then `\u0001variant`; `ingest/map-metrics.ts`) back: the bucket's upper bound (`+Inf` allowed) and the variant ('' for none). */
 export function parseBucketExtra(extra: string): { le: string; variant: string } {
   const [range = '', variant = ''] = extra.split('\u0001');
   return { le: range.slice(range.indexOf('~') + 1), variant };
@@ -75,47 +46,8 @@ export function ensureExperimentTables(db: Db): void {
   `);
 }
 
-/** A failed attempt the shadow classifier disagreed on, kept as an example. */
-export interface ShadowExample {
-  readonly ts: number;
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId: string;
-  readonly service: string;
-  readonly server: string;
-  readonly tool: string;
-  readonly variant: string;
-  readonly errorClass: string;
-  readonly errorType: string;
-  readonly shadowClass: string;
-  readonly shadowType: string;
-}
-
-/** The example an attempt span makes when the shadow disagreed on it, else undefined. */
-export function shadowExampleOf(service: string, span: Span): ShadowExample | undefined {
-  const shadow = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION)?.attributes;
-  if (shadow === undefined) return undefined;
-  if (shadow[ATTR_MCP_RESILIENCE_SHADOW_AGREES] !== false) return undefined;
-  const c = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CLASSIFICATION)?.attributes ?? {};
-  const a = span.attributes;
-  return {
-    ts: span.startMs,
-    traceId: span.traceId,
-    spanId: span.spanId,
-    parentSpanId: span.parentSpanId,
-    service,
-    server: text(a[ATTR_MCP_SERVER]),
-    tool: text(a[ATTR_GEN_AI_TOOL_NAME]),
-    variant: variantOf(a),
-    errorClass: text(c[ATTR_ERROR_CLASS] ?? a[ATTR_ERROR_CLASS]),
-    errorType: text(c[ATTR_ERROR_TYPE] ?? a[ATTR_ERROR_TYPE]),
-    shadowClass: text(shadow[ATTR_MCP_RESILIENCE_SHADOW_CLASS]),
-    shadowType: text(shadow[ATTR_MCP_RESILIENCE_SHADOW_TYPE]),
-  };
-}
-
 /** Keeps shadow examples (duplicates by span ignored). */
-export function storeShadowExamples(db: Db, examples: readonly ShadowExample[]): void {
+export function storeShadowExamples(db: Db, examples: readonly ShadowExampleRecord[]): void {
   if (examples.length === 0) return;
   const insert = db.prepare(
     `INSERT OR IGNORE INTO shadow_examples (ts, trace_id, span_id, parent_span_id, service, server, tool, variant,

@@ -8,17 +8,17 @@ export function variantHash(key: string): number {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
+  return finalize(h);
 }
 
 /** The same finalizer over an integer (a call counter), to [0, 1): no string to build on the success path. */
 export function integerHash(n: number): number {
-  let h = n | 0;
+  return finalize(n | 0);
+}
+
+/** The murmur3 finalizer, then to [0, 1). */
+function finalize(x: number): number {
+  let h = x;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
