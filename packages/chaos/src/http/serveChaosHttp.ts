@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FaultCore } from '../core/FaultCore.js';
 import type { Fault } from '../plan/FaultPlan.js';
 import { type BackendFactory, HttpSession } from './HttpSession.js';
 import { answerHttpFault } from './httpFaults.js';
 import { listen } from './listen.js';
-import { readBody } from './readBody.js';
+import { readJsonRpc } from './readJsonRpc.js';
 import { rpcError, sendJson, sendUnknownSession } from './responses.js';
 
 export interface ChaosHttpFrontOptions {
@@ -88,16 +83,9 @@ export async function serveChaosHttp(options: ChaosHttpFrontOptions): Promise<Ch
   };
 
   const post = async (req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
-    const text = await readBody(req);
-    if (text === null) return sendJson(res, 413, rpcError(-32000, 'Payload too large'));
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return sendJson(res, 400, rpcError(-32700, 'Parse error: Invalid JSON'));
-    }
-    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
-    const requests = messages.filter((message): message is JSONRPCRequest => isJSONRPCRequest(message));
+    const read = await readJsonRpc(req, res);
+    if (!read) return;
+    const { messages, requests } = read;
     let session = sessionId ? sessions.get(sessionId) : undefined;
     if (sessionId && !session) {
       core.reject(requests, { transport: 'http', sessionId });
@@ -136,7 +124,7 @@ export async function serveChaosHttp(options: ChaosHttpFrontOptions): Promise<Ch
       for (const message of messages) session.connection.receive(message);
       return;
     }
-    await session.transport.handleRequest(req, res, body);
+    await session.transport.handleRequest(req, res, read.json);
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {

@@ -1,19 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import {
-  isJSONRPCRequest,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { ChaosCore } from '../core/ChaosCore.js';
 import type { Admission } from '../core/FaultCore.js';
 import { localOutcome } from '../core/outcomes.js';
 import { answerHttpFault } from './httpFaults.js';
 import { listen } from './listen.js';
-import { readBody } from './readBody.js';
+import { readJsonRpc } from './readJsonRpc.js';
 import { rpcError, sendJson, sendUnknownSession } from './responses.js';
 import { type ChaosHttpFront, endpointUrl, MCP_PATH } from './serveChaosHttp.js';
 
@@ -50,16 +45,9 @@ export async function serveModernHttp(options: ModernHttpOptions): Promise<Chaos
   const timers = new Set<NodeJS.Timeout>();
 
   const post = async (req: IncomingMessage, res: ServerResponse) => {
-    const text = await readBody(req);
-    if (text === null) return sendJson(res, 413, rpcError(-32000, 'Payload too large'));
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return sendJson(res, 400, rpcError(-32700, 'Parse error: Invalid JSON'));
-    }
-    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
-    const requests = messages.filter((message): message is JSONRPCRequest => isJSONRPCRequest(message));
+    const read = await readJsonRpc(req, res);
+    if (!read) return;
+    const { text, requests } = read;
     const admissions = core.admit(requests, { transport: 'http' });
     const settle = () => {
       for (const { entry } of admissions) core.log.settle(entry);
