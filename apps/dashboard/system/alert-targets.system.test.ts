@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dashboard, launchChromium, startDashboard } from './support';
+import { type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * The "Add target" server action in real Chromium against the built dashboard: a webhook that would make the
@@ -49,7 +49,7 @@ describe('alert targets in Chromium', () => {
     const d = await startDashboard();
     dashboards.push(d);
     const page = await browser.newPage();
-    await page.goto(`${d.url}/alerts`);
+    await openPage(page, `${d.url}/alerts`);
     expect(await addTarget(page, 'http://169.254.169.254/latest/meta-data/')).toMatch(
       /169\.254\.169\.254 is a link-local \(cloud metadata\) address/,
     );
@@ -65,7 +65,7 @@ describe('alert targets in Chromium', () => {
     const d = await startDashboard({ ALERT_TARGET_ALLOWED_NETWORKS: '127.0.0.1/32' });
     dashboards.push(d);
     const page = await browser.newPage();
-    await page.goto(`${d.url}/alerts`);
+    await openPage(page, `${d.url}/alerts`);
     const port = (hook.address() as AddressInfo).port;
     expect(await addTarget(page, `http://127.0.0.1:${port}/hook`)).toMatch(/Target ops .* added/);
     await page.close();

@@ -40,7 +40,7 @@ import {
   standardScript,
 } from '../test/support/workload';
 import { freePort, type RelabelRule, type RunningPrometheus, startPrometheus } from './prometheus';
-import { type Dashboard, launchChromium, startDashboard } from './support';
+import { type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * THE contract suite: one scripted workload, driven through the real middleware (`createResilience` +
@@ -690,14 +690,14 @@ describe('the dashboard server in Prometheus mode (built dist/server.mjs)', () =
   it('a breaker opening reaches the browser live (server-side polling → SSE), without a reload', async () => {
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    await page.goto(`${dashboard.url}/?range=15m`);
+    await openPage(page, `${dashboard.url}/?range=15m`);
     await page.waitForSelector('[data-testid="efficiency-value"]');
     const emb = await embeddedSource().headline({ ...q, to: Date.now(), from: Date.now() - 15 * 60_000 });
     expect(await page.textContent('[data-testid="efficiency-ratio"]')).toContain(
       `${emb.retries.successful}/${emb.retries.total} retries successful`,
     );
     expect(await page.textContent('[data-testid="efficiency-value"]')).toBe(fmtPct(emb.retries.efficiency));
-    await page.goto(`${dashboard.url}/breakers?range=15m`);
+    await openPage(page, `${dashboard.url}/breakers?range=15m`);
     await page.waitForSelector('[data-testid="breaker-tile"][data-server="tickets"][data-state="open"]');
     await page.waitForSelector('[data-testid="live-status"].on');
     await page.evaluate(() => {

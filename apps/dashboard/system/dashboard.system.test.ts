@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCapture, serialize } from '../test/support/otel';
 import { type ScriptedCall, standardScript } from '../test/support/workload';
-import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * Browser tests in real Chromium (Debian's /usr/bin/chromium driven by playwright-core) against the built
@@ -56,7 +56,7 @@ describe('dashboard in Chromium', () => {
     await agent.run([...standardScript('weather'), ...standardScript('weather')]);
     await exportAll();
     expect(agent.truth.retries).toEqual({ total: 28, successful: 16 });
-    await page.goto(`${dashboard.url}/?range=1h`);
+    await openPage(page, `${dashboard.url}/?range=1h`);
     await page.waitForSelector('[data-testid="efficiency-value"]');
     expect(await page.textContent('[data-testid="efficiency-value"]')).toBe('57.1%');
     expect(await page.textContent('[data-testid="efficiency-ratio"]')).toContain('16/28');
@@ -80,7 +80,7 @@ describe('dashboard in Chromium', () => {
       maxAttempts: 1,
     });
     await exportAll();
-    await page.goto(`${dashboard.url}/breakers?range=15m`);
+    await openPage(page, `${dashboard.url}/breakers?range=15m`);
     const tile = page.locator('[data-testid="breaker-tile"][data-server="flaky"]');
     await tile.waitFor();
     expect(await tile.getAttribute('data-state')).toBe('closed');
@@ -111,7 +111,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('the alert banner appears on every page when efficiency stays below target', async () => {
-    await page.goto(`${dashboard.url}/?range=1h`);
+    await openPage(page, `${dashboard.url}/?range=1h`);
     expect(await page.locator('[data-testid="alert-banner"]').count()).toBe(0);
     const put = await fetch(`${dashboard.url}/api/alerts/rules/retry-efficiency`, {
       method: 'PUT',
@@ -122,19 +122,19 @@ describe('dashboard in Chromium', () => {
     expect(await page.textContent('[data-testid="alert-banner"]')).toContain('weather');
     await shot('alert-banner.png');
     // the alert is marked on every time chart of the overview
-    await page.goto(`${dashboard.url}/?range=1h`);
+    await openPage(page, `${dashboard.url}/?range=1h`);
     for (const chart of ['efficiency-chart', 'calls-chart', 'error-chart']) {
       await page.locator(`[data-testid="${chart}"] .annotation-alert`).first().waitFor({ state: 'attached' });
     }
-    await page.goto(`${dashboard.url}/errors?range=1h`);
+    await openPage(page, `${dashboard.url}/errors?range=1h`);
     await page.waitForSelector('[data-testid="alert-banner"]');
-    await page.goto(`${dashboard.url}/alerts`);
+    await openPage(page, `${dashboard.url}/alerts`);
     expect(await page.textContent('[data-testid="alert-history"]')).toContain('firing');
     await shot('alerts.png');
   });
 
   it('the calls page shows the attempt waterfall', async () => {
-    await page.goto(`${dashboard.url}/calls?range=1h&only=failed`);
+    await openPage(page, `${dashboard.url}/calls?range=1h&only=failed`);
     const row = page.locator('[data-testid="call-row"]', { hasText: 'get_forecast' }).first();
     await row.waitFor();
     await row.locator('summary').click();

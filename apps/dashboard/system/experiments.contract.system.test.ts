@@ -23,7 +23,7 @@ import type { TimeQuery } from '@/lib/data/types';
 import { type CanaryTruth, canaryRecorder, runCanary } from '../test/support/canary-workload';
 import { startTestServer, type TestServer } from '../test/support/runtime';
 import { freePort, type RunningPrometheus, startPrometheus } from './prometheus';
-import { ARTIFACTS, launchChromium, startDashboard } from './support';
+import { ARTIFACTS, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * The experiments contract: a canary (two variants and a shadow classifier) through the real middleware and
@@ -212,7 +212,7 @@ describe('Experiments page in Prometheus mode (built server, Chromium)', () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(`${dashboard.url}/experiments?range=1h`);
+      await openPage(page, `${dashboard.url}/experiments?range=1h`);
       const verdict = page.locator('[data-testid="experiment-verdicts"] [data-verdict]');
       expect(await verdict.getAttribute('data-verdict')).toBe('better');
       const expected = shapeExperiment(await promSource.experimentData(q)).comparisons[0]!.text;

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryRecorder, runCanary } from '../test/support/canary-workload';
 import { createCapture, serialize } from '../test/support/otel';
-import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * The Experiments page in real Chromium, against the built dashboard fed a canary (two variants and a shadow
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('Experiments page in Chromium', () => {
   it('shows the verdict, the variants with intervals, and the shadow matrix with example calls', async () => {
-    await page.goto(`${dashboard.url}/?range=1h`);
+    await openPage(page, `${dashboard.url}/?range=1h`);
     await page.getByRole('link', { name: 'Experiments' }).click();
     await page.waitForURL(/\/experiments\?range=1h/);
     const verdict = page.locator('[data-testid="experiment-verdicts"] [data-verdict]');
@@ -74,7 +74,7 @@ describe('Experiments page in Chromium', () => {
   });
 
   it('says how to start a canary when there is none in the window', async () => {
-    await page.goto(`${dashboard.url}/experiments?range=1h&server=nobody`);
+    await openPage(page, `${dashboard.url}/experiments?range=1h&server=nobody`);
     expect(await page.locator('[data-testid="experiments-empty"]').textContent()).toContain('variants');
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fmtTime } from '@/lib/format';
 import { createCapture, serialize } from '../test/support/otel';
 import { type ScriptedCall, standardScript } from '../test/support/workload';
-import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
  * The incident view and the truth fixes of issue #15 in real Chromium against the built dashboard, fed over
@@ -72,7 +72,7 @@ afterAll(async () => {
 
 describe('incident view in Chromium', () => {
   it('an empty dashboard shows the exact OTEL_EXPORTER_OTLP_ENDPOINT line and a copyable snippet', async () => {
-    await page.goto(`${dashboard.url}/`);
+    await openPage(page, `${dashboard.url}/`);
     const env = page.locator('[data-testid="otlp-env"]');
     await env.waitFor();
     expect(await env.textContent()).toContain(`OTEL_EXPORTER_OTLP_ENDPOINT=${dashboard.url}\n`);
@@ -102,7 +102,7 @@ describe('incident view in Chromium', () => {
 
   it('/breakers: no hydration error, only processes with breakers, in-state and entered agree', async () => {
     errors.length = 0;
-    await page.goto(`${dashboard.url}/breakers?range=15m`);
+    await openPage(page, `${dashboard.url}/breakers?range=15m`);
     const tile = page.locator('[data-testid="breaker-tile"][data-server="down"]');
     await tile.waitFor();
     await page.waitForSelector('[data-testid="live-status"].on');
@@ -121,7 +121,7 @@ describe('incident view in Chromium', () => {
   });
 
   it('overview: legends, "now" beside the range, latency percentiles, transition marks, partial bucket', async () => {
-    await page.goto(`${dashboard.url}/?range=1h`);
+    await openPage(page, `${dashboard.url}/?range=1h`);
     await page.waitForSelector('[data-testid="efficiency-chart"] .recharts-legend-item');
     for (const chart of ['efficiency-chart', 'calls-chart', 'error-chart']) {
       expect(
@@ -154,7 +154,7 @@ describe('incident view in Chromium', () => {
   });
 
   it('compare mode: services side by side on the same axes', async () => {
-    await page.goto(`${dashboard.url}/?range=1h&compare=service`);
+    await openPage(page, `${dashboard.url}/?range=1h&compare=service`);
     await page.waitForSelector('[data-testid="compare-table"]');
     const keys = await page
       .locator('[data-testid="compare-row"]')
@@ -168,7 +168,7 @@ describe('incident view in Chromium', () => {
   });
 
   it('a click on a chart point opens the matching calls; a drag zooms to a custom range', async () => {
-    await page.goto(`${dashboard.url}/?range=15m`);
+    await openPage(page, `${dashboard.url}/?range=15m`);
     const plot = page.locator('[data-testid="calls-chart"] .recharts-wrapper > svg');
     await plot.waitFor();
     const box = (await plot.boundingBox())!;
@@ -187,7 +187,7 @@ describe('incident view in Chromium', () => {
     expect(to - from).toBeLessThan(15 * 60_000);
     await page.waitForSelector('[data-testid="custom-range"] button.active');
     // a click (no drag) on the bucket with the data: the Calls page for that bucket, failed calls
-    await page.goto(`${dashboard.url}/?range=15m`);
+    await openPage(page, `${dashboard.url}/?range=15m`);
     await plot.waitFor();
     const b = (await plot.boundingBox())!;
     const y0 = b.y + b.height / 2;

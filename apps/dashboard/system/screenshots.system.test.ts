@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMetrics, demoTraces } from './demo-data';
-import { ARTIFACTS, type Dashboard, launchChromium, startDashboard } from './support';
+import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /* Documentation screenshots from a synthetic hour of telemetry (artifacts/docs-*.png). */
 
@@ -54,7 +54,7 @@ describe('documentation screenshots', () => {
       ['/errors?range=1h', 'docs-errors.png'],
       ['/calls?range=1h', 'docs-calls.png'],
     ] as const) {
-      await page.goto(`${dashboard.url}${route}`);
+      await openPage(page, `${dashboard.url}${route}`);
       await page.waitForSelector('[data-testid="live-status"].on');
       if (route.startsWith('/calls')) await page.locator('[data-testid="call-row"] summary').first().click();
       await page.waitForTimeout(300);

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const APP_DIR = path.resolve(import.meta.dirname, '..');
 export const ARTIFACTS = path.join(APP_DIR, 'artifacts');
@@ -24,6 +24,15 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * Navigates and waits until every streamed Suspense boundary has been revealed (app/loading.tsx makes each page
+ * stream): until then React keeps the page's content twice, once in a hidden `S:` segment, and locators race.
+ */
+export async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForFunction(() => !document.querySelector('div[hidden][id^="S:"], template[id^="B:"]'));
 }
 
 export interface Dashboard {
