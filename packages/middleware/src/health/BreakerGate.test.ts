@@ -98,6 +98,26 @@ describe('the breaker gate', () => {
     expect(recorder.ofType('call_finished').filter((e) => e.outcome === 'success')).toHaveLength(20);
   });
 
+  it('paces the ramp: one release every smoothed round trip / window, not a burst per answer', async () => {
+    const r = create();
+    await open(r);
+    const sent: number[] = [];
+    const slow = async () => {
+      sent.push(clock.now());
+      await clock.sleep(100); // every answer takes 100 ms
+      return 'ok';
+    };
+    const calls = Array.from({ length: 12 }, () => r.execute(slow, { endpoint: 'e', timeoutMs: 30_000 }));
+    await clock.advance(2_000);
+    expect(await Promise.all(calls)).toEqual(Array(12).fill('ok'));
+    // probe at 1000; closed at 1100 with no round trip measured yet: the first window (2) goes at once. From
+    // the first answers at 1200 (RTT 100) one release every 100 / window ms, the window growing by one per
+    // answer: 1200 (w 3), 1234 (w 4: +25), 1259, 1284, 1309 (w 5: +20), 1329, 1349 (w 6: +17), 1366 (w 7: +15), 1381
+    expect(sent).toEqual([
+      1_000, 1_100, 1_100, 1_200, 1_234, 1_259, 1_284, 1_309, 1_329, 1_349, 1_366, 1_381,
+    ]);
+  });
+
   it('halves the ramp when a released call fails, and lets new calls queue behind the backlog', async () => {
     const r = create({ maxAttempts: 1 });
     await open(r);

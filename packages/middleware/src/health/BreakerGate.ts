@@ -20,6 +20,8 @@ export type GateVerdict =
       readonly ramp: boolean;
       /** For a call released by the ramp: the window cuts made before its release. */
       readonly cuts?: number;
+      /** For a call released by the ramp: when (its round trip is measured from there). */
+      readonly releasedAt?: number;
     }
   /** No verdict can come before the call's limit: fail now (`retryAfterMs`: until the next probe). */
   | { readonly kind: 'circuit_open'; readonly retryAfterMs: number }
@@ -54,7 +56,10 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  * fails; then it halves, once per round trip, and grows by one per round trip (AIMD). While the ramp runs, new
  * calls queue behind the backlog, and a released call's failure shrinks the window instead of counting towards
  * re-opening the breaker (unless the window is at 1): the ramp finds what a recovering (or overloaded) server
- * can take, instead of a second storm. Bounded: beyond `breakerMaxWaiting` a call is shed at once. The
+ * can take, instead of a second storm. The releases are paced, one every smoothed round trip / window (TCP
+ * pacing) from a window of 2 (one call in flight cannot burst, and a fast failure should not wait a round trip),
+ * not in bursts: a server that admits so much per second rejects a burst that the same rate spread out would
+ * pass, and each rejection costs it work and the call time. Bounded: beyond `breakerMaxWaiting` a call is shed at once. The
  * caller's signal ends a wait at once, its listener removed.
  */
 export class BreakerGate {
@@ -70,6 +75,12 @@ export class BreakerGate {
   private rampSlowStart = true;
   /** A released call failed in the last ramp (a slow recovery, an overload): the next ramp starts gently. */
   private rampFailed = false;
+  /** Smoothed round trip of the released calls that succeeded (1/8 per sample, as TCP's SRTT). */
+  private rampRttMs: number | undefined;
+  /** The ramp's next release, not before: paced at `rampRttMs / rampWindow`. */
+  private nextReleaseAt = 0;
+  /** The one timer of a release held back by the pacing. */
+  private pacer: AbortController | undefined;
 
   constructor(
     private readonly breaker: CircuitBreaker,
@@ -161,8 +172,11 @@ export class BreakerGate {
     if (verdict.kind !== 'admitted') return;
     if (verdict.ramp) {
       this.rampInFlight = Math.max(0, this.rampInFlight - 1);
-      if (result === 'success') this.rampWindow += this.rampSlowStart ? 1 : 1 / this.rampWindow;
-      else if (result === 'failure' && (verdict.cuts ?? 0) >= this.rampCuts) {
+      if (result === 'success') {
+        this.rampWindow += this.rampSlowStart ? 1 : 1 / this.rampWindow;
+        const rtt = this.clock.now() - (verdict.releasedAt ?? this.clock.now());
+        this.rampRttMs = this.rampRttMs === undefined ? rtt : this.rampRttMs + (rtt - this.rampRttMs) / 8;
+      } else if (result === 'failure' && (verdict.cuts ?? 0) >= this.rampCuts) {
         // one cut per round trip: calls released before the last cut were sent into the old window
         this.rampCuts++;
         this.rampWindow = Math.max(1, this.rampWindow / 2);
@@ -179,6 +193,8 @@ export class BreakerGate {
       this.rampWindow = 2 * this.options.breakerHalfOpenProbes;
       this.rampInFlight = 0;
       this.rampSlowStart = !this.rampFailed;
+      this.rampRttMs = undefined; // measured afresh: the recovered server may be slower or faster than before
+      this.nextReleaseAt = 0;
       for (const w of [...this.held]) w.settle(GO);
     } else if (transition.to === 'open') {
       // held retries become waiters for the probe, with their own limit
@@ -198,6 +214,7 @@ export class BreakerGate {
 
   /** Fails every waiter (the endpoint is being dropped). */
   dispose(): void {
+    this.stopPacing();
     this.failWaiters(
       () => true,
       () => ({ kind: 'circuit_open', retryAfterMs: 0 }),
@@ -210,8 +227,19 @@ export class BreakerGate {
     while (this.queue.length > 0) {
       if (this.breaker.state === 'closed') {
         if (this.rampInFlight >= this.rampWindow) return;
+        if (this.rampWindow >= 2 && now < this.nextReleaseAt) {
+          this.paceUntil(this.nextReleaseAt);
+          return;
+        }
         this.rampInFlight++;
-        this.queue.shift()!.settle({ kind: 'admitted', probe: false, ramp: true, cuts: this.rampCuts });
+        this.nextReleaseAt = now + (this.rampRttMs ?? 0) / this.rampWindow;
+        this.queue.shift()!.settle({
+          kind: 'admitted',
+          probe: false,
+          ramp: true,
+          cuts: this.rampCuts,
+          releasedAt: now,
+        });
         continue;
       }
       const admission = this.breaker.admit(now);
@@ -226,6 +254,26 @@ export class BreakerGate {
     }
     if (this.rampWindow !== Number.POSITIVE_INFINITY) this.rampFailed = false; // the backlog drained
     this.rampWindow = Number.POSITIVE_INFINITY; // nobody waits: the ramp is over
+    this.stopPacing();
+  }
+
+  /** Releases again at `at` (whole milliseconds: a timer cannot fire earlier), one timer at a time. */
+  private paceUntil(at: number): void {
+    if (this.pacer) return;
+    const pacer = new AbortController();
+    this.pacer = pacer;
+    this.clock.sleep(Math.ceil(at - this.clock.now()), pacer.signal).then(
+      () => {
+        if (this.pacer === pacer) this.pacer = undefined;
+        this.release();
+      },
+      () => {},
+    );
+  }
+
+  private stopPacing(): void {
+    this.pacer?.abort(TIMER_STOPPED);
+    this.pacer = undefined;
   }
 
   private failWaiters(which: (w: Waiter) => boolean, verdict: () => GateVerdict): void {
