@@ -62,6 +62,25 @@ describe('embedded store: variants', () => {
   });
 });
 
+describe('embedded store: stored calls by variant', () => {
+  it("keeps each call span's variant; the Calls page filters by it", async () => {
+    const { source, truth } = await canaryStore(BAD_CANDIDATE);
+    const failed = (variant?: string) =>
+      source.recentCalls(
+        { ...window(), filters: variant ? { variant } : {} },
+        { limit: 500, only: 'failed' },
+      );
+    for (const variant of ['control', 'candidate']) {
+      const calls = await failed(variant);
+      expect(calls.length).toBe(truth.calls[variant]!.failure + truth.calls[variant]!.rejected);
+      expect(new Set(calls.map((c) => c.variant))).toEqual(new Set([variant]));
+    }
+    expect((await failed()).length).toBe(
+      (await failed('control')).length + (await failed('candidate')).length,
+    );
+  });
+});
+
 describe('built-in canary alert', () => {
   const service = (source: EmbeddedSource, now: () => number) => {
     const store = new AlertStore(openDatabase(':memory:').db, now);

@@ -284,6 +284,27 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     ).toBe(String(MIGRATIONS.length));
   });
 
+  it('migrates stored calls to carry a variant: empty for the calls stored before', async () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, 'dashboard.db'));
+    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[1]!);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '2'), ('created_at', '1')").run();
+    db.prepare(
+      `INSERT INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,
+         duration_ms, outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
+       VALUES ('t1', 's1', 'agent', 'a', 'weather', 'tools/call', 'get_forecast', 'tools/call', ?, 12, 'failure',
+         1, 'non_retryable', 'invalid_params', 0, 0, 'Invalid city')`,
+    ).run(Date.now() - 60_000);
+    db.close();
+    const { source } = openStore(dir);
+    const calls = await source.recentCalls(all(), { limit: 10 });
+    expect(calls.map((c) => [c.spanId, c.variant, c.errorType])).toEqual([['s1', '', 'invalid_params']]);
+    expect(await source.recentCalls({ ...all(), filters: { variant: 'candidate' } }, { limit: 10 })).toEqual(
+      [],
+    );
+  });
+
   it('enforces retention and the span caps', async () => {
     let now = Date.now();
     const { store, source } = openStore(tempDir(), () => now);

@@ -11,9 +11,10 @@ export default async function ExperimentsPage(props: { searchParams: Promise<Pag
   const sp = await props.searchParams;
   const { range, query } = parsePageQuery(sp, Date.now());
   const experiment = await fetchExperiment(query);
-  const callsHref = (e: { server: string; tool: string; callSpanId: string }) => {
+  const callsHref = (e: { server: string; tool: string; variant: string; callSpanId: string }) => {
     const p = new URLSearchParams({ range, server: e.server });
     if (e.tool) p.set('tool', e.tool);
+    if (e.variant) p.set('variant', e.variant);
     if (typeof sp.service === 'string') p.set('service', sp.service);
     return `/calls?${p}#call-${e.callSpanId}`;
   };

@@ -209,6 +209,8 @@ export interface CallRow {
   readonly method: string;
   readonly tool: string;
   readonly operation: string;
+  /** `mcp.resilience.variant` ('' outside an experiment). */
+  readonly variant: string;
   readonly startMs: number;
   readonly durationMs: number;
   readonly outcome: string;

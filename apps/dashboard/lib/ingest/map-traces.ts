@@ -68,6 +68,7 @@ function callRecord(
     method: ctx.label('method', text(a[ATTR_MCP_METHOD_NAME])),
     tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
     operation: text(a[ATTR_MCP_RESILIENCE_OPERATION]),
+    variant: ctx.label('variant', text(a[ATTR_MCP_RESILIENCE_VARIANT])),
     startMs: span.startMs,
     durationMs: Math.max(0, span.endMs - span.startMs),
     outcome: ctx.label('outcome', outcome || 'unknown'),

@@ -59,6 +59,8 @@ export interface CallRecord {
   readonly method: string;
   readonly tool: string;
   readonly operation: string;
+  /** `mcp.resilience.variant` ('' outside an experiment). */
+  readonly variant: string;
   readonly startMs: number;
   readonly durationMs: number;
   readonly outcome: string;

@@ -152,9 +152,9 @@ export class EmbeddedStore {
          ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
       ),
       callInsert: db.prepare(
-        `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,
-           duration_ms, outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, variant,
+           start_ms, duration_ms, outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       attemptInsert: db.prepare(
         `INSERT OR IGNORE INTO attempts (trace_id, span_id, parent_span_id, name, attempt, start_ms, duration_ms, ok,
@@ -307,6 +307,7 @@ export class EmbeddedStore {
           c.method,
           c.tool,
           c.operation,
+          c.variant,
           c.startMs,
           c.durationMs,
           c.outcome,

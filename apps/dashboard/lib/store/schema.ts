@@ -98,4 +98,8 @@ export const MIGRATIONS: readonly string[] = [
     SELECT service, instance, CAST(MIN(start_ms) AS INTEGER), CAST(MAX(start_ms) AS INTEGER) FROM calls
     GROUP BY service, instance;
   `,
+  `
+  -- The experiment variant of a stored call ('' outside an experiment), so the Calls page filters by it too.
+  ALTER TABLE calls ADD COLUMN variant TEXT NOT NULL DEFAULT '';
+  `,
 ];

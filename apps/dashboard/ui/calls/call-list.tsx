@@ -32,6 +32,11 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
             <span>{fmtTime(c.startMs)}</span>
             <span data-testid="call-service" title={c.service}>
               {c.service}
+              {c.variant ? (
+                <span className="badge" data-testid="call-variant" style={{ marginLeft: 6 }}>
+                  {c.variant}
+                </span>
+              ) : null}
             </span>
             <span>
               {c.server}
