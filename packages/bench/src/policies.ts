@@ -291,7 +291,7 @@ export const POLICIES: readonly Policy[] = [
 
 /**
  * Non-default settings, run only as evidence for a review of the defaults (never in the headline): the breaker
- * without its consecutive-failures trip, so that it opens on the failure rate alone.
+ * failing fast (as before issue #11), and a breaker that trips sooner.
  */
 export const WHAT_IF: readonly Policy[] = [
   mcpResilienceWith(
@@ -299,6 +299,12 @@ export const WHAT_IF: readonly Policy[] = [
     'mcp-resilience:fail-fast',
     'mcp-resilience, fail-fast breaker',
     'defaults, except breakerWait: false (a call that meets an open breaker fails at once with circuit_open, as before issue #11)',
+  ),
+  mcpResilienceWith(
+    { breakerConsecutiveFailures: 3 },
+    'mcp-resilience:trip-3',
+    'mcp-resilience, trips after 3 failures',
+    'defaults, except breakerConsecutiveFailures: 3 (fewer first requests into each short outage, at the price of a breaker that also opens on streaks of a brownout, where calls then wait for its probe)',
   ),
 ];
 

@@ -658,6 +658,7 @@ function whatIfSection(r: Results): string {
       pct(base.metrics.successRate, 2),
       eff(base),
       int(base.metrics.requestsWhileDown),
+      dur(base.metrics.p50Ms),
       dur(base.metrics.p99Ms),
     ]);
     for (const p of whatIf.policies) {
@@ -669,6 +670,7 @@ function whatIfSection(r: Results): string {
         pct(c.metrics.successRate, 2),
         eff(c),
         int(c.metrics.requestsWhileDown),
+        dur(c.metrics.p50Ms),
         dur(c.metrics.p99Ms),
       ]);
     }
@@ -677,14 +679,11 @@ function whatIfSection(r: Results): string {
     '### What-if: non-default settings (evidence for a review of the defaults, not a result)\n',
     whatIf.policies.map((p) => `- **${p.name}**: ${p.description}.`).join('\n'),
     '',
-    table(['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p99'], rows, [
-      'l',
-      'l',
-      'r',
-      'r',
-      'r',
-      'r',
-    ]),
+    table(
+      ['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p50', 'p99'],
+      rows,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
+    ),
     '',
   ].join('\n');
 }

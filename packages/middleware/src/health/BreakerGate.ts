@@ -57,10 +57,10 @@ const GO_PROBE: GateVerdict = { kind: 'admitted', probe: true, ramp: false };
  * calls queue behind the backlog, and a released call's failure shrinks the window instead of counting towards
  * re-opening the breaker (unless the window is at 1): the ramp finds what a recovering (or overloaded) server
  * can take, instead of a second storm. The releases are paced, one every smoothed round trip / window (TCP
- * pacing) from a window of 2 (one call in flight cannot burst, and a fast failure should not wait a round trip),
- * not in bursts: a server that admits so much per second rejects a burst that the same rate spread out would
- * pass, and each rejection costs it work and the call time. Bounded: beyond `breakerMaxWaiting` a call is shed at once. The
- * caller's signal ends a wait at once, its listener removed.
+ * pacing) from a window of 2 (one call in flight cannot burst, and a fast failure should not wait a round
+ * trip), not in bursts: a server that admits so much per second rejects a burst that the same rate spread out
+ * would pass, and each rejection costs it work and the call time. Bounded: beyond `breakerMaxWaiting` a call
+ * is shed at once. The caller's signal ends a wait at once, its listener removed.
  */
 export class BreakerGate {
   private readonly queue: Waiter[] = [];
