@@ -66,11 +66,18 @@ describe('Experiments page in Chromium', () => {
     // An example call opens the Calls page on that call.
     const example = page.locator('[data-testid="shadow-example"]').first();
     const href = await example.getAttribute('href');
-    expect(href).toMatch(/^\/calls\?range=1h&server=weather&tool=get_forecast#call-[0-9a-f]{16}$/);
+    expect(href).toMatch(
+      /^\/calls\?range=1h&server=weather&tool=get_forecast&variant=control#call-[0-9a-f]{16}$/,
+    );
     await example.click();
     await page.waitForURL(/\/calls\?/);
     const id = href!.split('#')[1]!;
     await expect.poll(() => page.locator(`[id="${id}"]`).count()).toBe(1);
+    // The Calls page applies the variant: every row is the control's, and says so.
+    const variants = await page.locator('[data-testid="call-variant"]').allTextContents();
+    expect(variants.length).toBe(await page.locator('[data-testid="call-row"]').count());
+    expect(new Set(variants)).toEqual(new Set(['control']));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'experiments-calls.png') });
   });
 
   it('says how to start a canary when there is none in the window', async () => {

@@ -32,13 +32,15 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
             <span>{fmtTime(c.startMs)}</span>
             <span data-testid="call-service" title={c.service}>
               {c.service}
+            </span>
+            <span
+              title={`${c.server}${c.tool ? ` / ${c.tool}` : ''}${c.variant ? ` · variant ${c.variant}` : ''}`}
+            >
               {c.variant ? (
-                <span className="badge" data-testid="call-variant" style={{ marginLeft: 6 }}>
+                <span className="badge" data-testid="call-variant" title="variant" style={{ marginRight: 6 }}>
                   {c.variant}
                 </span>
               ) : null}
-            </span>
-            <span>
               {c.server}
               {c.tool ? <span className="muted"> / {c.tool}</span> : null}
             </span>
