@@ -67,7 +67,7 @@ describe('Experiments page in Chromium', () => {
     const example = page.locator('[data-testid="shadow-example"]').first();
     const href = await example.getAttribute('href');
     expect(href).toMatch(
-      /^\/calls\?range=1h&server=weather&tool=get_forecast&variant=control#call-[0-9a-f]{16}$/,
+      /^\/calls\?range=1h&from=\d+&to=\d+&server=weather&tool=get_forecast&variant=control#call-[0-9a-f]{16}$/,
     );
     await example.click();
     await page.waitForURL(/\/calls\?/);

@@ -11,8 +11,17 @@ export default async function ExperimentsPage(props: { searchParams: Promise<Pag
   const sp = await props.searchParams;
   const { range, query } = parsePageQuery(sp, Date.now());
   const experiment = await fetchExperiment(query);
-  const callsHref = (e: { server: string; tool: string; variant: string; callSpanId: string }) => {
-    const p = new URLSearchParams({ range, server: e.server });
+  // The Calls page lists the newest calls of its window: a window that ends just after the example's failed
+  // attempt keeps its call on the page however many calls came after it.
+  const callsHref = (e: {
+    at: number;
+    server: string;
+    tool: string;
+    variant: string;
+    callSpanId: string;
+  }) => {
+    const to = Math.ceil(e.at) + 1_000;
+    const p = new URLSearchParams({ range, from: String(to - 300_000), to: String(to), server: e.server });
     if (e.tool) p.set('tool', e.tool);
     if (e.variant) p.set('variant', e.variant);
     if (typeof sp.service === 'string') p.set('service', sp.service);

@@ -11,7 +11,7 @@ export default function ConfusionMatrix({
   callsHref,
 }: {
   shadow: Shadow;
-  callsHref: (e: { server: string; tool: string; variant: string; callSpanId: string }) => string;
+  callsHref: (e: { at: number; server: string; tool: string; variant: string; callSpanId: string }) => string;
 }) {
   const classes = [...new Set(shadow.matrix.map((c) => c.primary))];
   const count = (p: string, s: string) =>
