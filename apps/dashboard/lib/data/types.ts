@@ -52,7 +52,10 @@ export interface HeadlineWindow {
   readonly to: number;
   /** Epoch ms of the first bucket with data in the window (null: no data): rates start there. */
   readonly dataFrom: number | null;
-  /** The time rates are divided by: from the first data to the end of the last data, in seconds. */
+  /**
+   * The time rates are divided by, in seconds: from the first data (found in 10 s buckets where the backend
+   * keeps them) to the end of the window (or now): idle time after the data counts, before it does not.
+   */
   readonly dataSeconds: number;
   readonly retries: { total: number; successful: number; efficiency: number | null };
   readonly calls: { total: number; success: number; failure: number; rejected: number };
