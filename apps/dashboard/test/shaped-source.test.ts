@@ -140,6 +140,44 @@ describe('ShapedSource', () => {
     expect(tile!.callsPerSecond).toBe(2);
   });
 
+  it("counts a breaker tile's calls of the services that report the breaker only (no naive agent)", async () => {
+    const breaker = (service: string, instance: string): InstanceBreakerState => ({
+      service,
+      instance,
+      server: 'weather',
+      tool: '',
+      state: 'open',
+      since: NOW - 10 * MIN,
+      stale: false,
+    });
+    const of = (service: string, t: number, n: number, outcome: string): Event => ({
+      ...calls(t, n, outcome),
+      labels: { outcome, server: 'weather', tool: 'get_forecast', service },
+    });
+    const resilient = [
+      of('resilient', NOW - 30 * MIN, 90, 'success'),
+      of('resilient', NOW - 30 * MIN, 10, 'failure'),
+      of('resilient', NOW - 2 * MIN, 40, 'success'),
+      of('resilient', NOW - 2 * MIN, 20, 'failure'),
+    ];
+    // a naive agent (no breaker) hammering the same server: more calls, almost all failing, earlier in "now"
+    const naive = [
+      of('naive', NOW - 50 * MIN, 500, 'failure'),
+      of('naive', NOW - 4 * MIN, 300, 'failure'),
+      of('naive', NOW - 4 * MIN, 5, 'success'),
+    ];
+    const breakers = [breaker('resilient', 'a'), breaker('resilient', 'b')];
+    const [mixed] = await new ShapedSource(memory([...resilient, ...naive], { breakers })).breakerTiles(hour);
+    const [alone] = await new ShapedSource(memory(resilient, { breakers })).breakerTiles(hour);
+    expect(alone!.calls).toBe(160);
+    expect(alone!.errorRate).toBeCloseTo(20 / 60, 12);
+    expect(mixed!.calls).toBe(alone!.calls);
+    expect(mixed!.errorRate).toBe(alone!.errorRate);
+    expect(mixed!.errorRateRange).toBe(alone!.errorRateRange);
+    expect(mixed!.callsPerSecond).toBe(alone!.callsPerSecond);
+    expect(mixed!.sparkline).toEqual(alone!.sparkline);
+  });
+
   it('gives "now" (the last 5 minutes) beside the range', async () => {
     const events = [
       calls(NOW - 50 * MIN, 1000, 'failure'),

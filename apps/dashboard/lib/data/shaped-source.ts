@@ -48,8 +48,8 @@ const sum = (rows: readonly CountRow[], pick: (r: CountRow) => boolean = () => t
   rows.reduce((s, r) => (pick(r) ? s + r.value : s), 0);
 const byOutcome = (rows: readonly CountRow[], o: string) => sum(rows, (r) => r.labels.outcome === o);
 const classKey = (v: string | undefined) => v || '_OTHER';
-/** A breaker tile's calls. */
-const TILE_DIMS: readonly Dim[] = ['server', 'tool', 'outcome'];
+/** A breaker tile's calls are grouped by service too: only the services that report the breaker count. */
+const TILE_DIMS: readonly Dim[] = ['service', 'server', 'tool', 'outcome'];
 
 /** The resolution the first data of a window is looked for at (the finest bucket both backends keep). */
 export const FIRST_DATA_RESOLUTION_MS = 10_000;
@@ -451,6 +451,10 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters)));
   }
 
+  /**
+   * One tile per breaker. Its calls (error rates, calls/s, sparkline) are those of the services whose instances
+   * report that breaker: an agent without a breaker (a naive agent) calling the same server is not mixed in.
+   */
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
     const plan = this.plan(q, 30);
     const nowQ = this.nowWindow(q);
@@ -460,7 +464,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       this.p.totals('calls', q, TILE_DIMS),
       this.p.totals('calls', nowQ, TILE_DIMS),
       this.p.buckets('calls', q, plan, TILE_DIMS),
-      this.p.buckets('calls', nowQ, nowPlan, ['server', 'tool']),
+      this.p.buckets('calls', nowQ, nowPlan, ['service', 'server', 'tool']),
       this.p.transitions(q, MAX_TRANSITIONS),
       this.p.breakerWaiting(q.filters),
       this.p.totals('breakerShed', q, ['server', 'tool']),
@@ -475,8 +479,13 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     };
     const tiles: BreakerTile[] = await Promise.all(
       aggregated.map(async (b) => {
+        const services = new Set(
+          instances.filter((i) => i.server === b.server && i.tool === b.tool).map((i) => i.service),
+        );
         const mine = (r: CountRow) =>
-          r.labels.server === b.server && (b.tool === '' || (r.labels.tool ?? '') === b.tool);
+          r.labels.server === b.server &&
+          (b.tool === '' || (r.labels.tool ?? '') === b.tool) &&
+          services.has(r.labels.service ?? '');
         const sparkline = Array.from({ length: plan.count }, (_, k) => ({
           t: plan.origin + k * plan.step,
           calls: 0,
@@ -506,7 +515,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
             ? undefined
             : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
         const first = await this.firstData(nowQ, nowPlan, rowsNow.filter(mine), async (sub, fine) =>
-          (await this.p.buckets('calls', sub, fine, ['server', 'tool'])).filter(mine),
+          (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
         );
         const nowSeconds = dataExtent(nowQ, first, now).dataSeconds;
         const tile: BreakerTile = {
