@@ -59,7 +59,7 @@ export interface HeadlineWindow {
   readonly dataSeconds: number;
   readonly retries: { total: number; successful: number; efficiency: number | null };
   readonly calls: { total: number; success: number; failure: number; rejected: number };
-  /** Calls over the time that has data (not over the whole window). */
+  /** Calls over `dataSeconds` (not over the whole window). */
   readonly callsPerMinute: number;
   readonly wastedRetries: number;
   readonly wastedRetryTimeSeconds: number;
@@ -165,7 +165,10 @@ export interface BreakerTile {
   readonly errorRateRange: number | null;
   /** Calls over the window. */
   readonly calls: number;
-  /** Calls per second now (the last 5 minutes), over the time that has data. */
+  /**
+   * Calls per second now (the last 5 minutes), from the first data to now; of the services that report this
+   * breaker only (as every count of a tile).
+   */
   readonly callsPerSecond: number;
   readonly sparkline: Array<{ t: number; calls: number; failures: number }>;
   /** Sparkline points at or after it are still filling (drawn apart, not as a drop). */
