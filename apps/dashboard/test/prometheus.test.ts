@@ -20,7 +20,7 @@ import {
   PrometheusError,
   type RangeSeries,
 } from '@/lib/data/prometheus-client';
-import { PrometheusSource } from '@/lib/data/prometheus-source';
+import { MAX_LOOKBACK_MS, PrometheusSource } from '@/lib/data/prometheus-source';
 import * as promql from '@/lib/data/promql';
 import type { BreakerSummary } from '@/lib/data/types';
 import { type LiveEvent, LiveHub } from '@/lib/live/hub';
@@ -445,6 +445,32 @@ describe('PrometheusSource', () => {
     expect(s.points[0]).toEqual({ t: s.points[0]!.t, successful: 3, total: 3 });
     expect(s.points[1]).toMatchObject({ successful: 1, total: 3 });
     expect(s.points.reduce((x, p) => x + p.total, 0)).toBe(6);
+  });
+
+  it('plans a chart over the range cut to where data can be (from=0 is not 56 years of points)', async () => {
+    const asked: Array<{ start: number; end: number; step: number }> = [];
+    const api = scriptedApi({
+      range: (_expr, start, end, step) => {
+        asked.push({ start, end, step });
+        return [];
+      },
+    });
+    const s = await source(api).callSeries({ from: 0, to: NOW, filters: {} });
+    expect(asked).toHaveLength(1);
+    const { start, end, step } = asked[0]!;
+    // Prometheus refuses more than 11,000 points a series; a chart plans at most about 200
+    expect((end - start) / step + 1).toBeLessThanOrEqual(201);
+    expect(s.points.length).toBeLessThanOrEqual(201);
+    expect(start).toBeGreaterThanOrEqual(NOW - MAX_LOOKBACK_MS - 86_400_000);
+    // a range asked far into the future is cut at now + the largest skew
+    asked.length = 0;
+    await source(api).callSeries({ from: NOW - 3_600_000, to: NOW + 365 * 86_400_000, filters: {} });
+    expect(asked[0]!.end).toBeLessThanOrEqual(NOW + 2 * 86_400_000);
+    // a range within the lookback plans as before
+    asked.length = 0;
+    await source(api).callSeries({ from: NOW - 7 * 86_400_000, to: NOW, filters: {} });
+    expect(asked[0]!.step).toBe(3_600_000);
+    expect(asked[0]!.start).toBe(NOW - 7 * 86_400_000 + 3_600_000);
   });
 });
 

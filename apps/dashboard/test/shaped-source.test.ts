@@ -94,6 +94,90 @@ describe('ShapedSource', () => {
     expect(h.dataFrom).toBe(NOW - 2 * MIN);
   });
 
+  it.each([
+    ['24h', 24 * 60 * MIN],
+    ['7d', 7 * 24 * 60 * MIN],
+  ])(
+    'divides rates by the time with data on the %s range, found finer than the chart step',
+    async (_, span) => {
+      const q: TimeQuery = { from: NOW - span, to: NOW, filters: {} };
+      // 2 minutes of data at the end: 1,350 a minute, whatever the chart's step (10 min on 24h, 1 h on 7d)
+      const atEnd = Array.from({ length: 12 }, (_, i) => calls(NOW - 2 * MIN + i * 10_000, 225));
+      const h = await new ShapedSource(memory(atEnd)).headline(q);
+      expect(h.calls.total).toBe(2700);
+      expect(h.dataFrom).toBe(NOW - 2 * MIN);
+      expect(h.dataSeconds).toBe(120);
+      expect(h.callsPerMinute).toBe(1350);
+      // data that began mid-range, off the chart's grid: the rate runs from its first 10 s to the end
+      const start = NOW - span / 2 - 7 * MIN - 30_000;
+      const mid = [calls(start, 300), calls(start + 5 * MIN, 300)];
+      const m = await new ShapedSource(memory(mid)).headline(q);
+      expect(m.dataFrom).toBe(start);
+      expect(m.dataSeconds).toBe((NOW - start) / 1000);
+      expect(m.callsPerMinute).toBeCloseTo(600 / ((NOW - start) / MIN), 9);
+    },
+  );
+
+  it('counts the idle time after traffic stopped ("now" is not the rate it had while it ran)', async () => {
+    // 1 minute of traffic (600 calls) that stopped 4 minutes ago: 120 a minute over the last 5 minutes
+    const events = Array.from({ length: 6 }, (_, i) => calls(NOW - 5 * MIN + i * 10_000, 100));
+    const breaker: InstanceBreakerState = {
+      service: 'agent',
+      instance: 'a',
+      server: 'weather',
+      tool: '',
+      state: 'closed',
+      since: NOW - 60 * MIN,
+      stale: false,
+    };
+    const src = new ShapedSource(memory(events, { breakers: [breaker] }));
+    const h = await src.headline(hour);
+    expect(h.now.calls.total).toBe(600);
+    expect(h.now.dataSeconds).toBe(300);
+    expect(h.now.callsPerMinute).toBe(120);
+    expect(h.callsPerMinute).toBe(120);
+    const [tile] = await src.breakerTiles(hour);
+    expect(tile!.callsPerSecond).toBe(2);
+  });
+
+  it("counts a breaker tile's calls of the services that report the breaker only (no naive agent)", async () => {
+    const breaker = (service: string, instance: string): InstanceBreakerState => ({
+      service,
+      instance,
+      server: 'weather',
+      tool: '',
+      state: 'open',
+      since: NOW - 10 * MIN,
+      stale: false,
+    });
+    const of = (service: string, t: number, n: number, outcome: string): Event => ({
+      ...calls(t, n, outcome),
+      labels: { outcome, server: 'weather', tool: 'get_forecast', service },
+    });
+    const resilient = [
+      of('resilient', NOW - 30 * MIN, 90, 'success'),
+      of('resilient', NOW - 30 * MIN, 10, 'failure'),
+      of('resilient', NOW - 2 * MIN, 40, 'success'),
+      of('resilient', NOW - 2 * MIN, 20, 'failure'),
+    ];
+    // a naive agent (no breaker) hammering the same server: more calls, almost all failing, earlier in "now"
+    const naive = [
+      of('naive', NOW - 50 * MIN, 500, 'failure'),
+      of('naive', NOW - 4 * MIN, 300, 'failure'),
+      of('naive', NOW - 4 * MIN, 5, 'success'),
+    ];
+    const breakers = [breaker('resilient', 'a'), breaker('resilient', 'b')];
+    const [mixed] = await new ShapedSource(memory([...resilient, ...naive], { breakers })).breakerTiles(hour);
+    const [alone] = await new ShapedSource(memory(resilient, { breakers })).breakerTiles(hour);
+    expect(alone!.calls).toBe(160);
+    expect(alone!.errorRate).toBeCloseTo(20 / 60, 12);
+    expect(mixed!.calls).toBe(alone!.calls);
+    expect(mixed!.errorRate).toBe(alone!.errorRate);
+    expect(mixed!.errorRateRange).toBe(alone!.errorRateRange);
+    expect(mixed!.callsPerSecond).toBe(alone!.callsPerSecond);
+    expect(mixed!.sparkline).toEqual(alone!.sparkline);
+  });
+
   it('gives "now" (the last 5 minutes) beside the range', async () => {
     const events = [
       calls(NOW - 50 * MIN, 1000, 'failure'),

@@ -7,6 +7,7 @@ import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { MIGRATIONS } from '@/lib/store/schema';
 import { createCapture, serialize } from './support/otel';
+import { sumRequest } from './support/otlp-json';
 import { tempDir } from './support/runtime';
 import { type GroundTruth, type ScriptedCall, standardScript } from './support/workload';
 
@@ -317,5 +318,47 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     expect(deleted).toBeGreaterThan(0);
     expect((store.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n).toBe(0);
     expect((store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n).toBe(0);
+  });
+
+  it('divides rates by the time from the first data, found in the finest tier kept there, on 24h and 7d', async () => {
+    const MIN = 60_000;
+    const DAY = 86_400_000;
+    const NOW = 1_800_000_000_000;
+    const { store, source } = openStore(tempDir(), () => NOW);
+    const ingestCalls = (points: Array<[number, number]>, service = 'agent') =>
+      store.metrics(
+        decodeMetrics(
+          new TextEncoder().encode(
+            JSON.stringify(
+              sumRequest(
+                'mcp.resilience.calls',
+                points.map(([timeMs, n]) => ({
+                  timeMs,
+                  startMs: timeMs - 10_000,
+                  asInt: n,
+                  attributes: { 'mcp.server': 'weather', outcome: 'success' },
+                })),
+                { temporality: 1, service },
+              ),
+            ),
+          ),
+          'json',
+        ),
+      );
+    // 2 minutes at 1,350 a minute at the end of the range (the 10 s tier)
+    ingestCalls(Array.from({ length: 12 }, (_, i) => [NOW - 2 * MIN + i * 10_000 + 5_000, 225]));
+    for (const span of [DAY, 7 * DAY]) {
+      const h = await source.headline({ from: NOW - span, to: NOW, filters: {} });
+      expect(h.calls.total).toBe(2700);
+      expect(h.dataFrom).toBe(NOW - 2 * MIN);
+      expect(h.callsPerMinute).toBe(1350);
+    }
+    // data a day and a half ago, off every chart grid: the 10 s tier is gone there, the minute tier is kept
+    // (2 days): the rate starts at that minute, not at the chart's hour
+    const old = NOW - 1.5 * DAY - 7 * MIN - 30_000;
+    ingestCalls([[old, 300]], 'older');
+    const week = await source.headline({ from: NOW - 7 * DAY, to: NOW, filters: { service: 'older' } });
+    expect(week.dataFrom).toBe(old - 30_000);
+    expect(week.dataSeconds).toBe((NOW - (old - 30_000)) / 1000);
   });
 });

@@ -70,6 +70,18 @@ const toInstance = (r: R): AlertInstance => ({
   updated: r.updated as number,
 });
 
+const toHistory = (r: R): AlertHistoryEntry => ({
+  id: r.id as number,
+  at: r.at as number,
+  key: r.key as string,
+  source: r.source as AlertSource,
+  name: r.name as string,
+  labels: JSON.parse(r.labels as string) as Record<string, string>,
+  state: r.state as string,
+  value: (r.value as number | null) ?? null,
+  summary: r.summary as string,
+});
+
 /** How much alerting state is kept (`MAX_ALERT_INSTANCES`, `MAX_ALERT_HISTORY`, `ALERT_RESOLVED_KEEP_MS`). */
 export interface AlertStoreLimits {
   /** Alert instances kept; resolved ones are dropped first, then new ones refused. */
@@ -244,17 +256,27 @@ export class AlertStore {
   history(limit = 100): AlertHistoryEntry[] {
     return (
       this.db.prepare('SELECT * FROM alert_history ORDER BY at DESC, id DESC LIMIT ?').all(limit) as R[]
-    ).map((r) => ({
-      id: r.id as number,
-      at: r.at as number,
-      key: r.key as string,
-      source: r.source as AlertSource,
-      name: r.name as string,
-      labels: JSON.parse(r.labels as string) as Record<string, string>,
-      state: r.state as string,
-      value: (r.value as number | null) ?? null,
-      summary: r.summary as string,
-    }));
+    ).map(toHistory);
+  }
+
+  /**
+   * The history of a time range [from, to), newest first, at most `limit` rows, optionally of some states
+   * only: a chart of a past range gets that range's rows, however many came after it.
+   */
+  historyBetween(
+    from: number,
+    to: number,
+    limit: number,
+    states: readonly string[] = [],
+  ): AlertHistoryEntry[] {
+    const inStates = states.length > 0 ? ` AND state IN (${states.map(() => '?').join(', ')})` : '';
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM alert_history WHERE at >= ? AND at < ?${inStates} ORDER BY at DESC, id DESC LIMIT ?`,
+        )
+        .all(from, to, ...states, limit) as R[]
+    ).map(toHistory);
   }
 
   addDelivery(d: Omit<Delivery, 'id'>): void {

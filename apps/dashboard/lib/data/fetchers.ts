@@ -49,7 +49,7 @@ export async function fetchAnnotations(q: TimeQuery): Promise<Annotation[]> {
     read('transitions', () => source().transitions(q, { limit: MAX_ANNOTATIONS })),
     Promise.resolve().then(() => {
       try {
-        return getRuntime().alertStore.history(200);
+        return getRuntime().alertStore.historyBetween(q.from, q.to, MAX_ANNOTATIONS, ['firing', 'resolved']);
       } catch (error) {
         console.error('[dashboard] failed to fetch alert history:', error);
         return [];

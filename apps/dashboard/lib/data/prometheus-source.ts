@@ -53,7 +53,17 @@ export interface PrometheusSourceOptions {
   /** The scrape interval of the resilience metrics: the finest step any query uses. */
   readonly scrapeIntervalMs: number;
   readonly now?: () => number;
+  /**
+   * How far back charts are planned (Prometheus's retention is not known here): a range reaching further is
+   * cut, as the embedded store's `clampRange` cuts at its retention. Default `MAX_LOOKBACK_MS`.
+   */
+  readonly maxLookbackMs?: number;
 }
+
+/** How far back a chart reaches by default (longer than any usual Prometheus/Mimir/Thanos retention). */
+export const MAX_LOOKBACK_MS = 400 * 86_400_000;
+/** Nothing is later than now plus the largest clock skew (as the embedded ingest's limit). */
+const MAX_FUTURE_MS = 25 * 3_600_000;
 
 const SERVER = PROM_LABEL_MCP_SERVER;
 const TOOL = PROM_LABEL_GEN_AI_TOOL_NAME;
@@ -142,10 +152,25 @@ export class PrometheusPrimitives implements Primitives {
     };
   }
 
-  /** Buckets of 10 s at the finest (as the embedded store's finest tier), never finer than the scrape. */
+  /**
+   * Buckets of 10 s at the finest (as the embedded store's finest tier), never finer than the scrape, over the
+   * range cut to where data can be (`clampRange`): `from=0` plans the lookback, not 56 years of days.
+   */
   plan(q: TimeQuery, maxPoints: number): BucketPlan {
     const res = Math.max(SERIES_MIN_STEP_MS, alignUp(this.resolutionMs, SERIES_MIN_STEP_MS));
-    return planBuckets(q.from, q.to, res, maxPoints);
+    const { from, to } = this.clampRange(q.from, q.to);
+    return planBuckets(from, to, res, maxPoints);
+  }
+
+  /** A range cut to [now - maxLookbackMs, now + the largest skew); a range wholly outside keeps one point. */
+  clampRange(fromMs: number, toMs: number): { from: number; to: number } {
+    const now = this.now();
+    const from = Math.max(
+      fromMs,
+      alignDown(now - (this.options.maxLookbackMs ?? MAX_LOOKBACK_MS), 86_400_000),
+    );
+    const to = Math.min(toMs, now + MAX_FUTURE_MS);
+    return to > from ? { from, to } : { from: fromMs, to: Math.min(toMs, fromMs + 1) };
   }
 
   private static labelsOf(s: { labels: Readonly<Record<string, string>> }, by: readonly Dim[]): Labels {

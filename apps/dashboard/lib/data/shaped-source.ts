@@ -48,22 +48,41 @@ const sum = (rows: readonly CountRow[], pick: (r: CountRow) => boolean = () => t
   rows.reduce((s, r) => (pick(r) ? s + r.value : s), 0);
 const byOutcome = (rows: readonly CountRow[], o: string) => sum(rows, (r) => r.labels.outcome === o);
 const classKey = (v: string | undefined) => v || '_OTHER';
+/** A breaker tile's calls are grouped by service too: only the services that report the breaker count. */
+const TILE_DIMS: readonly Dim[] = ['service', 'server', 'tool', 'outcome'];
+
+/** The resolution the first data of a window is looked for at (the finest bucket both backends keep). */
+export const FIRST_DATA_RESOLUTION_MS = 10_000;
+/** Finer plans asked at most to find it (a 1-day step: 1 d → 10 min → 10 s; a backend may stop coarser). */
+const MAX_REFINEMENTS = 4;
+/** Points of each finer plan at most (an hour in 10 s buckets). */
+const MAX_REFINE_POINTS = 360;
+
+/** Where a window's data begins: the start of the first bucket with calls, and that bucket's length. */
+export interface FirstData {
+  readonly at: number;
+  readonly step: number;
+}
 
 /**
- * The part of a window that has data: from the first bucket with calls to the end of the last one (clipped to
- * the window and to now), at least one bucket. Rates divide by this, not by the whole selected range.
+ * The time a window's rates divide by: from its first data to the end of the window (its `to`, or now if
+ * earlier). Idle time before the first data does not count (an agent that started 2 minutes ago has a rate
+ * over 2 minutes, on any range); idle time after the data does (traffic that stopped 4 minutes ago reads as
+ * less over the last 5 minutes, not as the rate it had while it ran). At least one bucket of the resolution
+ * the first data was found at.
  */
 export function dataExtent(
   q: TimeQuery,
-  plan: BucketPlan,
-  rows: readonly BucketRow[],
+  first: FirstData | null,
   now: number,
 ): { dataFrom: number | null; dataSeconds: number } {
-  const withData = rows.filter((r) => r.value > 0).map((r) => r.k);
-  if (withData.length === 0) return { dataFrom: null, dataSeconds: 0 };
-  const first = Math.max(q.from, plan.origin + Math.min(...withData) * plan.step);
-  const last = Math.min(q.to, now, plan.origin + (Math.max(...withData) + 1) * plan.step);
-  return { dataFrom: first, dataSeconds: Math.max(last - first, Math.min(plan.step, q.to - q.from)) / 1000 };
+  if (first === null) return { dataFrom: null, dataSeconds: 0 };
+  const dataFrom = Math.max(q.from, first.at);
+  const end = Math.min(q.to, now);
+  return {
+    dataFrom,
+    dataSeconds: Math.max(end - dataFrom, Math.min(first.step, q.to - q.from)) / 1000,
+  };
 }
 
 /**
@@ -107,6 +126,41 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return Math.max(Math.min(q.to, this.p.now()), last + Math.min(plan.step, this.p.freshnessMs));
   }
 
+  /**
+   * The first data of a window, at a fine resolution whatever the chart's step: the first bucket of `plan`
+   * with data (in `rows`), then within it on finer plans (`fetch` answers the same counts on another plan)
+   * until buckets of `FIRST_DATA_RESOLUTION_MS` or the finest the backend keeps there.
+   */
+  private async firstData(
+    q: TimeQuery,
+    plan: BucketPlan,
+    rows: readonly BucketRow[],
+    fetch: (q: TimeQuery, plan: BucketPlan) => Promise<readonly BucketRow[]>,
+  ): Promise<FirstData | null> {
+    const firstK = (rs: readonly BucketRow[]) =>
+      rs.reduce((m, r) => (r.value > 0 && r.k < m ? r.k : m), Number.POSITIVE_INFINITY);
+    const k = firstK(rows);
+    if (!Number.isFinite(k)) return null;
+    let first: FirstData = { at: plan.origin + k * plan.step, step: plan.step };
+    for (let i = 0; i < MAX_REFINEMENTS && first.step > FIRST_DATA_RESOLUTION_MS; i++) {
+      const sub: TimeQuery = {
+        ...q,
+        from: Math.max(q.from, first.at),
+        to: Math.min(q.to, first.at + first.step),
+      };
+      if (!(sub.to > sub.from)) break;
+      const fine = this.plan(
+        sub,
+        Math.min(MAX_REFINE_POINTS, Math.ceil(first.step / FIRST_DATA_RESOLUTION_MS)),
+      );
+      if (fine.step >= first.step) break;
+      const fk = firstK(await fetch(sub, fine));
+      if (!Number.isFinite(fk)) break;
+      first = { at: fine.origin + fk * fine.step, step: fine.step };
+    }
+    return first;
+  }
+
   private series<P>(q: TimeQuery, plan: BucketPlan, points: P[]): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
     return partialFrom === undefined
@@ -118,7 +172,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   // headline and summary
   // ---------------------------------------------------------------------------------------------------------
 
-  /** The counts of one window; rates over the time that has data (first to last bucket with calls). */
+  /** The counts of one window; rates over the time that has data (from the first calls to the window's end). */
   private async headlineWindow(q: TimeQuery, withExtent = true): Promise<HeadlineWindow> {
     const plan = this.plan(q);
     const [calls, retries, wasted, durations, avoided, saved, cost, perBucket] = await Promise.all([
@@ -131,7 +185,10 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       this.p.totals('wastedCost', q, []),
       withExtent ? this.p.buckets('calls', q, plan, []) : Promise.resolve([]),
     ]);
-    const { dataFrom, dataSeconds } = dataExtent(q, plan, perBucket, this.p.now());
+    const first = withExtent
+      ? await this.firstData(q, plan, perBucket, (sub, fine) => this.p.buckets('calls', sub, fine, []))
+      : null;
+    const { dataFrom, dataSeconds } = dataExtent(q, first, this.p.now());
     const retriesTotal = sum(retries);
     const successful = byOutcome(retries, SUCCESS);
     const nr = durations.filter(
@@ -394,16 +451,20 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters)));
   }
 
+  /**
+   * One tile per breaker. Its calls (error rates, calls/s, sparkline) are those of the services whose instances
+   * report that breaker: an agent without a breaker (a naive agent) calling the same server is not mixed in.
+   */
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
     const plan = this.plan(q, 30);
     const nowQ = this.nowWindow(q);
     const nowPlan = this.plan(nowQ, 30);
     const [instances, totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
       this.p.instanceBreakers(q.filters),
-      this.p.totals('calls', q, ['server', 'tool', 'outcome']),
-      this.p.totals('calls', nowQ, ['server', 'tool', 'outcome']),
-      this.p.buckets('calls', q, plan, ['server', 'tool', 'outcome']),
-      this.p.buckets('calls', nowQ, nowPlan, ['server', 'tool']),
+      this.p.totals('calls', q, TILE_DIMS),
+      this.p.totals('calls', nowQ, TILE_DIMS),
+      this.p.buckets('calls', q, plan, TILE_DIMS),
+      this.p.buckets('calls', nowQ, nowPlan, ['service', 'server', 'tool']),
       this.p.transitions(q, MAX_TRANSITIONS),
       this.p.breakerWaiting(q.filters),
       this.p.totals('breakerShed', q, ['server', 'tool']),
@@ -416,60 +477,70 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       const failure = sum(rows, (r) => mine(r) && r.labels.outcome === FAILURE);
       return success + failure > 0 ? failure / (success + failure) : null;
     };
-    const tiles: BreakerTile[] = aggregated.map((b) => {
-      const mine = (r: CountRow) =>
-        r.labels.server === b.server && (b.tool === '' || (r.labels.tool ?? '') === b.tool);
-      const sparkline = Array.from({ length: plan.count }, (_, k) => ({
-        t: plan.origin + k * plan.step,
-        calls: 0,
-        failures: 0,
-      }));
-      for (const r of rows) {
-        if (!mine(r)) continue;
-        const p = sparkline[r.k];
-        if (!p) continue;
-        p.calls += r.value;
-        if (r.labels.outcome === FAILURE) p.failures += r.value;
-      }
-      // The instances now in the tile's state, and the transition that put the first of them there: "in
-      // state" (since the earliest of them entered it) and the transition shown are the same event.
-      const holders = instances.filter(
-        (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
-      );
-      const into = transitions.filter(
-        (t) =>
-          t.server === b.server &&
-          (t.tool ?? '') === b.tool &&
-          t.to === b.state &&
-          holders.some((h) => h.service === t.service && h.instance === t.instance),
-      );
-      const entered =
-        into.length === 0
-          ? undefined
-          : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
-      const nowSeconds = dataExtent(nowQ, nowPlan, rowsNow.filter(mine), now).dataSeconds;
-      const tile: BreakerTile = {
-        server: b.server,
-        tool: b.tool === '' ? null : b.tool,
-        state: b.state,
-        since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
-        instances: b.instances,
-        stale: b.stale,
-        errorRate: rate(totalsNow, mine),
-        errorRateRange: rate(totals, mine),
-        calls: sum(totals, mine),
-        callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
-        sparkline,
-        lastTransition: entered
-          ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
-          : null,
-        waiting: waiting
-          .filter((w) => w.server === b.server && w.tool === b.tool)
-          .reduce((s, w) => s + w.waiting, 0),
-        shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
-      };
-      return partialFrom === undefined ? tile : { ...tile, partialFrom };
-    });
+    const tiles: BreakerTile[] = await Promise.all(
+      aggregated.map(async (b) => {
+        const services = new Set(
+          instances.filter((i) => i.server === b.server && i.tool === b.tool).map((i) => i.service),
+        );
+        const mine = (r: CountRow) =>
+          r.labels.server === b.server &&
+          (b.tool === '' || (r.labels.tool ?? '') === b.tool) &&
+          services.has(r.labels.service ?? '');
+        const sparkline = Array.from({ length: plan.count }, (_, k) => ({
+          t: plan.origin + k * plan.step,
+          calls: 0,
+          failures: 0,
+        }));
+        for (const r of rows) {
+          if (!mine(r)) continue;
+          const p = sparkline[r.k];
+          if (!p) continue;
+          p.calls += r.value;
+          if (r.labels.outcome === FAILURE) p.failures += r.value;
+        }
+        // The instances now in the tile's state, and the transition that put the first of them there: "in
+        // state" (since the earliest of them entered it) and the transition shown are the same event.
+        const holders = instances.filter(
+          (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
+        );
+        const into = transitions.filter(
+          (t) =>
+            t.server === b.server &&
+            (t.tool ?? '') === b.tool &&
+            t.to === b.state &&
+            holders.some((h) => h.service === t.service && h.instance === t.instance),
+        );
+        const entered =
+          into.length === 0
+            ? undefined
+            : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
+        const first = await this.firstData(nowQ, nowPlan, rowsNow.filter(mine), async (sub, fine) =>
+          (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
+        );
+        const nowSeconds = dataExtent(nowQ, first, now).dataSeconds;
+        const tile: BreakerTile = {
+          server: b.server,
+          tool: b.tool === '' ? null : b.tool,
+          state: b.state,
+          since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
+          instances: b.instances,
+          stale: b.stale,
+          errorRate: rate(totalsNow, mine),
+          errorRateRange: rate(totals, mine),
+          calls: sum(totals, mine),
+          callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
+          sparkline,
+          lastTransition: entered
+            ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
+            : null,
+          waiting: waiting
+            .filter((w) => w.server === b.server && w.tool === b.tool)
+            .reduce((s, w) => s + w.waiting, 0),
+          shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
+        };
+        return partialFrom === undefined ? tile : { ...tile, partialFrom };
+      }),
+    );
     return tiles.sort(compareTiles);
   }
 

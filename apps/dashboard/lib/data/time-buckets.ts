@@ -28,10 +28,13 @@ export const NICE_STEPS: readonly number[] = [
   DAY,
 ];
 
-/** At most about `maxPoints` buckets of a nice step that is a multiple of `minStepMs`. */
+/**
+ * At most about `maxPoints` buckets of a nice step that is a multiple of `minStepMs`; beyond the largest nice
+ * step (ranges longer than `maxPoints` days), whole days, as the embedded store's `planSeries`.
+ */
 export function planBuckets(from: number, to: number, minStepMs: number, maxPoints: number): BucketPlan {
   const span = Math.max(1, to - from);
-  const nice = NICE_STEPS.find((s) => s * maxPoints >= span) ?? NICE_STEPS[NICE_STEPS.length - 1]!;
+  const nice = NICE_STEPS.find((s) => s * maxPoints >= span) ?? alignUp(Math.ceil(span / maxPoints), DAY);
   const step = alignUp(Math.max(nice, minStepMs), minStepMs);
   const origin = alignDown(from, step);
   return { step, origin, count: Math.max(1, Math.ceil((to - origin) / step)) };

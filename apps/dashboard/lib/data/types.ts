@@ -52,11 +52,14 @@ export interface HeadlineWindow {
   readonly to: number;
   /** Epoch ms of the first bucket with data in the window (null: no data): rates start there. */
   readonly dataFrom: number | null;
-  /** The time rates are divided by: from the first data to the end of the last data, in seconds. */
+  /**
+   * The time rates are divided by, in seconds: from the first data (found in 10 s buckets where the backend
+   * keeps them) to the end of the window (or now): idle time after the data counts, before it does not.
+   */
   readonly dataSeconds: number;
   readonly retries: { total: number; successful: number; efficiency: number | null };
   readonly calls: { total: number; success: number; failure: number; rejected: number };
-  /** Calls over the time that has data (not over the whole window). */
+  /** Calls over `dataSeconds` (not over the whole window). */
   readonly callsPerMinute: number;
   readonly wastedRetries: number;
   readonly wastedRetryTimeSeconds: number;
@@ -162,7 +165,10 @@ export interface BreakerTile {
   readonly errorRateRange: number | null;
   /** Calls over the window. */
   readonly calls: number;
-  /** Calls per second now (the last 5 minutes), over the time that has data. */
+  /**
+   * Calls per second now (the last 5 minutes), from the first data to now; of the services that report this
+   * breaker only (as every count of a tile).
+   */
   readonly callsPerSecond: number;
   readonly sparkline: Array<{ t: number; calls: number; failures: number }>;
   /** Sparkline points at or after it are still filling (drawn apart, not as a drop). */

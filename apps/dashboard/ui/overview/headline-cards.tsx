@@ -73,7 +73,7 @@ export default function HeadlineCards({
         </div>
         <div className="range" data-testid="calls-total">
           {rangeLabel}: <b data-testid="calls-per-minute-range">{rate(h)}</b>/min over{' '}
-          {fmtSeconds(h.dataSeconds)} with data · {fmtNumber(h.calls.total)} calls ·{' '}
+          {fmtSeconds(h.dataSeconds)} since the first call · {fmtNumber(h.calls.total)} calls ·{' '}
           {fmtNumber(h.calls.failure)} failed
         </div>
       </div>
