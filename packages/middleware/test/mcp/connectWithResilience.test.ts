@@ -126,6 +126,26 @@ describe('connectWithResilience, SDK v2 pinned to 2026-07-28, a 2025-11-25 serve
   });
 });
 
+describe("connectWithResilience, SDK v2 in 'auto' mode, a 2025-11-25 server", () => {
+  it('probes, falls back to initialize within the same attempt: one call, named after the probe', async () => {
+    const chaos = await startChaosHttpServer({ protocol: '2025-11-25' });
+    cleanups.push(() => chaos.close());
+    const recorder = createMemoryRecorder();
+    const mcp = await connectWithResilience(
+      new ClientV2(
+        { name: 'mcp-resilience-test', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      ),
+      () => new HttpTransportV2(new URL(chaos.url)),
+      { ...fast, server: 'chaos', recorder },
+    );
+    cleanups.push(() => mcp.close());
+    expect(mcp.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect(chaos.log.filter((e) => e.method === 'initialize')).toHaveLength(1);
+    expect(calls(recorder)).toEqual([['server/discover', 'success', 1]]);
+  });
+});
+
 describe('connectWithResilience over stdio', () => {
   it('SDK v1: one connect call, one initialize, then the client works', async () => {
     const { dir, cleanup } = tempDir();
