@@ -1,8 +1,13 @@
+import type { Classification } from '../classify/Classification.js';
+import type { FunctionRule } from '../classify/ClassificationRule.js';
+import { capMessage } from '../classify/readClassification.js';
+import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
 import { createResilience } from '../createResilience.js';
 import type { McpClientLike } from './McpClientLike.js';
 import { type McpResilienceOptions, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
 import type { HttpFailure } from './observeFetch.js';
+import { sdkErrorCode, sdkHttpStatus } from './v2/sdkV2Errors.js';
 import { withResilience } from './withResilience.js';
 
 /** Makes the transport of one connection attempt (a transport can be started once: a retry needs a new one). */
@@ -10,7 +15,8 @@ export type TransportFactory = () => object | Promise<object>;
 
 /**
  * Connects `client` through the resilience layer, then returns it wrapped by {@link withResilience}. The
- * connection (`initialize` on 2025-11-25, `server/discover` on 2026-07-28) is one call like any other: a 503 or a
+ * connection (`initialize` on 2025-11-25, `server/discover` on 2026-07-28: see {@link connectMethodOf} for the
+ * call's operation name) is one call like any other: a 503 or a
  * 429 from a proxy, a refused connection, a time limit are classified and retried with backoff (`Retry-After`
  * respected, with `fetch`), under the server's breaker and budget, within `timeoutMs`; a non-retryable failure (401,
  * an unsupported protocol version) throws a `ResilienceError` at once. Each attempt connects a fresh transport from
@@ -46,6 +52,7 @@ export async function connectWithResilience<C extends McpClientLike>(
 
   const failures = new WeakMap<object, readonly HttpFailure[]>();
   const server = mcp.server ?? 'mcp';
+  const method = connectMethodOf(client);
   await resilience.execute(
     async ({ signal }) => {
       const mark = mcp.fetch?.mark();
@@ -67,12 +74,13 @@ export async function connectWithResilience<C extends McpClientLike>(
     {
       endpoint: server,
       endpointAttributes: { 'mcp.server': server },
-      operation: 'initialize',
+      operation: method,
       // Nothing has run on the server before the connection exists.
       idempotent: true,
-      attributes: { 'mcp.server': server, 'mcp.method.name': 'initialize' },
+      attributes: { 'mcp.server': server, 'mcp.method.name': method },
       rules: [
         ...(rules ?? []),
+        negotiationHttpFailure((error) => failures.get(error as object)),
         ...mcpRules({
           httpFailure: (error, status) =>
             failures
@@ -85,3 +93,42 @@ export async function connectWithResilience<C extends McpClientLike>(
   );
   return resilient;
 }
+
+/**
+ * The request a connection starts with, which names the connect call (`operation`, `mcp.method.name`):
+ * `server/discover` for an SDK v2 client that negotiates the protocol revision (`versionNegotiation` mode
+ * `{ pin }` or `'auto'`; `'auto'` falls back to `initialize`, within the same attempt, on a 2025-era server),
+ * `initialize` otherwise (SDK v1, SDK v2 in its default `'legacy'` mode). Either way the SDK sends it on the
+ * transport itself, not through `request()`: it is never a call of its own inside the connect call.
+ */
+export function connectMethodOf(client: McpClientLike): 'initialize' | 'server/discover' {
+  // SDK v2 (2.4.0) keeps the option, from its constructor or `setVersionNegotiation()`, in `_versionNegotiation`.
+  const negotiation = (client as { _versionNegotiation?: { mode?: unknown } })._versionNegotiation;
+  const mode = negotiation?.mode;
+  return mode === undefined || mode === 'legacy' ? 'initialize' : 'server/discover';
+}
+
+/**
+ * SDK v2 reports a `server/discover` probe answered with a 4xx other than 401/403 (a 429 from a proxy, with its
+ * JSON-RPC error body) as a server that does not offer the pinned revision: `ERA_NEGOTIATION_FAILED` without a
+ * status, which alone is final. When the `observeFetch()` saw a retryable HTTP failure (429, 408...) during the
+ * attempt, that status decides, with its `Retry-After`.
+ */
+const negotiationHttpFailure =
+  (failuresOf: (error: unknown) => readonly HttpFailure[] | undefined): FunctionRule =>
+  (error) => {
+    if (sdkErrorCode(error) !== 'ERA_NEGOTIATION_FAILED' || sdkHttpStatus(error) !== undefined) {
+      return undefined;
+    }
+    const seen = failuresOf(error)?.at(-1);
+    const verdict = seen === undefined ? undefined : classifyHttpStatus(seen.status, []);
+    if (seen === undefined || verdict === undefined || verdict.class === 'non_retryable') return undefined;
+    const classification: Classification = {
+      ...verdict,
+      source: 'mcp.connect.probe_http_status',
+      message: capMessage((error as Error).message),
+    };
+    return seen.retryAfterMs === undefined
+      ? classification
+      : { ...classification, retryAfterMs: seen.retryAfterMs };
+  };
