@@ -137,6 +137,17 @@ describe('variants', () => {
     }
   });
 
+  it('runs a call whose attributes already name a variant on it, without a new draw', async () => {
+    const r = experiment({ split: { control: 1, candidate: 0 } });
+    const variantOf = (attributes: Record<string, string>) =>
+      r
+        .execute(() => 'ok', { endpoint: 'x', attributes })
+        .then(() => recorder.ofType('call_finished').at(-1)?.attributes[ATTR_MCP_RESILIENCE_VARIANT]);
+    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate' })).toBe('candidate');
+    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'unknown' })).toBe('control');
+    expect(await variantOf({})).toBe('control');
+  });
+
   it('gives each variant its own breakers, labelled with the variant', async () => {
     const r = experiment({ variantKey: (c: { attributes?: Record<string, string> }) => c.attributes?.user });
     let candidateUser = '';

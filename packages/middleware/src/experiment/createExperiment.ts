@@ -27,8 +27,9 @@ const noOptions: CallOptions = Object.freeze({});
 /**
  * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
  * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
- * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it. The breaker metrics
- * stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
+ * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it (a call whose attributes
+ * already name a variant runs on it: `withResilience` draws it before its negative cache). The breaker metrics
+ * observed per breaker (state, transitions, calls waiting) stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
  * several instances), so the Breakers page keeps one breaker per server; `breakers()` tells them apart.
  * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
  */

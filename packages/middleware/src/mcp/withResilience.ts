@@ -156,21 +156,6 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     const endpointAttributes: Record<string, string> = perTool
       ? { [ATTR_MCP_SERVER]: server, [ATTR_GEN_AI_TOOL_NAME]: tool }
       : { [ATTR_MCP_SERVER]: server };
-    // In an experiment the call's variant is drawn here, before the negative cache, which it keys (one variant's
-    // verdict never answers the other's repeats); `execute` runs the call on it. A fallback call keeps its
-    // primary's variant.
-    const variant = assignVariant(resilience, routedFrom?.[FALLBACK_VARIANT], {
-      endpoint,
-      endpointAttributes,
-      operation: method,
-      attributes,
-    });
-    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
-    const repeat =
-      tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
-    if (repeat?.kind === 'result') return repeat.result;
-    if (repeat?.kind === 'error') throw repeat.error;
-    const started = clock.now();
     // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
     let attemptTransport: Transport | undefined;
     const recovery: Recovery | undefined =
@@ -183,6 +168,27 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
             await reconnect(attemptTransport).catch(() => {});
           }
         : undefined;
+    const call: CallOptions = {
+      endpoint,
+      endpointAttributes,
+      operation: method,
+      idempotent: policy.isSafe(method, tool),
+      attributes,
+      rules,
+      ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
+      ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
+      ...(requestOptions?.maxTotalTimeout !== undefined ? { timeoutMs: requestOptions.maxTotalTimeout } : {}),
+    };
+    // In an experiment the call's variant is drawn here, before the negative cache, which it keys (one variant's
+    // verdict never answers the other's repeats); `execute` runs the call on it (it is in `attributes`). A
+    // fallback call keeps its primary's variant.
+    const variant = assignVariant(resilience, routedFrom?.[FALLBACK_VARIANT], call);
+    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
+    const repeat =
+      tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
+    if (repeat?.kind === 'result') return repeat.result;
+    if (repeat?.kind === 'error') throw repeat.error;
+    const started = clock.now();
     const attempt = async ({ signal, traceContext }: AttemptContext) => {
       if (reconnect && !closedByCaller && client.transport === undefined) {
         try {
@@ -228,19 +234,7 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       return result;
     };
     try {
-      const value = await resilience.execute(attempt, {
-        endpoint,
-        endpointAttributes,
-        operation: method,
-        idempotent: policy.isSafe(method, tool),
-        attributes,
-        rules,
-        ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
-        ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
-        ...(requestOptions?.maxTotalTimeout !== undefined
-          ? { timeoutMs: requestOptions.maxTotalTimeout }
-          : {}),
-      });
+      const value = await resilience.execute(attempt, call);
       if (tool !== undefined) loop.succeeded(annotations.get(tool)?.readOnlyHint === true);
       return value;
     } catch (thrown) {
