@@ -29,8 +29,9 @@ const noOptions: CallOptions = Object.freeze({});
  * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
  * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it (a call whose attributes
  * already name a variant runs on it: `withResilience` draws it before its negative cache). The breaker metrics
- * observed per breaker (state, transitions, calls waiting) stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
- * several instances), so the Breakers page keeps one breaker per server; `breakers()` tells them apart.
+ * observed per breaker (state, transitions, calls waiting) stay per endpoint, without the variant: the state
+ * gauge shows the worst of the variants' breakers (as for several instances), so the Breakers page keeps one
+ * breaker per server; `breakers()` tells them apart.
  * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
  */
 export function createExperiment(
@@ -110,10 +111,7 @@ export const SESSIONLESS_WARNING =
  * to the call. `'session'` without a session id falls back to the call too (not to the endpoint: every call to
  * a sessionless server would land in one variant, turning the canary into 0% or 100%), with a one-time warning.
  */
-function keyFunction(
-  variantKey: VariantKey,
-  warn: (message: string) => void = defaultWarn,
-): (call: CallOptions) => number {
+function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
   let calls = 0;
   const perCall = () => integerHash(++calls);
   const endpoint = (call: CallOptions) => variantHash(`endpoint:${call.endpoint ?? 'default'}`);
@@ -127,7 +125,7 @@ function keyFunction(
       if (!warned) {
         warned = true;
         try {
-          warn(SESSIONLESS_WARNING);
+          globalThis.console?.warn(SESSIONLESS_WARNING);
         } catch {
           // a warning never breaks the call
         }
@@ -144,8 +142,4 @@ function keyFunction(
     }
     return perCall();
   };
-}
-
-function defaultWarn(message: string): void {
-  globalThis.console?.warn(message);
 }
