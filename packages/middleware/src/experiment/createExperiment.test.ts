@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import type { ClassificationRule } from '../classify/ClassificationRule.js';
 import { createResilience } from '../createResilience.js';
 import { withResilience } from '../mcp/withResilience.js';
@@ -11,6 +12,9 @@ import {
   EVENT_MCP_RESILIENCE_SHADOW_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CALLS,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS,
+  METRIC_MCP_RESILIENCE_FALLBACKS,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
   METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
   SPAN_MCP_RESILIENCE_CALL,
 } from '../otel/semconv.js';
@@ -131,6 +135,17 @@ describe('variants', () => {
       expect(finished?.attempts).toBe(variant === 'control' ? 3 : 1);
       expect(finished?.classification?.type).toBe(variant === 'control' ? 'unavailable' : 'not_found');
     }
+  });
+
+  it('runs a call whose attributes already name a variant on it, without a new draw', async () => {
+    const r = experiment({ split: { control: 1, candidate: 0 } });
+    const variantOf = (attributes: Record<string, string>) =>
+      r
+        .execute(() => 'ok', { endpoint: 'x', attributes })
+        .then(() => recorder.ofType('call_finished').at(-1)?.attributes[ATTR_MCP_RESILIENCE_VARIANT]);
+    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate' })).toBe('candidate');
+    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'unknown' })).toBe('control');
+    expect(await variantOf({})).toBe('control');
   });
 
   it('gives each variant its own breakers, labelled with the variant', async () => {
@@ -261,7 +276,34 @@ describe('shadow classification', () => {
     for (const [i, s] of sessions.entries()) {
       expect(r.variantOf({ endpoint: 'y', attributes: { 'mcp.session.id': s } })).toBe(bySession[i]);
     }
-    expect(r.variantOf({ endpoint: 'x' })).toBe(r.variantOf({ endpoint: 'x', attributes: {} }));
+  });
+
+  it("assigns a call without a session per call (not all to the endpoint's variant), with a one-time warning", () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const r = createResilience({
+        recorder,
+        variants: { control: {}, candidate: {} },
+        split: { control: 0.9, candidate: 0.1 },
+        variantKey: 'session',
+      }) as ExperimentResilience;
+      // A sessionless server (stdio, or the 2026-07-28 protocol): many calls to one endpoint, no mcp.session.id.
+      const drawn = Array.from({ length: 400 }, () => r.variantOf({ endpoint: 'weather', attributes: {} }));
+      const candidate = drawn.filter((v) => v === 'candidate').length;
+      expect(candidate).toBeGreaterThan(20); // ~10%, not 0% or 100%
+      expect(candidate).toBeLessThan(80);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]?.[0]).toContain('option \'variantKey: "session"\'');
+      expect(warn.mock.calls[0]?.[0]).toContain('mcp.session.id');
+      // Calls with a session stay sticky and warn nothing.
+      const s = r.variantOf({ endpoint: 'weather', attributes: { 'mcp.session.id': 's-1' } });
+      for (let i = 0; i < 10; i++) {
+        expect(r.variantOf({ endpoint: 'weather', attributes: { 'mcp.session.id': 's-1' } })).toBe(s);
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('never breaks the call when the shadow throws', async () => {
@@ -404,5 +446,211 @@ describe('withResilience with variants', () => {
       false,
     ]);
     expect(verdict?.shadow.source).not.toBe('rule:0');
+  });
+});
+
+describe('withResilience with variants: the negative cache and fallbacks per variant', () => {
+  const closers: Array<() => Promise<void>> = [];
+  let otel: OtelHarness;
+  beforeEach(() => {
+    otel = createOtelHarness();
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    await otel.shutdown();
+  });
+
+  /** The failure both arms see: the tool's `isError` text. */
+  const UNKNOWN_CITY = 'unknown city Atlantis';
+  const finalRule: ClassificationRule = {
+    name: 'final',
+    message: /unknown city/,
+    classify: { class: 'non_retryable', type: 'invalid_params' },
+  };
+  const retryRule: ClassificationRule = {
+    name: 'retry',
+    message: /unknown city/,
+    // a tool's text says nothing about the server's health (as for the built-in rule): no breaker opens
+    classify: { class: 'retryable', type: 'unavailable', healthNeutral: true },
+  };
+  const split = { control: 0.5, candidate: 0.5 };
+  /** A key (for `variantKey`) that lands on `variant`. */
+  const keyFor = (variant: string, prefix = 'k'): string => {
+    const probe = createResilience({
+      variants: { control: {}, candidate: {} },
+      split,
+      variantKey: (call) => call.operation,
+    }) as ExperimentResilience;
+    for (let i = 0; ; i++)
+      if (probe.variantOf({ operation: `${prefix}${i}` }) === variant) return `${prefix}${i}`;
+  };
+
+  async function serve(
+    name: string,
+    handler: () => { content: Array<{ type: 'text'; text: string }>; isError?: boolean },
+  ) {
+    const server = new McpServer({ name, version: '1.0.0' });
+    let requests = 0;
+    server.registerTool('forecast', { description: 'forecast', inputSchema: { city: z.string() } }, () => {
+      requests++;
+      return handler();
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(clientSide);
+    closers.push(async () => {
+      await client.close();
+      await server.close();
+    });
+    return { client, requests: () => requests };
+  }
+
+  it.each([
+    ['candidate', 'control'],
+    ['control', 'candidate'],
+  ])(
+    "a failure the %s calls final never answers the %s's repeats, over a real MCP server",
+    async (strict, lenient) => {
+      const { client: raw, requests } = await serve('weather', () => ({
+        content: [{ type: 'text', text: UNKNOWN_CITY }],
+        isError: true,
+      }));
+      let arm = keyFor(strict);
+      const client = withResilience(raw, {
+        recorder: createOtelRecorder({
+          tracerProvider: otel.tracerProvider,
+          meterProvider: otel.meterProvider,
+        }),
+        backoffBaseMs: 1,
+        backoffMaxMs: 2,
+        maxAttempts: 2,
+        idempotency: 'assume-idempotent',
+        variants: { [strict]: { rules: [finalRule] }, [lenient]: { rules: [retryRule] } },
+        split,
+        variantKey: () => arm,
+      });
+      const call = { name: 'forecast', arguments: { city: 'Atlantis' } };
+
+      expect((await client.callTool(call)).isError).toBe(true); // strict: final at once, remembered
+      expect(requests()).toBe(1);
+      arm = keyFor(lenient);
+      // The lenient arm retries what it calls retryable: its own call, not the strict arm's cached verdict.
+      expect((await client.callTool(call)).isError).toBe(true);
+      expect(requests()).toBe(3);
+      arm = keyFor(strict);
+      expect((await client.callTool(call)).isError).toBe(true); // the strict arm's repeat: from its cache
+      expect(requests()).toBe(3);
+
+      const calls = await otel.points(METRIC_MCP_RESILIENCE_CALLS);
+      expect(
+        calls
+          .filter((p) => p.attributes['mcp.method.name'] === 'tools/call')
+          .map((p) => [p.attributes[ATTR_MCP_RESILIENCE_VARIANT], p.value])
+          .sort(),
+      ).toEqual(
+        [
+          [lenient, 1],
+          [strict, 1],
+        ].sort(),
+      );
+      const avoided = await otel.points(METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED);
+      expect(avoided).toEqual([
+        {
+          attributes: {
+            'mcp.server': 'weather',
+            'mcp.method.name': 'tools/call',
+            'gen_ai.tool.name': 'forecast',
+            [ATTR_MCP_RESILIENCE_VARIANT]: strict,
+            'error.type': 'invalid_params',
+          },
+          value: 1,
+        },
+      ]);
+      const saved = await otel.points(METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME);
+      expect(saved.map((p) => p.attributes[ATTR_MCP_RESILIENCE_VARIANT])).toEqual([strict]);
+    },
+  );
+
+  it("with variantKey 'call', a repeat is a new call: answered from the cache only on the variant that failed", async () => {
+    const { client: raw, requests } = await serve('weather', () => ({
+      content: [{ type: 'text', text: UNKNOWN_CITY }],
+      isError: true,
+    }));
+    const recorder = createMemoryRecorder();
+    const client = withResilience(raw, {
+      recorder,
+      backoffBaseMs: 1,
+      backoffMaxMs: 2,
+      maxAttempts: 2,
+      idempotency: 'assume-idempotent',
+      variants: { control: { rules: [retryRule] }, candidate: { rules: [finalRule] } },
+      split,
+      variantKey: 'call',
+    });
+    const call = { name: 'forecast', arguments: { city: 'Atlantis' } };
+    for (let i = 0; i < 12; i++) await client.callTool(call);
+    const finished = recorder.ofType('call_finished').filter((e) => e.operation === 'tools/call');
+    const avoided = recorder.ofType('model_retry_avoided');
+    // Every call is counted once: run on the variant it drew, or answered from that variant's cache.
+    expect(finished.length + avoided.length).toBe(12);
+    for (const e of avoided) expect(e.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('candidate');
+    // The candidate failed once (final), its repeats after that came from its cache; the control always ran.
+    const ran = finished.map((e) => e.attributes[ATTR_MCP_RESILIENCE_VARIANT]);
+    expect(ran.filter((v) => v === 'candidate')).toHaveLength(1);
+    const controlCalls = ran.filter((v) => v === 'control').length;
+    expect(controlCalls).toBeGreaterThan(0);
+    expect(avoided.length).toBeGreaterThan(0);
+    expect(requests()).toBe(1 + 2 * controlCalls);
+  });
+
+  it('sends a failed call to the fallback on its own variant, and counts the fallback with it', async () => {
+    const primary = await serve('weather', () => ({
+      content: [{ type: 'text', text: UNKNOWN_CITY }],
+      isError: true,
+    }));
+    const backup = await serve('backup', () => ({ content: [{ type: 'text', text: 'sunny' }] }));
+    const recorder = createOtelRecorder({
+      tracerProvider: otel.tracerProvider,
+      meterProvider: otel.meterProvider,
+    });
+    // By endpoint, the backup alone would land on the other variant: the fallback call keeps the primary's.
+    const primaryName = keyFor('candidate', 'weather-');
+    const backupName = keyFor('control', 'backup-');
+    const client = withResilience(primary.client, {
+      recorder,
+      server: primaryName,
+      backoffBaseMs: 1,
+      backoffMaxMs: 2,
+      maxAttempts: 2,
+      idempotency: 'assume-idempotent',
+      variants: { control: {}, candidate: {} },
+      rules: [retryRule],
+      split,
+      variantKey: 'endpoint',
+      fallbacks: [{ client: backup.client, server: backupName }],
+    });
+    const result = await client.callTool({ name: 'forecast', arguments: { city: 'Atlantis' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'sunny' }]);
+    expect([primary.requests(), backup.requests()]).toEqual([2, 1]);
+    const fallbacks = await otel.points(METRIC_MCP_RESILIENCE_FALLBACKS);
+    expect(fallbacks.map((p) => p.attributes)).toEqual([
+      expect.objectContaining({
+        'mcp.server': primaryName,
+        'mcp.resilience.fallback.server': backupName,
+        [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate',
+        outcome: 'success',
+      }),
+    ]);
+    const calls = await otel.points(METRIC_MCP_RESILIENCE_CALLS);
+    expect(
+      calls
+        .filter((p) => p.attributes['mcp.method.name'] === 'tools/call')
+        .map((p) => [p.attributes['mcp.server'], p.attributes[ATTR_MCP_RESILIENCE_VARIANT]])
+        .sort(),
+    ).toEqual([
+      [backupName, 'candidate'],
+      [primaryName, 'candidate'],
+    ]);
   });
 });

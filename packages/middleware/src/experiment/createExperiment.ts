@@ -2,7 +2,7 @@ import type { AttemptContext, CallOptions } from '../call/CallOptions.js';
 import type { Resilience } from '../createResilience.js';
 import type { BreakerSnapshot } from '../decide/BreakerState.js';
 import type { ResilienceOptions } from '../options.js';
-import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
+import { ATTR_MCP_RESILIENCE_VARIANT, ATTR_MCP_SESSION_ID } from '../otel/semconv.js';
 import { noopRecorder } from '../record/noopRecorder.js';
 import { assignVariant, splitTable } from './assignVariant.js';
 import { createShadow } from './createShadow.js';
@@ -14,19 +14,24 @@ import { integerHash, variantHash } from './variantHash.js';
 export interface ExperimentResilience extends Resilience {
   /** The variant names, in the order given. */
   readonly variants: readonly string[];
-  /** The variant a call with these options runs on (with `variantKey: 'call'`, each use draws anew). */
+  /**
+   * The variant a call with these options runs on (with `variantKey: 'call'`, each use draws anew). A call whose
+   * `attributes` already name a variant (`mcp.resilience.variant`, as `withResilience` sets it before its
+   * negative cache) runs on that one without a new draw.
+   */
   variantOf(call?: CallOptions): string;
 }
 
-const SESSION_ATTRIBUTE = 'mcp.session.id';
 const noOptions: CallOptions = Object.freeze({});
 
 /**
  * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
  * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
- * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it. The breaker metrics
- * stay per endpoint, without the variant: the state gauge shows the worst of the variants' breakers (as for
- * several instances), so the Breakers page keeps one breaker per server; `breakers()` tells them apart.
+ * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it (a call whose attributes
+ * already name a variant runs on it: `withResilience` draws it before its negative cache). The breaker metrics
+ * observed per breaker (state, transitions, calls waiting) stay per endpoint, without the variant: the state
+ * gauge shows the worst of the variants' breakers (as for several instances), so the Breakers page keeps one
+ * breaker per server; `breakers()` tells them apart.
  * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
  */
 export function createExperiment(
@@ -71,7 +76,9 @@ export function createExperiment(
     variants: names,
     variantOf,
     execute<T>(fn: (context: AttemptContext) => T | Promise<T>, call: CallOptions = noOptions): Promise<T> {
-      const variant = variantOf(call);
+      // Already assigned (withResilience draws before its negative cache): no second draw.
+      const pinned = call.attributes?.[ATTR_MCP_RESILIENCE_VARIANT];
+      const variant = pinned !== undefined && pipelines.has(pinned) ? pinned : variantOf(call);
       const pipeline = pipelines.get(variant) as Resilience;
       let attributes = only.get(variant) as Record<string, string>;
       if (call.attributes) {
@@ -93,9 +100,16 @@ export function createExperiment(
   };
 }
 
+/** The warning, once per experiment, when `variantKey: 'session'` meets a call without a session. */
+export const SESSIONLESS_WARNING =
+  'mcp-resilience: option \'variantKey: "session"\' met a call without `mcp.session.id` (a stdio server, or the ' +
+  '2026-07-28 protocol, which has no sessions): such calls are assigned per call, as with `variantKey: "call"`. ' +
+  'For a sticky assignment, give `variantKey` a function returning your own key (a conversation id).';
+
 /**
  * The stable hash in [0, 1) of a call's assignment key. A key function that throws or returns nothing falls back
- * to the call.
+ * to the call. `'session'` without a session id falls back to the call too (not to the endpoint: every call to
+ * a sessionless server would land in one variant, turning the canary into 0% or 100%), with a one-time warning.
  */
 function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
   let calls = 0;
@@ -104,9 +118,19 @@ function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
   if (variantKey === 'call') return perCall;
   if (variantKey === 'endpoint') return endpoint;
   if (variantKey === 'session') {
+    let warned = false;
     return (call) => {
-      const session = call.attributes?.[SESSION_ATTRIBUTE];
-      return session ? variantHash(`session:${session}`) : endpoint(call);
+      const session = call.attributes?.[ATTR_MCP_SESSION_ID];
+      if (session) return variantHash(`session:${session}`);
+      if (!warned) {
+        warned = true;
+        try {
+          globalThis.console?.warn(SESSIONLESS_WARNING);
+        } catch {
+          // a warning never breaks the call
+        }
+      }
+      return perCall();
     };
   }
   return (call) => {

@@ -1,6 +1,7 @@
 import type { Clock } from '../Clock.js';
 import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { ResilienceError } from '../errors/ResilienceError.js';
+import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
 import type { Recorder } from '../record/Recorder.js';
 import { callKey } from './callKey.js';
 import { mcpDefaults } from './McpResilienceOptions.js';
@@ -22,7 +23,8 @@ export interface Remembered<T> {
  * The model's repeats of a tool call that failed for good: remembers what such a call settled to (a result, an
  * error) in a {@link NegativeCache} keyed by server, tool and canonical arguments, and answers an identical
  * repeat from it, recording a `model_retry_avoided` event. Only non-retryable failures of the configured types
- * are remembered.
+ * are remembered. In an experiment the variant is part of the key (the repeat's `mcp.resilience.variant`, the
+ * failed call's `variant`): one variant's verdict never answers the other's calls.
  */
 export class ModelRepeats<T> {
   private readonly cache: NegativeCache<Remembered<T>>;
@@ -51,7 +53,7 @@ export class ModelRepeats<T> {
     attributes: Readonly<Record<string, string>>,
   ): Remembered<T> | undefined {
     if (this.cache.size === 0) return undefined;
-    const key = callKey(server, tool, args);
+    const key = cacheKey(server, tool, args, attributes[ATTR_MCP_RESILIENCE_VARIANT]);
     const hit = key === undefined ? undefined : this.cache.get(key, this.clock.now());
     if (!hit) return undefined;
     try {
@@ -70,7 +72,10 @@ export class ModelRepeats<T> {
     return hit.value;
   }
 
-  /** Remembers `value` for a call that ended with `error`, when that failure is one to remember. */
+  /**
+   * Remembers `value` for a call that ended with `error`, when that failure is one to remember; `variant`: the
+   * experiment variant the call ran on.
+   */
   remember(
     server: string,
     tool: string,
@@ -78,6 +83,7 @@ export class ModelRepeats<T> {
     error: ResilienceError,
     value: T,
     durationMs: number,
+    variant?: string,
   ): void {
     const c = error.classification;
     if (
@@ -87,7 +93,7 @@ export class ModelRepeats<T> {
       !this.types.has(c.type)
     )
       return;
-    const key = callKey(server, tool, args);
+    const key = cacheKey(server, tool, args, variant);
     if (key !== undefined) this.cache.set(key, { value, classification: c }, durationMs, this.clock.now());
   }
 
@@ -95,4 +101,15 @@ export class ModelRepeats<T> {
   clear(): void {
     this.cache.clear();
   }
+}
+
+/** {@link callKey}, prefixed with the variant in an experiment. */
+function cacheKey(
+  server: string,
+  tool: string,
+  args: unknown,
+  variant: string | undefined,
+): string | undefined {
+  const key = callKey(server, tool, args);
+  return key === undefined || variant === undefined || variant === '' ? key : `${variant}\n${key}`;
 }

@@ -54,7 +54,10 @@ export function agentLoop(
       : undefined;
 
   return {
-    /** The remembered outcome of an identical call that failed for good a moment ago, else `undefined`. */
+    /**
+     * The remembered outcome of an identical call that failed for good a moment ago, else `undefined`; in an
+     * experiment, only one that ran on the variant in `attributes` (`mcp.resilience.variant`).
+     */
     repeat(
       server: string,
       tool: string,
@@ -65,7 +68,10 @@ export function agentLoop(
       return hit?.kind === 'result' ? { kind: 'result', result: { ...(hit.result as object) } } : hit;
     },
 
-    /** Remembers what a call that failed for good settled to (a result, or the error thrown); returns it. */
+    /**
+     * Remembers what a call that failed for good settled to (a result, or the error thrown); returns it.
+     * `variant`: the experiment variant the call ran on (its repeats are answered only on that variant).
+     */
     remember<T>(
       server: string,
       tool: string,
@@ -73,11 +79,12 @@ export function agentLoop(
       error: ResilienceError,
       settled: T,
       durationMs: number,
+      variant?: string,
     ): T {
       if (settled === (error as unknown)) {
-        repeats.remember(server, tool, args, error, { kind: 'error', error }, durationMs);
+        repeats.remember(server, tool, args, error, { kind: 'error', error }, durationMs, variant);
       } else if (smallEnough(settled)) {
-        repeats.remember(server, tool, args, error, { kind: 'result', result: settled }, durationMs);
+        repeats.remember(server, tool, args, error, { kind: 'result', result: settled }, durationMs, variant);
       }
       return settled;
     },

@@ -2,8 +2,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
 import type { FallbackEvent } from '../record/ResilienceEvent.js';
-import { FALLBACK_FROM, internalsOf } from './internals.js';
+import { FALLBACK_FROM, FALLBACK_VARIANT, internalsOf } from './internals.js';
 
 /**
  * A fallback server for `withResilience`: an MCP `Client` (connected by its owner), or one with the name to use
@@ -126,7 +127,12 @@ export function fallbackRouter(
         r: FallbackRequest['request'],
         ...rest: unknown[]
       ) => Promise<unknown>;
-      const options = { ...call.options, [FALLBACK_FROM]: call.primary };
+      const variant = call.attributes[ATTR_MCP_RESILIENCE_VARIANT];
+      const options = {
+        ...call.options,
+        [FALLBACK_FROM]: call.primary,
+        ...(variant === undefined ? {} : { [FALLBACK_VARIANT]: variant }),
+      };
       try {
         // The SDK line's own form: v1 passes the result schema, v2 only the options.
         const value = await (call.schema === undefined

@@ -9,6 +9,12 @@ export const INTERNALS: unique symbol = Symbol.for('@mcp-resilience/withResilien
  */
 export const FALLBACK_FROM: unique symbol = Symbol.for('@mcp-resilience/withResilience.fallbackFrom');
 
+/**
+ * Set in a request's options by the fallback router in an experiment: the variant the primary call ran on. The
+ * fallback call runs on the same variant, so the whole call stays in one arm.
+ */
+export const FALLBACK_VARIANT: unique symbol = Symbol.for('@mcp-resilience/withResilience.fallbackVariant');
+
 export interface ResilientInternals {
   /** The tools as last listed (names and annotations). */
   readonly tools: ToolAnnotationCache;

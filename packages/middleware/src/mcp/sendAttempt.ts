@@ -1,3 +1,10 @@
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+} from '../otel/semconv.js';
 import { annotateAttempt } from '../record/attemptAnnotations.js';
 import { jsonRpcErrorInHttpBody } from './httpJsonRpcBody.js';
 import type { JsonRpcMessageLike, McpClientLike, TransportLike } from './McpClientLike.js';
@@ -69,9 +76,9 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
   const annotations: Record<string, string> = {};
-  if (attempt.protocolVersion) annotations['mcp.protocol.version'] = attempt.protocolVersion;
+  if (attempt.protocolVersion) annotations[ATTR_MCP_PROTOCOL_VERSION] = attempt.protocolVersion;
   const session = sessionIdOf(transport, attempt.protocolVersion);
-  if (session) annotations['mcp.session.id'] = session;
+  if (session) annotations[ATTR_MCP_SESSION_ID] = session;
 
   let unsubscribe: (() => void) | undefined;
   try {
@@ -88,7 +95,7 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
       sending = undefined;
     }
     const id = slot.id;
-    if (id !== undefined) annotations['jsonrpc.request.id'] = String(id);
+    if (id !== undefined) annotations[ATTR_JSONRPC_REQUEST_ID] = String(id);
     annotateAttempt(traceContext, annotations);
     const onBroken = attempt.fetch?.onStreamBroken;
     if (id === undefined || typeof onBroken !== 'function') return await pending;
@@ -105,7 +112,7 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
   } catch (error) {
     const code = serverCode(error);
     if (code !== undefined) {
-      annotateAttempt(traceContext, { 'rpc.response.status_code': code, 'error.type': code });
+      annotateAttempt(traceContext, { [ATTR_RPC_RESPONSE_STATUS_CODE]: code, [ATTR_ERROR_TYPE]: code });
     }
     throw error;
   } finally {

@@ -1,12 +1,24 @@
-import type { AttemptContext, Recovery } from '../call/CallOptions.js';
+import type { AttemptContext, CallOptions, Recovery } from '../call/CallOptions.js';
 import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
-import { ATTR_MCP_RESILIENCE_FALLBACK_FROM } from '../otel/semconv.js';
+import type { ExperimentResilience } from '../experiment/createExperiment.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_PROMPT_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_FALLBACK_FROM,
+  ATTR_MCP_RESILIENCE_VARIANT,
+  ATTR_MCP_SERVER,
+  ATTR_MCP_SESSION_ID,
+  ATTR_NETWORK_TRANSPORT,
+  ERROR_TYPE_VALUE_TOOL_ERROR,
+} from '../otel/semconv.js';
 import { annotateAttempt } from '../record/attemptAnnotations.js';
 import { agentLoop } from './agentLoop.js';
 import { idempotencyPolicy } from './idempotency.js';
-import { FALLBACK_FROM, INTERNALS, type ResilientInternals } from './internals.js';
+import { FALLBACK_FROM, FALLBACK_VARIANT, INTERNALS, type ResilientInternals } from './internals.js';
 import type { McpClientLike, TransportLike } from './McpClientLike.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
@@ -134,14 +146,16 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       await refreshAnnotations(requestOptions?.signal);
     }
     const attributes = callAttributes(server, req, tool, transportOf(client), protocolVersion());
-    const from = (requestOptions as { [FALLBACK_FROM]?: unknown } | undefined)?.[FALLBACK_FROM];
+    const routedFrom = requestOptions as
+      | { [FALLBACK_FROM]?: unknown; [FALLBACK_VARIANT]?: unknown }
+      | undefined;
+    const from = routedFrom?.[FALLBACK_FROM];
     if (typeof from === 'string') attributes[ATTR_MCP_RESILIENCE_FALLBACK_FROM] = from;
-    const repeat =
-      tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
-    if (repeat?.kind === 'result') return repeat.result;
-    if (repeat?.kind === 'error') throw repeat.error;
-    const started = clock.now();
     const perTool = breakerScope === 'tool' && tool !== undefined;
+    const endpoint = perTool ? `${server}/${tool}` : server;
+    const endpointAttributes: Record<string, string> = perTool
+      ? { [ATTR_MCP_SERVER]: server, [ATTR_GEN_AI_TOOL_NAME]: tool }
+      : { [ATTR_MCP_SERVER]: server };
     // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
     let attemptTransport: Transport | undefined;
     const recovery: Recovery | undefined =
@@ -154,6 +168,27 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
             await reconnect(attemptTransport).catch(() => {});
           }
         : undefined;
+    const call: CallOptions = {
+      endpoint,
+      endpointAttributes,
+      operation: method,
+      idempotent: policy.isSafe(method, tool),
+      attributes,
+      rules,
+      ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
+      ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
+      ...(requestOptions?.maxTotalTimeout !== undefined ? { timeoutMs: requestOptions.maxTotalTimeout } : {}),
+    };
+    // In an experiment the call's variant is drawn here, before the negative cache, which it keys (one variant's
+    // verdict never answers the other's repeats); `execute` runs the call on it (it is in `attributes`). A
+    // fallback call keeps its primary's variant.
+    const variant = assignVariant(resilience, routedFrom?.[FALLBACK_VARIANT], call);
+    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
+    const repeat =
+      tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
+    if (repeat?.kind === 'result') return repeat.result;
+    if (repeat?.kind === 'error') throw repeat.error;
+    const started = clock.now();
     const attempt = async ({ signal, traceContext }: AttemptContext) => {
       if (reconnect && !closedByCaller && client.transport === undefined) {
         try {
@@ -192,28 +227,14 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       }
       // An `input_required` result (2026-07-28 multi-round-trip, `allowInputRequired`) is a result, not a failure.
       if (method === 'tools/call' && (result as CallToolResult | undefined)?.isError === true) {
-        annotateAttempt(traceContext, { 'error.type': 'tool_error' });
+        annotateAttempt(traceContext, { [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR });
         throw new ToolResultError(result as CallToolResult);
       }
       if (method === 'tools/list') annotations.update(result, req.params?.cursor === undefined);
       return result;
     };
     try {
-      const value = await resilience.execute(attempt, {
-        endpoint: perTool ? `${server}/${tool}` : server,
-        endpointAttributes: perTool
-          ? { 'mcp.server': server, 'gen_ai.tool.name': tool }
-          : { 'mcp.server': server },
-        operation: method,
-        idempotent: policy.isSafe(method, tool),
-        attributes,
-        rules,
-        ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
-        ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
-        ...(requestOptions?.maxTotalTimeout !== undefined
-          ? { timeoutMs: requestOptions.maxTotalTimeout }
-          : {}),
-      });
+      const value = await resilience.execute(attempt, call);
       if (tool !== undefined) loop.succeeded(annotations.get(tool)?.readOnlyHint === true);
       return value;
     } catch (thrown) {
@@ -236,7 +257,15 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       const remember = <T>(settled: T): T =>
         tool === undefined
           ? settled
-          : loop.remember(server, tool, req.params?.arguments, error, settled, clock.now() - started);
+          : loop.remember(
+              server,
+              tool,
+              req.params?.arguments,
+              error,
+              settled,
+              clock.now() - started,
+              variant,
+            );
       const meta: McpClassificationMeta = {
         ...error.classification,
         attempts: error.attempts,
@@ -320,6 +349,19 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
   return proxy;
 }
 
+/**
+ * The variant a call runs on in an experiment (`undefined` without one): `pinned` (a fallback call's primary
+ * variant) when it names one, else the experiment's draw for the call's options. With `variantKey: 'call'` every
+ * call draws anew, so a model's repeat is a new call: it is answered from the negative cache only when it draws
+ * the variant that cached the failure, and otherwise runs (and is counted) on the variant it drew.
+ */
+function assignVariant(resilience: Resilience, pinned: unknown, call: CallOptions): string | undefined {
+  const experiment = resilience as Partial<ExperimentResilience>;
+  if (typeof experiment.variantOf !== 'function' || !Array.isArray(experiment.variants)) return undefined;
+  if (typeof pinned === 'string' && experiment.variants.includes(pinned)) return pinned;
+  return experiment.variantOf(call);
+}
+
 /** The client's transport, typed as what `withResilience` uses of it. */
 const transportOf = (client: McpClientLike) => client.transport as Transport | undefined;
 
@@ -334,15 +376,18 @@ function callAttributes(
   transport: Transport | undefined,
   version: string | undefined,
 ): Record<string, string> {
-  const attributes: Record<string, string> = { 'mcp.server': server, 'mcp.method.name': req.method };
-  if (tool !== undefined) attributes['gen_ai.tool.name'] = tool;
+  const attributes: Record<string, string> = {
+    [ATTR_MCP_SERVER]: server,
+    [ATTR_MCP_METHOD_NAME]: req.method,
+  };
+  if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
   if (req.method === 'prompts/get' && typeof req.params?.name === 'string') {
-    attributes['gen_ai.prompt.name'] = req.params.name;
+    attributes[ATTR_GEN_AI_PROMPT_NAME] = req.params.name;
   }
   const network = networkTransport(transport);
-  if (network) attributes['network.transport'] = network;
+  if (network) attributes[ATTR_NETWORK_TRANSPORT] = network;
   const session = sessionIdOf(transport, version);
-  if (session) attributes['mcp.session.id'] = session;
+  if (session) attributes[ATTR_MCP_SESSION_ID] = session;
   return attributes;
 }
 

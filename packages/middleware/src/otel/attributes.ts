@@ -147,7 +147,7 @@ export function attemptSemconvAttributes(
 }
 
 /** Adds `mcp.resilience.variant` (experiments) when the call or endpoint has one. */
-function withVariant(attributes: Attributes, source: Source): void {
+export function withVariant(attributes: Attributes, source: Source): void {
   const variant = nonEmpty(source[ATTR_MCP_RESILIENCE_VARIANT]);
   if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
 }

@@ -22,6 +22,7 @@ import {
   errorTypeValue,
   operationMetricAttributes,
   stateValue,
+  withVariant,
 } from './attributes.js';
 import type { ResolvedOtelRecorderOptions } from './OtelRecorderOptions.js';
 import { type AgentLoopInstruments, createAgentLoopInstruments, recordAgentLoop } from './recordAgentLoop.js';
@@ -341,7 +342,9 @@ export function createMetricRecorder(
           return;
         }
         case 'breaker_wait_finished': {
+          // Per breaker, plus the call's variant: each variant has its own breakers, so its own gate.
           const attributes = breakerMetricAttributes(event.endpoint, event.endpointAttributes ?? {});
+          withVariant(attributes, event.attributes ?? {});
           const outcome = (WAIT_OUTCOME_VALUES as readonly string[]).includes(event.outcome)
             ? event.outcome
             : OTHER_VALUE;

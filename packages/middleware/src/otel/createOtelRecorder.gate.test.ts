@@ -9,6 +9,7 @@ import {
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS,
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_SERVER,
   ATTR_OUTCOME,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT,
@@ -115,6 +116,52 @@ describe('createOtelRecorder: the breaker gate', () => {
       });
       expect(ms(wait!.time)).toBe(START + 0); // the event marks the wait's start
     }
+  });
+
+  it("puts the call's variant on the wait durations and shed calls; the waiting gauge stays per breaker", async () => {
+    const r = createResilience({
+      clock,
+      jitter: 'none',
+      breakerJitter: 0,
+      breakerBreakMs: 1_000,
+      breakerMaxWaiting: 1,
+      recorder: createOtelRecorder({
+        tracerProvider: otel.tracerProvider,
+        meterProvider: otel.meterProvider,
+      }),
+      variants: { control: {}, candidate: {} },
+      split: { control: 0, candidate: 1 },
+    });
+    await open(r as ReturnType<typeof create>);
+    let up = false;
+    const fn = async () => {
+      if (!up) throw unavailable();
+      return 'ok';
+    };
+    const waiting = r.execute(fn, CALL);
+    expect(await r.execute(fn, CALL).catch((e: ResilienceError) => e.reason)).toBe('shed');
+    await clock.advance(400);
+    expect(await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING)).toEqual([
+      { attributes: SERVER, value: 1 },
+    ]);
+    up = true;
+    await clock.advance(600);
+    await clock.runAll();
+    expect(await waiting).toBe('ok');
+
+    const variant = { [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate' };
+    expect(await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED)).toEqual([
+      { attributes: { ...SERVER, ...variant }, value: 1 },
+    ]);
+    const durations = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION);
+    expect(
+      durations
+        .map((p) => p.attributes)
+        .sort((a, b) => String(a[ATTR_OUTCOME]).localeCompare(String(b[ATTR_OUTCOME]))),
+    ).toEqual([
+      { ...SERVER, ...variant, [ATTR_OUTCOME]: 'released' },
+      { ...SERVER, ...variant, [ATTR_OUTCOME]: 'shed' },
+    ]);
   });
 
   it('a recorder that throws on the wait events never breaks the waiting call', async () => {

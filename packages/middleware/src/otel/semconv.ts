@@ -235,7 +235,8 @@ export const PROM_LABEL_TO_STATE = 'to_state' as const;
 
 /**
  * Counter `{call}`: repeats of a `tools/call` that failed non-retryably a moment ago (same server, tool and
- * arguments), answered from the negative cache without a request. Attrs: server, method, tool, `error.type`.
+ * arguments and, in an experiment, variant), answered from the negative cache without a request. Attrs: server,
+ * method, tool, `error.type`, variant.
  */
 export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model_retries.avoided' as const;
 /** Counter `s` (double): the duration of the original failed call, per avoided repeat. Same attributes. */
@@ -243,7 +244,7 @@ export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME =
   'mcp.resilience.model_retries.saved_time' as const;
 /**
  * Counter `{call}`: calls sent to a fallback server. Attrs: `mcp.server` (the primary),
- * `mcp.resilience.fallback.server` (the target), tool, `outcome` = success | failure.
+ * `mcp.resilience.fallback.server` (the target), tool, `outcome` = success | failure, variant (the primary call's).
  */
 export const METRIC_MCP_RESILIENCE_FALLBACKS = 'mcp.resilience.fallbacks' as const;
 /** The fallback server a call went to (metric attribute of `mcp.resilience.fallbacks`, span attribute). */
@@ -260,6 +261,8 @@ export const PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
   'mcp_resilience_model_retries_saved_time_seconds_total' as const;
 export const PROM_MCP_RESILIENCE_FALLBACKS_TOTAL = 'mcp_resilience_fallbacks_total' as const;
 export const PROM_LABEL_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp_resilience_fallback_server' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
 // MCP semantic conventions on attempt spans (issue #14)
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -269,14 +272,20 @@ export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id' as const;
 export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error' as const;
 /** The classifier's type of a failed attempt, on its span (where `error.type` follows the MCP conventions). */
 export const ATTR_MCP_RESILIENCE_ERROR_TYPE = 'mcp.resilience.error.type' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
 // Experiments: variants (canary) and the shadow classifier
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
  * The variant a call ran on (options `variants` / `split`): on the call and attempt spans, on every call metric
  * (`mcp.resilience.calls`, `.retries`, `.errors`, `.call.duration`, `.retry.wasted_time`, `.retry.wasted_cost`,
- * `mcp.client.operation.duration`, `.shadow.disagreements`). Not on the breaker metrics, which stay per endpoint
- * (the gauge shows the worst of the variants' breakers). Absent without variants. Metric attribute.
+ * `mcp.client.operation.duration`, `.shadow.disagreements`, `.model_retries.avoided`, `.model_retries.saved_time`,
+ * `.fallbacks`) and on the per-call breaker-gate metrics (`.circuit_breaker.wait.duration`, `.circuit_breaker.shed`:
+ * each variant has its own breakers, so its own gate). Deliberately not on the breaker metrics observed per
+ * breaker (`.circuit_breaker.state`, `.circuit_breaker.transitions`, `.circuit_breaker.waiting`), which stay per
+ * endpoint: the gauges show the worst state and the sum of the waiting calls over the variants' breakers (as for
+ * several instances), so the Breakers page keeps one breaker per server. Absent without variants. Metric attribute.
  */
 export const ATTR_MCP_RESILIENCE_VARIANT = 'mcp.resilience.variant' as const;
 /** The shadow classifier's class and type of a failed attempt (disagreements counter, shadow span event). */
@@ -303,16 +312,18 @@ export const PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL =
 export const PROM_LABEL_MCP_RESILIENCE_VARIANT = 'mcp_resilience_variant' as const;
 export const PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS = 'mcp_resilience_shadow_class' as const;
 export const PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE = 'mcp_resilience_shadow_type' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
 // The breaker's gate (issue #11): calls waiting for an open breaker's verdict instead of failing at once
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Histogram `s`: how long calls waited at a breaker's gate; attrs `mcp.server` (+ tool), `outcome`. */
+/** Histogram `s`: how long calls waited at a breaker's gate; attrs `mcp.server` (+ tool), `outcome`, variant. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION =
   'mcp.resilience.circuit_breaker.wait.duration' as const;
 /** ObservableGauge `{call}`: calls waiting at a breaker's gate now; attrs `mcp.server` (+ tool). */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING =
   'mcp.resilience.circuit_breaker.waiting' as const;
-/** Counter `{call}`: calls shed at once because a breaker's wait queue was full; attrs `mcp.server` (+ tool). */
+/** Counter `{call}`: calls shed at once because a breaker's wait queue was full; attrs `mcp.server` (+ tool), variant. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED = 'mcp.resilience.circuit_breaker.shed' as const;
 /** Call span attribute: milliseconds the call waited at its breaker's gate, in total (set when it waited). */
 export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS = 'mcp.resilience.circuit_breaker.wait_ms' as const;

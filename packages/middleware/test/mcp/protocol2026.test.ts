@@ -3,7 +3,7 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isResilienceError } from '../../src/errors/ResilienceError.js';
 import { connectWithResilience, observeFetch, withResilience } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
@@ -250,5 +250,35 @@ describe('connectWithResilience', () => {
     await expect(
       connectWithResilience(newClient(), httpTransport('http://127.0.0.1:1/mcp') as never),
     ).rejects.toThrow(/transport must be a function/);
+  });
+});
+
+describe("variantKey 'session' on protocol 2026-07-28 (no sessions)", () => {
+  it('splits the calls to one server per call, not all into one variant, and warns once naming the option', async () => {
+    const chaos = await startChaosHttpServer({ protocol: '2026-07-28', plan: { faults: [] } });
+    cleanups.push(() => chaos.close());
+    const client = modernClient();
+    await client.connect(new HttpTransportV2(new URL(chaos.url)));
+    cleanups.push(() => client.close());
+    const recorder = createMemoryRecorder();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    cleanups.push(async () => warn.mockRestore());
+    const mcp = withResilience(client, {
+      ...fast,
+      server: 'chaos',
+      recorder,
+      variants: { control: {}, candidate: {} },
+      split: { control: 0.5, candidate: 0.5 },
+      variantKey: 'session',
+    });
+    for (let i = 0; i < 24; i++) await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    const variants = recorder
+      .ofType('call_finished')
+      .filter((e) => e.operation === 'tools/call')
+      .map((e) => e.attributes['mcp.resilience.variant']);
+    expect(variants).toHaveLength(24);
+    expect(new Set(variants)).toEqual(new Set(['control', 'candidate']));
+    const warnings = warn.mock.calls.filter((c) => String(c[0]).includes('variantKey: "session"'));
+    expect(warnings).toHaveLength(1);
   });
 });
