@@ -6,6 +6,21 @@ import { classificationOf, createToolGuard, type ToolGuardOptions } from './tool
 
 export type { GuardedClassification, ToolGuardOptions } from './toolGuard.js';
 
+/** LangGraph's `Command` (what its `isCommand` checks; duck-typed, so LangGraph stays an optional peer). */
+function isCommand(value: unknown): value is { readonly graph?: unknown; readonly goto?: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.getPrototypeOf(value) !== Object.prototype &&
+    Object.getPrototypeOf(value) !== null &&
+    (value as { lg_name?: unknown }).lg_name === 'Command'
+  );
+}
+
+/** A `Send` (what `goto` of a parent `Command` holds when it fans out). */
+const isSend = (value: unknown) =>
+  typeof value === 'object' && value !== null && (value as { lg_name?: unknown }).lg_name === 'Send';
+
 /** The error a resilient tool throws when its call failed: the message is the sentence for the model. */
 export class ResilientToolError extends Error {
   override readonly name = 'ResilientToolError';
@@ -57,7 +72,12 @@ export function resilientTools<T extends StructuredToolInterface>(
  * `ToolMessage` with `status: 'error'`, the sentence the model can act on as content, and the classification
  * as `artifact`. It never sleeps in the graph: by default a call gets one attempt (`maxAttempts: 1`), a
  * conditional failure tells the model when to call again instead of waiting; give the MCP client its own
- * retries with `withResilience`.
+ * retries with `withResilience` (short ones, with `breakerWait: false`, or the client sleeps inside the node).
+ *
+ * LangGraph's control flow passes through as in its `ToolNode`: an `interrupt()` in a tool (and any other
+ * bubble-up error) is thrown to the graph, not answered nor counted as a failure; a tool returning a `Command`
+ * has it returned (in call order with the other calls' messages, each as `{ messages: [message] }`). A tool finds the id of its
+ * call as `config.toolCallId`, as under `ToolNode`.
  */
 export function resilientToolNode(tools: readonly StructuredToolInterface[], options: ToolGuardOptions = {}) {
   const guard = createToolGuard(options.resilience ? options : { maxAttempts: 1, ...options });
@@ -65,11 +85,11 @@ export function resilientToolNode(tools: readonly StructuredToolInterface[], opt
   return async function tools_(
     state: { messages: readonly BaseMessage[] },
     config?: RunnableConfig,
-  ): Promise<{ messages: ToolMessage[] }> {
+  ): Promise<{ messages: ToolMessage[] } | unknown[]> {
     const last = state.messages.at(-1);
     const calls = last && isAIMessage(last) ? (last.tool_calls ?? []) : [];
-    const messages = await Promise.all(
-      calls.map(async (call): Promise<ToolMessage> => {
+    const outputs = await Promise.all(
+      calls.map(async (call): Promise<unknown> => {
         const id = call.id ?? '';
         const tool = byName.get(call.name);
         if (!tool) {
@@ -83,12 +103,13 @@ export function resilientToolNode(tools: readonly StructuredToolInterface[], opt
         const result = await guard(
           call.name,
           call.args,
-          (signal) => tool.invoke(call.args as never, { ...config, signal }),
+          (signal) =>
+            tool.invoke(call.args as never, { ...config, signal, toolCallId: id } as RunnableConfig),
           config?.signal,
         );
         if (result.ok) {
           const value = result.value as unknown;
-          if (ToolMessage.isInstance(value)) return value;
+          if (ToolMessage.isInstance(value) || isCommand(value)) return value;
           return new ToolMessage({
             tool_call_id: id,
             name: call.name,
@@ -105,6 +126,22 @@ export function resilientToolNode(tools: readonly StructuredToolInterface[], opt
         });
       }),
     );
-    return { messages };
+    if (!outputs.some(isCommand)) return { messages: outputs as ToolMessage[] };
+    // As LangGraph's ToolNode: each Command as it is, each message in its own update, and the parent
+    // Commands that fan out (`goto` of `Send`s) merged into one.
+    const combined: unknown[] = [];
+    let parent: { graph: unknown; goto: unknown[] } | undefined;
+    for (const output of outputs) {
+      if (!isCommand(output)) combined.push({ messages: [output] });
+      else if (output.graph === '__parent__' && Array.isArray(output.goto) && output.goto.every(isSend)) {
+        if (parent) parent.goto.push(...output.goto);
+        else {
+          const Command = output.constructor as new (init: object) => { graph: unknown; goto: unknown[] };
+          parent = new Command({ graph: output.graph, goto: [...output.goto] });
+        }
+      } else combined.push(output);
+    }
+    if (parent) combined.push(parent);
+    return combined;
   };
 }

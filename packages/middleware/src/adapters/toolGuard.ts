@@ -11,6 +11,7 @@ import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
 import type { ResilienceOptions } from '../options.js';
+import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SERVER } from '../otel/semconv.js';
 
 /** Options of the framework adapters: every core option, plus the ones below. All optional. */
 export interface ToolGuardOptions extends ResilienceOptions {
@@ -59,6 +60,17 @@ const toolException: FunctionRule = (error, context) => {
   return classifyError(new ToolResultError(result), { ...context, rules: mcp });
 };
 
+/**
+ * A framework's control-flow signal thrown through a tool, not a failure of it: LangGraph's `GraphInterrupt`
+ * (`interrupt()` in a tool, human-in-the-loop), `NodeInterrupt` and `ParentCommand` all carry
+ * `is_bubble_up === true` (what LangGraph's own `isGraphBubbleUp` checks; duck-typed, so LangGraph stays optional).
+ */
+export function isBubbleUp(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && (error as { is_bubble_up?: unknown }).is_bubble_up === true
+  );
+}
+
 /** The sentence a model reads for a failed call. */
 export function failureText(error: ResilienceError, tool: string): string {
   if (error.classification.class === 'non_retryable') {
@@ -78,7 +90,9 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
  * Runs framework tool calls through the resilience pipeline: classified, retried when that can succeed and is safe,
  * guarded by a breaker and budget, recorded; an identical repeat of a call that failed for good is answered from
  * a negative cache without running the tool. An MCP-shaped `{ isError: true }` value counts as a failure.
- * Never throws for a tool failure: it returns it with the sentence for the model (a caller's abort rethrows).
+ * Never throws for a tool failure: it returns it with the sentence for the model (a caller's abort rethrows,
+ * and so does a framework's bubble-up signal, see `isBubbleUp`). A successful call of a tool not declared
+ * idempotent clears the negative cache (it may have changed what other calls return), as `withResilience` does.
  */
 /** Attempts per tool call in the adapters unless `maxAttempts` says otherwise (`breakerWait` is off there too). */
 export const TOOL_MAX_ATTEMPTS = 3;
@@ -125,14 +139,28 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     invoke: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<GuardedCall<T>> {
-    const attributes = { 'mcp.server': server, 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool };
+    const attributes = {
+      [ATTR_MCP_SERVER]: server,
+      [ATTR_MCP_METHOD_NAME]: 'tools/call',
+      [ATTR_GEN_AI_TOOL_NAME]: tool,
+    };
     const hit = repeats.repeat(server, tool, args, attributes)?.value;
     if (hit) return { ok: false, error: hit, text: failureText(hit, tool), repeat: true };
     const started = clock.now();
+    // A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a value, so it is not classified,
+    // retried, cached or counted as a failure, and is thrown again to the framework once outside.
+    let bubbled: { readonly error: unknown } | undefined;
     try {
       const value = await resilience.execute(
         async (context) => {
-          const result = await invoke(context.signal);
+          let result: T;
+          try {
+            result = await invoke(context.signal);
+          } catch (error) {
+            if (!isBubbleUp(error)) throw error;
+            bubbled = { error };
+            return undefined as T;
+          }
           if ((result as CallToolResult | null)?.isError === true)
             throw new ToolResultError(result as CallToolResult);
           return result;
@@ -141,14 +169,18 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
           endpoint: server,
           operation: 'tools/call',
           attributes,
-          endpointAttributes: { 'mcp.server': server },
+          endpointAttributes: { [ATTR_MCP_SERVER]: server },
           idempotent: safe(tool),
           rules,
           ...(signal ? { signal } : {}),
         },
       );
+      if (bubbled) throw bubbled.error;
+      // As in `withResilience`: a call that may have changed the server's state forgets the cached failures.
+      if (!safe(tool)) repeats.clear();
       return { ok: true, value };
     } catch (error) {
+      if (bubbled) throw bubbled.error;
       if (!isResilienceError(error) || error.reason === 'aborted') throw error;
       repeats.remember(server, tool, args, error, error, clock.now() - started);
       return { ok: false, error, text: failureText(error, tool), repeat: false };

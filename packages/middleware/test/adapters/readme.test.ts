@@ -72,9 +72,12 @@ describe('README agent-loop examples', () => {
     const telemetry = setupTelemetry({ serviceName: 'weather-agent' });
     const client = new Client({ name: 'weather-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    // The MCP client retries what can succeed and answers the model's repeats (recorded as model retries avoided).
+    // The MCP client retries what can succeed and answers the model's repeats (recorded as model retries avoided);
+    // one retry and no wait at an open breaker, so a call through the tool node is not held for long.
     const mcp = withResilience(client, {
       server: 'weather',
+      maxAttempts: 2,
+      breakerWait: false,
       resultOn: ['circuit_open', 'retries_exhausted'],
       recorder: telemetry.recorder,
     });
