@@ -1,9 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions } from '../call/CallOptions.js';
 import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
 import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
+import { callVariant } from '../experiment/callVariant.js';
 import { checkNegativeCacheOptions } from '../mcp/checkNegativeCacheOptions.js';
 import { ModelRepeats } from '../mcp/ModelRepeats.js';
 import { mcpRules } from '../mcp/mcpRules.js';
@@ -11,7 +13,12 @@ import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
 import type { ResilienceOptions } from '../options.js';
-import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SERVER } from '../otel/semconv.js';
+import {
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_VARIANT,
+  ATTR_MCP_SERVER,
+} from '../otel/semconv.js';
 
 /** Options of the framework adapters: every core option, plus the ones below. All optional. */
 export interface ToolGuardOptions extends ResilienceOptions {
@@ -139,11 +146,23 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     invoke: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<GuardedCall<T>> {
-    const attributes = {
+    const attributes: Record<string, string> = {
       [ATTR_MCP_SERVER]: server,
       [ATTR_MCP_METHOD_NAME]: 'tools/call',
       [ATTR_GEN_AI_TOOL_NAME]: tool,
     };
+    const call: CallOptions = {
+      endpoint: server,
+      operation: 'tools/call',
+      attributes,
+      endpointAttributes: { [ATTR_MCP_SERVER]: server },
+      idempotent: safe(tool),
+      rules,
+      ...(signal ? { signal } : {}),
+    };
+    // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
+    const variant = callVariant(resilience, call);
+    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
     const hit = repeats.repeat(server, tool, args, attributes)?.value;
     if (hit) return { ok: false, error: hit, text: failureText(hit, tool), repeat: true };
     const started = clock.now();
@@ -151,30 +170,19 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     // retried, cached or counted as a failure, and is thrown again to the framework once outside.
     let bubbled: { readonly error: unknown } | undefined;
     try {
-      const value = await resilience.execute(
-        async (context) => {
-          let result: T;
-          try {
-            result = await invoke(context.signal);
-          } catch (error) {
-            if (!isBubbleUp(error)) throw error;
-            bubbled = { error };
-            return undefined as T;
-          }
-          if ((result as CallToolResult | null)?.isError === true)
-            throw new ToolResultError(result as CallToolResult);
-          return result;
-        },
-        {
-          endpoint: server,
-          operation: 'tools/call',
-          attributes,
-          endpointAttributes: { [ATTR_MCP_SERVER]: server },
-          idempotent: safe(tool),
-          rules,
-          ...(signal ? { signal } : {}),
-        },
-      );
+      const value = await resilience.execute(async (context) => {
+        let result: T;
+        try {
+          result = await invoke(context.signal);
+        } catch (error) {
+          if (!isBubbleUp(error)) throw error;
+          bubbled = { error };
+          return undefined as T;
+        }
+        if ((result as CallToolResult | null)?.isError === true)
+          throw new ToolResultError(result as CallToolResult);
+        return result;
+      }, call);
       if (bubbled) throw bubbled.error;
       // As in `withResilience`: a call that may have changed the server's state forgets the cached failures.
       if (!safe(tool)) repeats.clear();
@@ -182,7 +190,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     } catch (error) {
       if (bubbled) throw bubbled.error;
       if (!isResilienceError(error) || error.reason === 'aborted') throw error;
-      repeats.remember(server, tool, args, error, error, clock.now() - started);
+      repeats.remember(server, tool, args, error, error, clock.now() - started, variant);
       return { ok: false, error, text: failureText(error, tool), repeat: false };
     }
   };

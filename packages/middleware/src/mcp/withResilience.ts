@@ -2,7 +2,7 @@ import type { AttemptContext, CallOptions, Recovery } from '../call/CallOptions.
 import type { Classification } from '../classify/Classification.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
-import type { ExperimentResilience } from '../experiment/createExperiment.js';
+import { callVariant } from '../experiment/callVariant.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_PROMPT_NAME,
@@ -182,7 +182,7 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     // In an experiment the call's variant is drawn here, before the negative cache, which it keys (one variant's
     // verdict never answers the other's repeats); `execute` runs the call on it (it is in `attributes`). A
     // fallback call keeps its primary's variant.
-    const variant = assignVariant(resilience, routedFrom?.[FALLBACK_VARIANT], call);
+    const variant = callVariant(resilience, call, routedFrom?.[FALLBACK_VARIANT]);
     if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
     const repeat =
       tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
@@ -347,19 +347,6 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     },
   });
   return proxy;
-}
-
-/**
- * The variant a call runs on in an experiment (`undefined` without one): `pinned` (a fallback call's primary
- * variant) when it names one, else the experiment's draw for the call's options. With `variantKey: 'call'` every
- * call draws anew, so a model's repeat is a new call: it is answered from the negative cache only when it draws
- * the variant that cached the failure, and otherwise runs (and is counted) on the variant it drew.
- */
-function assignVariant(resilience: Resilience, pinned: unknown, call: CallOptions): string | undefined {
-  const experiment = resilience as Partial<ExperimentResilience>;
-  if (typeof experiment.variantOf !== 'function' || !Array.isArray(experiment.variants)) return undefined;
-  if (typeof pinned === 'string' && experiment.variants.includes(pinned)) return pinned;
-  return experiment.variantOf(call);
 }
 
 /** The client's transport, typed as what `withResilience` uses of it. */
