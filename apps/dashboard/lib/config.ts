@@ -45,6 +45,8 @@ export interface Limits {
   readonly maxAttributeLength: number;
   /** `MAX_LABEL_VALUES`: distinct values kept per label (service, server, tool...); later ones become `_OTHER`. */
   readonly maxLabelValues: number;
+  /** `OTLP_MAX_CUMULATIVE_SERIES`: cumulative series tracked; points of new series beyond are refused. */
+  readonly maxCumulativeSeries: number;
   /** `MAX_ALERT_INSTANCES`: alert instances kept (resolved ones pruned first; 413 for Alertmanager beyond). */
   readonly maxAlertInstances: number;
   /** `MAX_ALERT_HISTORY`: alert history rows kept (oldest pruned). */
@@ -72,6 +74,7 @@ export const LIMIT_DEFAULTS: Limits = Object.freeze({
   maxFutureSkewMs: 5 * 60_000,
   maxAttributeLength: 1024,
   maxLabelValues: 1000,
+  maxCumulativeSeries: 100_000,
   maxAlertInstances: 1000,
   maxAlertHistory: 10_000,
   resolvedAlertKeepMs: 86_400_000,
@@ -229,6 +232,7 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
     maxFutureSkewMs: int(env, 'OTLP_MAX_FUTURE_SKEW_MS', d.maxFutureSkewMs, 0, 86_400_000),
     maxAttributeLength: int(env, 'OTLP_MAX_ATTRIBUTE_LENGTH', d.maxAttributeLength, 16, 1024 * 1024),
     maxLabelValues: int(env, 'MAX_LABEL_VALUES', d.maxLabelValues, 1, 1_000_000),
+    maxCumulativeSeries: int(env, 'OTLP_MAX_CUMULATIVE_SERIES', d.maxCumulativeSeries, 1, 100_000_000),
     maxAlertInstances: int(env, 'MAX_ALERT_INSTANCES', d.maxAlertInstances, 10, 1_000_000),
     maxAlertHistory: int(env, 'MAX_ALERT_HISTORY', d.maxAlertHistory, 100, 10_000_000),
     resolvedAlertKeepMs: int(env, 'ALERT_RESOLVED_KEEP_MS', d.resolvedAlertKeepMs, 0, 365 * 86_400_000),

@@ -61,6 +61,7 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     now: options.now,
     maxFutureSkewMs: config.limits.maxFutureSkewMs,
     maxLabelValues: config.limits.maxLabelValues,
+    maxCumulativeSeries: config.limits.maxCumulativeSeries,
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
   store.subscribe({
