@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
-import { decodeMetrics } from '@/lib/otlp/decode';
+import { decodeMetrics, MAX_HISTOGRAM_BOUNDS } from '@/lib/otlp/decode';
 import { EmbeddedStore, type EmbeddedStoreOptions } from '@/lib/store/embedded-store';
-import { sumRequest } from './support/otlp-json';
+import { nanos, sumRequest } from './support/otlp-json';
 import { tempDir } from './support/runtime';
 
 /*
@@ -95,5 +95,87 @@ describe('cumulative series cap (OTLP_MAX_CUMULATIVE_SERIES)', () => {
     expect(r.rejected).toBe(7);
     expect(store.trackedSeries).toBe(3);
     expect(store.db.prepare('SELECT COUNT(*) FROM cumulative_state').pluck().get()).toBe(3);
+  });
+});
+
+/** A delta call-duration histogram point with the given explicit bounds (one count in each bucket). */
+function histogram(timeMs: number, bounds: unknown[]) {
+  const buckets = Array.from({ length: bounds.length + 1 }, () => 1);
+  return {
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'mcp.resilience.call.duration',
+                unit: 's',
+                histogram: {
+                  aggregationTemporality: 1,
+                  dataPoints: [
+                    {
+                      timeUnixNano: nanos(timeMs),
+                      startTimeUnixNano: nanos(timeMs - 1000),
+                      count: buckets.length,
+                      sum: 1,
+                      bucketCounts: buckets,
+                      explicitBounds: bounds,
+                      attributes: [
+                        { key: 'mcp.server', value: { stringValue: 'weather' } },
+                        { key: 'outcome', value: { stringValue: 'success' } },
+                      ],
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe('histogram explicit bounds', () => {
+  const ascending = (n: number) => Array.from({ length: n }, (_, i) => (i + 1) * 0.001);
+  const bucketRows = (store: EmbeddedStore) =>
+    store.db.prepare('SELECT COUNT(*) FROM facts WHERE metric = 9').pluck().get() as number;
+
+  it(`refuses a point with more than ${MAX_HISTOGRAM_BOUNDS} bounds before reading them, with a reason`, () => {
+    expect(MAX_HISTOGRAM_BOUNDS).toBe(256);
+    const now = Date.now();
+    const decoded = json(histogram(now, ascending(100_000)));
+    expect(decoded.rejected).toBe(1);
+    expect(decoded.rejectedReasons.join()).toMatch(/more than 256 explicitBounds \(100000\)/);
+    const store = open({ now: () => now });
+    store.metrics(decoded);
+    expect(store.db.prepare('SELECT COUNT(*) FROM facts').pluck().get()).toBe(0);
+  });
+
+  it('takes a point with exactly the maximum of bounds', () => {
+    const now = Date.now();
+    const decoded = json(histogram(now, ascending(MAX_HISTOGRAM_BOUNDS)));
+    expect(decoded.rejected).toBe(0);
+    const store = open({ now: () => now });
+    store.metrics(decoded);
+    // one row per bucket and tier
+    expect(bucketRows(store) % (MAX_HISTOGRAM_BOUNDS + 1)).toBe(0);
+    expect(bucketRows(store)).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['not ascending', [0.1, 0.3, 0.2], /explicitBounds not strictly ascending/],
+    ['repeated', [0.1, 0.1], /explicitBounds not strictly ascending/],
+    ['infinite', [0.1, 'Infinity'], /explicitBounds not finite/],
+    ['NaN', ['NaN', 0.1], /explicitBounds not finite/],
+  ])('refuses bounds that are %s', (_, bounds, reason) => {
+    const now = Date.now();
+    const decoded = json(histogram(now, bounds));
+    expect(decoded.rejected).toBe(1);
+    expect(decoded.rejectedReasons.join()).toMatch(reason);
+    const store = open({ now: () => now });
+    store.metrics(decoded);
+    expect(bucketRows(store)).toBe(0);
   });
 });
