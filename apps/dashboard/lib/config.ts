@@ -13,6 +13,8 @@ export interface Config {
   readonly maxConcurrentIngest: number;
   readonly maxStoredCalls: number;
   readonly maxStoredAttempts: number;
+  /** `MAX_STORED_TRANSITIONS`: breaker transitions kept (oldest dropped beyond). */
+  readonly maxStoredTransitions: number;
   readonly alertEvalIntervalMs: number;
   readonly retentionIntervalMs: number;
   readonly breakerStaleMs: number;
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentIngest: int(env, 'OTLP_MAX_CONCURRENT', 8, 1, 1024),
     maxStoredCalls: int(env, 'MAX_STORED_CALLS', 50_000, 100, 100_000_000),
     maxStoredAttempts: int(env, 'MAX_STORED_ATTEMPTS', 200_000, 100, 100_000_000),
+    maxStoredTransitions: int(env, 'MAX_STORED_TRANSITIONS', 100_000, 100, 100_000_000),
     alertEvalIntervalMs: int(env, 'ALERT_EVAL_INTERVAL_MS', 15_000, 100, 3_600_000),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     breakerStaleMs: int(env, 'BREAKER_STALE_MS', 10 * 60_000, 1_000, 7 * 86_400_000),

@@ -179,3 +179,50 @@ describe('histogram explicit bounds', () => {
     expect(bucketRows(store)).toBe(0);
   });
 });
+
+describe('breaker transitions', () => {
+  const insert = (store: EmbeddedStore, ts: number, server: string, from: string, to: string) =>
+    store.db
+      .prepare(
+        `INSERT INTO breaker_transitions (ts, service, instance, server, tool, from_state, to_state, reason)
+         VALUES (?, 'agent', 'i-1', ?, '', ?, ?, 'observed')`,
+      )
+      .run(ts, server, from, to);
+  const count = (store: EmbeddedStore) =>
+    store.db.prepare('SELECT COUNT(*) FROM breaker_transitions').pluck().get() as number;
+
+  it('keeps at most maxTransitions rows (MAX_STORED_TRANSITIONS), the newest', () => {
+    const now = Date.now();
+    const store = open({ now: () => now, maxTransitions: 5 });
+    for (let i = 0; i < 12; i++) insert(store, now - 1000 + i, 'weather', 'closed', 'open');
+    store.enforceRetention();
+    expect(count(store)).toBe(5);
+    expect(store.db.prepare('SELECT MIN(ts) FROM breaker_transitions').pluck().get()).toBe(now - 1000 + 7);
+  });
+
+  it('reads at most maxTimelineTransitions of a window (the newest), filtered in SQL', async () => {
+    const now = Date.now();
+    const store = open({ now: () => now });
+    const from = now - 100_000;
+    // 20 alternating transitions of weather, and many of another server the filter leaves out
+    for (let i = 0; i < 20; i++)
+      insert(store, from + 1000 * (i + 1), 'weather', i % 2 ? 'open' : 'closed', i % 2 ? 'closed' : 'open');
+    for (let i = 0; i < 50; i++) insert(store, from + 500 + i, 'search', 'closed', 'open');
+    const source = new EmbeddedSource(store, { staleMs: 600_000, maxTimelineTransitions: 4 });
+    const rows = await source.breakerTimeline({ from, to: now, filters: { server: 'weather' } });
+    expect(rows).toHaveLength(1);
+    const segments = rows[0]!.segments;
+    // before the 4 newest transitions (16..19), the state after transition 15 (closed); then open, closed...
+    expect(segments.map((s) => s.state)).toEqual(['closed', 'open', 'closed', 'open', 'closed']);
+    expect(segments[1]!.from).toBe(from + 17_000);
+    expect(segments.at(-1)!.to).toBe(now);
+    // unfiltered, both servers are there
+    const all = await new EmbeddedSource(store, { staleMs: 600_000 }).breakerTimeline({
+      from,
+      to: now,
+      filters: {},
+    });
+    expect(all.map((r) => r.server)).toEqual(['search', 'weather']);
+    expect(all[1]!.segments).toHaveLength(21);
+  });
+});

@@ -19,6 +19,8 @@ export interface EmbeddedStoreOptions {
   readonly maxCalls: number;
   /** Attempt spans kept for drill-down (oldest dropped beyond). */
   readonly maxAttempts: number;
+  /** Breaker transitions kept (oldest dropped beyond; default 100k). */
+  readonly maxTransitions?: number;
   readonly now?: () => number;
   /** Points and spans later than now + this are refused (default 5 min). */
   readonly maxFutureSkewMs?: number;
@@ -59,6 +61,7 @@ export interface StoreEvents {
 
 const MAX_STATE_CACHE = 200_000;
 export const DEFAULT_MAX_CUMULATIVE_SERIES = 100_000;
+export const DEFAULT_MAX_TRANSITIONS = 100_000;
 const MAX_DIM_CACHE = 100_000;
 const SEEN_REFRESH_MS = 3_600_000;
 const TRANSITION_MATCH_MS = 120_000;
@@ -471,7 +474,11 @@ export class EmbeddedStore {
         for (const metric of ALL_METRIC_IDS)
           deleted += delFacts.run(tier.id, metric, now - tier.keepMs - tier.res).changes;
       }
-      deleted += db.prepare('DELETE FROM breaker_transitions WHERE ts < ?').run(cutoff).changes;
+      deleted += db
+        .prepare(
+          'DELETE FROM breaker_transitions WHERE ts < ? OR id <= (SELECT MAX(id) FROM breaker_transitions) - ?',
+        )
+        .run(cutoff, this.options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS).changes;
       deleted += db.prepare('DELETE FROM breakers WHERE updated < ?').run(cutoff).changes;
       deleted += db.prepare('DELETE FROM instances WHERE last_seen < ?').run(cutoff).changes;
       deleted += db
