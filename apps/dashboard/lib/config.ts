@@ -65,6 +65,8 @@ export interface Limits {
   readonly maxSseConnections: number;
   /** `SSE_MAX_PER_CLIENT`: live connections per client address (503 beyond). */
   readonly maxSsePerClient: number;
+  /** `SSE_MAX_LIFETIME_MS`: a live connection is ended after this time (the browser reconnects). */
+  readonly maxSseLifetimeMs: number;
 }
 
 export const LIMIT_DEFAULTS: Limits = Object.freeze({
@@ -85,6 +87,7 @@ export const LIMIT_DEFAULTS: Limits = Object.freeze({
   allowedHosts: [],
   maxSseConnections: 100,
   maxSsePerClient: 10,
+  maxSseLifetimeMs: 3_600_000,
 });
 
 /** `DASHBOARD_SOURCE=prometheus`: where the PromQL API is and how to query it. */
@@ -244,6 +247,7 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
     allowedHosts: hosts,
     maxSseConnections: int(env, 'SSE_MAX_CONNECTIONS', d.maxSseConnections, 1, 100_000),
     maxSsePerClient: int(env, 'SSE_MAX_PER_CLIENT', d.maxSsePerClient, 1, 100_000),
+    maxSseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_MS', d.maxSseLifetimeMs, 1_000, 7 * 86_400_000),
   };
 }
 
