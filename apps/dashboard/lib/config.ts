@@ -55,6 +55,8 @@ export interface Limits {
   readonly maxAlertHistory: number;
   /** `ALERT_RESOLVED_KEEP_MS`: a resolved alert instance stays listed this long. */
   readonly resolvedAlertKeepMs: number;
+  /** `ALERTMANAGER_STALE_MS`: a firing Alertmanager alert not sent again for this long is taken as resolved. */
+  readonly alertmanagerStaleMs: number;
   /** `ALERT_TARGET_ALLOWED_NETWORKS`: CIDRs alert targets may reach although private/loopback (default none). */
   readonly allowedTargetNetworks: readonly string[];
   /** `ALERT_TARGET_TIMEOUT_MS`: one webhook attempt (connect, send, answer) must finish within this time. */
@@ -82,6 +84,7 @@ export const LIMIT_DEFAULTS: Limits = Object.freeze({
   maxAlertInstances: 1000,
   maxAlertHistory: 10_000,
   resolvedAlertKeepMs: 86_400_000,
+  alertmanagerStaleMs: 12 * 3_600_000,
   allowedTargetNetworks: [],
   targetTimeoutMs: 5_000,
   allowedHosts: [],
@@ -242,6 +245,7 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
     maxAlertInstances: int(env, 'MAX_ALERT_INSTANCES', d.maxAlertInstances, 10, 1_000_000),
     maxAlertHistory: int(env, 'MAX_ALERT_HISTORY', d.maxAlertHistory, 100, 10_000_000),
     resolvedAlertKeepMs: int(env, 'ALERT_RESOLVED_KEEP_MS', d.resolvedAlertKeepMs, 0, 365 * 86_400_000),
+    alertmanagerStaleMs: int(env, 'ALERTMANAGER_STALE_MS', d.alertmanagerStaleMs, 60_000, 365 * 86_400_000),
     allowedTargetNetworks: networks,
     targetTimeoutMs: int(env, 'ALERT_TARGET_TIMEOUT_MS', d.targetTimeoutMs, 100, 300_000),
     allowedHosts: hosts,

@@ -146,6 +146,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     maxInstances: config.limits.maxAlertInstances,
     maxHistory: config.limits.maxAlertHistory,
     resolvedKeepMs: config.limits.resolvedAlertKeepMs,
+    alertmanagerStaleMs: config.limits.alertmanagerStaleMs,
   });
   const targetPolicy = createAddressPolicy(config.limits.allowedTargetNetworks);
   const alerts = new AlertService({
