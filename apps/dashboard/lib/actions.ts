@@ -53,7 +53,7 @@ export async function addTarget(_prev: ActionState, form: FormData): Promise<Act
   if (url.length > 2048) return { ok: false, message: 'URL: at most 2048 characters.', field: 'url' };
   const rt = getRuntime();
   // Checked again at every send (the name may resolve elsewhere by then): this only refuses early.
-  const target = await resolveTarget(url, rt.targetPolicy);
+  const target = await resolveTarget(url, rt.targetPolicy, undefined, rt.config.limits.targetTimeoutMs);
   if (!target.ok) return { ok: false, message: `URL: ${target.reason}.`, field: 'url' };
   rt.alertStore.addTarget({ name, url, kind });
   revalidatePath('/alerts');

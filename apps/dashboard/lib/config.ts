@@ -13,6 +13,8 @@ export interface Config {
   readonly maxConcurrentIngest: number;
   readonly maxStoredCalls: number;
   readonly maxStoredAttempts: number;
+  /** `MAX_STORED_TRANSITIONS`: breaker transitions kept (oldest dropped beyond). */
+  readonly maxStoredTransitions: number;
   readonly alertEvalIntervalMs: number;
   readonly retentionIntervalMs: number;
   readonly breakerStaleMs: number;
@@ -45,12 +47,16 @@ export interface Limits {
   readonly maxAttributeLength: number;
   /** `MAX_LABEL_VALUES`: distinct values kept per label (service, server, tool...); later ones become `_OTHER`. */
   readonly maxLabelValues: number;
+  /** `OTLP_MAX_CUMULATIVE_SERIES`: cumulative series tracked; points of new series beyond are refused. */
+  readonly maxCumulativeSeries: number;
   /** `MAX_ALERT_INSTANCES`: alert instances kept (resolved ones pruned first; 413 for Alertmanager beyond). */
   readonly maxAlertInstances: number;
   /** `MAX_ALERT_HISTORY`: alert history rows kept (oldest pruned). */
   readonly maxAlertHistory: number;
   /** `ALERT_RESOLVED_KEEP_MS`: a resolved alert instance stays listed this long. */
   readonly resolvedAlertKeepMs: number;
+  /** `ALERTMANAGER_STALE_MS`: a firing Alertmanager alert not sent again for this long is taken as resolved. */
+  readonly alertmanagerStaleMs: number;
   /** `ALERT_TARGET_ALLOWED_NETWORKS`: CIDRs alert targets may reach although private/loopback (default none). */
   readonly allowedTargetNetworks: readonly string[];
   /** `ALERT_TARGET_TIMEOUT_MS`: one webhook attempt (connect, send, answer) must finish within this time. */
@@ -61,6 +67,8 @@ export interface Limits {
   readonly maxSseConnections: number;
   /** `SSE_MAX_PER_CLIENT`: live connections per client address (503 beyond). */
   readonly maxSsePerClient: number;
+  /** `SSE_MAX_LIFETIME_MS`: a live connection is ended after this time (the browser reconnects). */
+  readonly maxSseLifetimeMs: number;
 }
 
 export const LIMIT_DEFAULTS: Limits = Object.freeze({
@@ -72,14 +80,17 @@ export const LIMIT_DEFAULTS: Limits = Object.freeze({
   maxFutureSkewMs: 5 * 60_000,
   maxAttributeLength: 1024,
   maxLabelValues: 1000,
+  maxCumulativeSeries: 100_000,
   maxAlertInstances: 1000,
   maxAlertHistory: 10_000,
   resolvedAlertKeepMs: 86_400_000,
+  alertmanagerStaleMs: 12 * 3_600_000,
   allowedTargetNetworks: [],
   targetTimeoutMs: 5_000,
   allowedHosts: [],
   maxSseConnections: 100,
   maxSsePerClient: 10,
+  maxSseLifetimeMs: 3_600_000,
 });
 
 /** `DASHBOARD_SOURCE=prometheus`: where the PromQL API is and how to query it. */
@@ -152,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentIngest: int(env, 'OTLP_MAX_CONCURRENT', 8, 1, 1024),
     maxStoredCalls: int(env, 'MAX_STORED_CALLS', 50_000, 100, 100_000_000),
     maxStoredAttempts: int(env, 'MAX_STORED_ATTEMPTS', 200_000, 100, 100_000_000),
+    maxStoredTransitions: int(env, 'MAX_STORED_TRANSITIONS', 100_000, 100, 100_000_000),
     alertEvalIntervalMs: int(env, 'ALERT_EVAL_INTERVAL_MS', 15_000, 100, 3_600_000),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60_000, 1_000, 86_400_000),
     breakerStaleMs: int(env, 'BREAKER_STALE_MS', 10 * 60_000, 1_000, 7 * 86_400_000),
@@ -229,14 +241,17 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
     maxFutureSkewMs: int(env, 'OTLP_MAX_FUTURE_SKEW_MS', d.maxFutureSkewMs, 0, 86_400_000),
     maxAttributeLength: int(env, 'OTLP_MAX_ATTRIBUTE_LENGTH', d.maxAttributeLength, 16, 1024 * 1024),
     maxLabelValues: int(env, 'MAX_LABEL_VALUES', d.maxLabelValues, 1, 1_000_000),
+    maxCumulativeSeries: int(env, 'OTLP_MAX_CUMULATIVE_SERIES', d.maxCumulativeSeries, 1, 100_000_000),
     maxAlertInstances: int(env, 'MAX_ALERT_INSTANCES', d.maxAlertInstances, 10, 1_000_000),
     maxAlertHistory: int(env, 'MAX_ALERT_HISTORY', d.maxAlertHistory, 100, 10_000_000),
     resolvedAlertKeepMs: int(env, 'ALERT_RESOLVED_KEEP_MS', d.resolvedAlertKeepMs, 0, 365 * 86_400_000),
+    alertmanagerStaleMs: int(env, 'ALERTMANAGER_STALE_MS', d.alertmanagerStaleMs, 60_000, 365 * 86_400_000),
     allowedTargetNetworks: networks,
     targetTimeoutMs: int(env, 'ALERT_TARGET_TIMEOUT_MS', d.targetTimeoutMs, 100, 300_000),
     allowedHosts: hosts,
     maxSseConnections: int(env, 'SSE_MAX_CONNECTIONS', d.maxSseConnections, 1, 100_000),
     maxSsePerClient: int(env, 'SSE_MAX_PER_CLIENT', d.maxSsePerClient, 1, 100_000),
+    maxSseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_MS', d.maxSseLifetimeMs, 1_000, 7 * 86_400_000),
   };
 }
 

@@ -58,9 +58,11 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     retentionMs: config.retentionDays * 86_400_000,
     maxCalls: config.maxStoredCalls,
     maxAttempts: config.maxStoredAttempts,
+    maxTransitions: config.maxStoredTransitions,
     now: options.now,
     maxFutureSkewMs: config.limits.maxFutureSkewMs,
     maxLabelValues: config.limits.maxLabelValues,
+    maxCumulativeSeries: config.limits.maxCumulativeSeries,
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
   store.subscribe({
@@ -144,6 +146,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     maxInstances: config.limits.maxAlertInstances,
     maxHistory: config.limits.maxAlertHistory,
     resolvedKeepMs: config.limits.resolvedAlertKeepMs,
+    alertmanagerStaleMs: config.limits.alertmanagerStaleMs,
   });
   const targetPolicy = createAddressPolicy(config.limits.allowedTargetNetworks);
   const alerts = new AlertService({

@@ -18,6 +18,7 @@ describe('bounds configuration', () => {
       maxFutureSkewMs: 300_000,
       maxAttributeLength: 1024,
       maxLabelValues: 1000,
+      maxCumulativeSeries: 100_000,
     });
   });
 

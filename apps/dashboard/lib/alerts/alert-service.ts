@@ -21,6 +21,9 @@ export interface AlertServiceOptions {
   readonly log?: (message: string) => void;
 }
 
+/** Clocks differ: a firing alert counts as ended once its `endsAt` is this far in the past. */
+const ENDS_AT_SKEW_MS = 5 * 60_000;
+
 const pct = (v: number) => `${Math.round(v * 1000) / 10}%`;
 
 /**
@@ -207,7 +210,9 @@ export class AlertService {
         }
         room--;
       }
-      const state = a.status;
+      // A firing alert already past its end (a late or repeated delivery) is resolved (Alertmanager's rule).
+      const ended = a.endsAt !== null && a.endsAt < now - ENDS_AT_SKEW_MS;
+      const state = a.status === 'firing' && ended ? 'resolved' : a.status;
       const name = a.labels.alertname ?? 'alert';
       const summary = a.annotations.summary ?? a.annotations.description ?? '';
       const instance: AlertInstance = {

@@ -90,12 +90,18 @@ export interface AlertStoreLimits {
   readonly maxHistory: number;
   /** A resolved instance is listed this long after it resolved. */
   readonly resolvedKeepMs: number;
+  /**
+   * A firing Alertmanager alert that Alertmanager did not send again for this long is taken as resolved (its
+   * resolution was lost): it no longer holds a slot under `maxInstances` for good.
+   */
+  readonly alertmanagerStaleMs: number;
 }
 
 export const ALERT_STORE_DEFAULTS: AlertStoreLimits = Object.freeze({
   maxInstances: 1000,
   maxHistory: 10_000,
   resolvedKeepMs: 86_400_000,
+  alertmanagerStaleMs: 12 * 3_600_000,
 });
 
 /** Alert rules, notification targets, alert instances and history, in the embedded database. */
@@ -118,6 +124,7 @@ export class AlertStore {
     const db = this.db;
     const max = this.limits.maxHistory;
     return (
+      this.expireStale() +
       db.prepare('DELETE FROM alert_history WHERE at < ?').run(before).changes +
       db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(before).changes +
       db.prepare('DELETE FROM alert_history WHERE id <= (SELECT MAX(id) FROM alert_history) - ?').run(max)
@@ -132,6 +139,30 @@ export class AlertStore {
   }
 
   /**
+   * Firing Alertmanager alerts not refreshed for `alertmanagerStaleMs` become resolved (a history row each,
+   * `resolved_at` now, `updated` kept so that they are the first dropped); returns how many.
+   */
+  expireStale(): number {
+    const now = this.now();
+    const cutoff = now - this.limits.alertmanagerStaleMs;
+    const stale = "source = 'alertmanager' AND state = 'firing' AND updated < ?";
+    const hours = Math.round((this.limits.alertmanagerStaleMs / 3_600_000) * 10) / 10;
+    this.db
+      .prepare(
+        `INSERT INTO alert_history (at, key, source, name, labels, state, value, summary)
+         SELECT ?, key, source, name, labels, 'resolved', NULL, ? FROM alert_instances WHERE ${stale}`,
+      )
+      .run(
+        now,
+        `not sent again by Alertmanager for ${hours} h (ALERTMANAGER_STALE_MS): taken as resolved`,
+        cutoff,
+      );
+    return this.db
+      .prepare(`UPDATE alert_instances SET state = 'resolved', resolved_at = ? WHERE ${stale}`)
+      .run(now, cutoff).changes;
+  }
+
+  /**
    * How many NEW instances may be added now (under `maxInstances`), after dropping the oldest resolved
    * instances to make room. Existing instances can always be updated.
    */
@@ -139,8 +170,10 @@ export class AlertStore {
     const count = () =>
       (this.db.prepare('SELECT COUNT(*) AS n FROM alert_instances').get() as { n: number }).n;
     const max = this.limits.maxInstances;
-    const before = count();
+    let before = count();
     if (before < max) return max - before;
+    // stale firing Alertmanager alerts are resolved, so droppable
+    if (this.expireStale() > 0) before = count();
     this.db
       .prepare(
         `DELETE FROM alert_instances WHERE key IN (SELECT key FROM alert_instances WHERE state = 'resolved'

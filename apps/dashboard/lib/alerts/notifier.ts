@@ -133,7 +133,7 @@ export function createNotifier(options: NotifierOptions = {}) {
         async ({ signal, attempt }) => {
           attempts = attempt;
           if (!pinned) {
-            const resolved = await resolveTarget(target.url, policy, resolve);
+            const resolved = await resolveTarget(target.url, policy, resolve, attemptTimeoutMs);
             if (!resolved.ok) {
               if (resolved.dns) throw new ResolveError(resolved.dns, resolved.reason);
               throw new TargetRefusedError(resolved.reason);

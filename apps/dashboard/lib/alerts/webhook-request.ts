@@ -9,6 +9,35 @@ export type Resolve = (host: string) => Promise<ReadonlyArray<{ address: string;
 
 export const defaultResolve: Resolve = (host) => dnsLookup(host, { all: true, verbatim: true });
 
+/** A lookup taking longer is given up (the system resolver has no deadline of its own we could set). */
+export const DEFAULT_RESOLVE_TIMEOUT_MS = 5_000;
+
+/** `resolve(host)`, or an `ETIMEOUT` error naming the host after `timeoutMs` (the timer is cleared either way). */
+async function resolveWithin(
+  resolve: Resolve,
+  host: string,
+  timeoutMs: number,
+): Promise<ReadonlyArray<{ address: string; family: number }>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          Object.assign(new Error(`DNS lookup of ${host} took more than ${timeoutMs} ms`), {
+            code: 'ETIMEOUT',
+          }),
+        ),
+      timeoutMs,
+    );
+    timer.unref();
+  });
+  try {
+    return await Promise.race([resolve(host), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Where a webhook URL leads: a checked address to connect to, or why it may not be used. */
 export type ResolvedTarget =
   | { readonly ok: true; readonly url: URL; readonly address: string; readonly family: 4 | 6 }
@@ -21,12 +50,14 @@ export type ResolvedTarget =
 
 /**
  * Parses a webhook URL, resolves its host and checks EVERY address against the policy (a name with one public
- * and one private address is refused: the resolver could hand out either). Plain data, never throws.
+ * and one private address is refused: the resolver could hand out either). The lookup is given up after
+ * `timeoutMs` (`ETIMEOUT`, naming the host). Plain data, never throws.
  */
 export async function resolveTarget(
   raw: string,
   policy: AddressPolicy,
   resolve: Resolve = defaultResolve,
+  timeoutMs: number = DEFAULT_RESOLVE_TIMEOUT_MS,
 ): Promise<ResolvedTarget> {
   let url: URL;
   try {
@@ -43,9 +74,11 @@ export async function resolveTarget(
   if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }];
   else {
     try {
-      addresses = await resolve(host);
+      addresses = await resolveWithin(resolve, host, timeoutMs);
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ENOTFOUND';
+      if (code === 'ETIMEOUT')
+        return { ok: false, reason: `${host} does not resolve within ${timeoutMs} ms (ETIMEOUT)`, dns: code };
       return { ok: false, reason: `${host} does not resolve (${code})`, dns: code };
     }
   }

@@ -69,9 +69,14 @@ function col(d: Dim): Col {
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
 
+/** Transitions a breaker timeline reads at most (the newest of its window). */
+const MAX_TIMELINE_TRANSITIONS = 10_000;
+
 export interface EmbeddedSourceOptions {
   /** A breaker whose instances all stopped reporting for this long is shown as stale and not counted. */
   readonly staleMs: number;
+  /** Transitions a breaker timeline reads at most, the newest of its window (default 10,000). */
+  readonly maxTimelineTransitions?: number;
 }
 
 interface InstanceBreaker {
@@ -301,32 +306,50 @@ export class EmbeddedPrimitives implements Primitives {
 
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
     const current = this.rawBreakers(q.filters);
-    const inWindow = this.prepare(
-      'SELECT ts, service, instance, server, tool, from_state, to_state FROM breaker_transitions WHERE ts >= ? AND ts < ? ORDER BY ts',
-    ).all(q.from, q.to) as Array<{
-      ts: number;
-      service: string;
-      instance: string;
-      server: string;
-      tool: string;
-      from_state: string;
-      to_state: string;
-    }>;
-    const before = this.prepare(
-      `SELECT service, instance, server, tool, to_state, MAX(ts) AS ts FROM breaker_transitions WHERE ts < ?
-       GROUP BY service, instance, server, tool`,
-    ).all(q.from) as Array<{
-      service: string;
-      instance: string;
-      server: string;
-      tool: string;
-      to_state: string;
-    }>;
+    // Filtered in SQL (as `rawBreakers`), and at most `maxTimelineTransitions` rows: the newest of the window.
     const f = q.filters;
-    const keep = (r: { service: string; server: string; tool: string }) =>
-      (f.service === undefined || r.service === f.service) &&
-      (f.server === undefined || r.server === f.server) &&
-      (f.tool === undefined || r.tool === f.tool || r.tool === '');
+    const parts: string[] = [];
+    const args: string[] = [];
+    if (f.service !== undefined) {
+      parts.push('service = ?');
+      args.push(f.service);
+    }
+    if (f.server !== undefined) {
+      parts.push('server = ?');
+      args.push(f.server);
+    }
+    if (f.tool !== undefined) {
+      parts.push("(tool = ? OR tool = '')");
+      args.push(f.tool);
+    }
+    const and = parts.map((p) => ` AND ${p}`).join('');
+    const limit = this.options.maxTimelineTransitions ?? MAX_TIMELINE_TRANSITIONS;
+    const inWindow = (
+      this.prepare(
+        `SELECT ts, service, instance, server, tool, from_state, to_state FROM breaker_transitions
+         WHERE ts >= ? AND ts < ?${and} ORDER BY ts DESC, id DESC LIMIT ?`,
+      ).all(q.from, q.to, ...args, limit) as Array<{
+        ts: number;
+        service: string;
+        instance: string;
+        server: string;
+        tool: string;
+        from_state: string;
+        to_state: string;
+      }>
+    ).reverse();
+    // Cut: the states before the oldest transition kept stand for the start of the window.
+    const startAt = inWindow.length >= limit ? inWindow[0]!.ts : q.from;
+    const before = this.prepare(
+      `SELECT service, instance, server, tool, to_state, MAX(ts) AS ts FROM breaker_transitions WHERE ts < ?${and}
+       GROUP BY service, instance, server, tool LIMIT ?`,
+    ).all(startAt, ...args, limit) as Array<{
+      service: string;
+      instance: string;
+      server: string;
+      tool: string;
+      to_state: string;
+    }>;
     type Inst = {
       initial: string | undefined;
       events: Array<{ ts: number; to: string }>;
@@ -342,14 +365,14 @@ export class EmbeddedPrimitives implements Primitives {
       b.instances.set(ik, i);
       return i;
     };
-    for (const r of current.filter(keep)) {
+    for (const r of current) {
       const i = inst(r);
       i.initial ??= undefined;
       (i as Inst & { current?: string }).firstFrom ??= undefined;
       (i as Inst & { current?: string }).current = r.state;
     }
-    for (const r of before.filter(keep)) inst(r).initial = r.to_state;
-    for (const r of inWindow.filter(keep)) {
+    for (const r of before) inst(r).initial = r.to_state;
+    for (const r of inWindow) {
       const i = inst(r);
       if (i.events.length === 0) i.firstFrom = r.from_state;
       i.events.push({ ts: r.ts, to: r.to_state });

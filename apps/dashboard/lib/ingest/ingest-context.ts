@@ -11,6 +11,13 @@ export interface IngestContext {
   /** Cumulative series that started before this are baselined (their history predates the store). */
   readonly baselineBefore: number;
   seriesState(key: string): SeriesState | undefined;
+  /**
+   * New cumulative series the store can still track (`OTLP_MAX_CUMULATIVE_SERIES` minus those it tracks):
+   * points of further new series are refused; series already tracked keep working.
+   */
+  readonly seriesRoom: number;
+  /** The cap itself, for the refusal's reason. */
+  readonly maxSeries: number;
   label(name: LabelName, value: string): string;
 }
 

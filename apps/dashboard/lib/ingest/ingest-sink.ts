@@ -23,6 +23,8 @@ export function createIngestSink(store: EmbeddedStore): OtlpSink {
     },
     baselineBefore: store.createdAt,
     seriesState: (key) => store.seriesState(key),
+    seriesRoom: Math.max(0, store.maxSeries - store.trackedSeries),
+    maxSeries: store.maxSeries,
     label: (name, value) => store.labels.admit(name, value),
   });
   return {

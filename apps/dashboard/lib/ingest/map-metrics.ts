@@ -120,7 +120,8 @@ function valueRefusal(
  * and histograms become deltas (cumulative ones against the series' state); the breaker state gauge becomes
  * observations; other metrics are ignored. Refused, with the reason (OTLP partial success): points outside the
  * time bounds, non-monotonic sums for counters, negative or huge (beyond 2^53) counter values or histogram
- * counts/sums/buckets, and a start time after the point's time.
+ * counts/sums/buckets, a start time after the point's time, and points of new cumulative series beyond
+ * `ctx.seriesRoom`.
  * A refused point never touches its series' state.
  */
 export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricBatch {
@@ -129,6 +130,7 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
   const facts: FactDelta[] = [];
   const breakers: BreakerObservation[] = [];
   const updated = new Map<string, SeriesState>();
+  let seriesRoom = ctx.seriesRoom;
   for (const rm of request.resources) {
     const { service, instance } = resourceIdentity(rm.resource, ctx);
     if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0)))
@@ -191,6 +193,17 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
             }
             const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(p.attributes)}`;
             let prev = updated.get(key) ?? ctx.seriesState(key);
+            if (!prev) {
+              // A new series: its state is kept (retention + 1 h), so their number is capped.
+              if (seriesRoom <= 0) {
+                rejections.add(
+                  1,
+                  `${metric.name}: too many cumulative series (OTLP_MAX_CUMULATIVE_SERIES = ${ctx.maxSeries}), new series refused`,
+                );
+                continue;
+              }
+              seriesRoom--;
+            }
             // A state from a time beyond the bounds (stored before they existed) would stop the series for good.
             if (prev && prev.time > ctx.bounds.now + ctx.bounds.maxFutureSkewMs) prev = undefined;
             const r = cumulativeToDelta(

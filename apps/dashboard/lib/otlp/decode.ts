@@ -60,6 +60,28 @@ const attributeLimits = (limits: DecodeLimits | undefined): AttributeLimits => (
   ...(limits?.maxAttributeLength === undefined ? {} : { maxLength: limits.maxAttributeLength }),
 });
 
+/**
+ * Explicit bounds per histogram point (each bound becomes a stored bucket row): beyond, the point is refused.
+ * OTel's default boundaries are 15; exponential-like explicit layouts rarely pass 100.
+ */
+export const MAX_HISTOGRAM_BOUNDS = 256;
+
+/** A point's explicit bounds or bucket counts, refused before they are read when there are too many. */
+function capped(value: unknown, name: string, max: number): unknown[] {
+  const l = list(value, name);
+  if (l.length > max) throw new OtlpDecodeError(`more than ${max} ${name} (${l.length})`);
+  return l;
+}
+
+/** Why explicit bounds are refused: not finite, or not strictly ascending (`undefined`: fine). */
+function boundsRefusal(bounds: readonly number[]): string | undefined {
+  for (const [i, b] of bounds.entries()) {
+    if (!Number.isFinite(b)) return 'explicitBounds not finite';
+    if (i > 0 && !(b > bounds[i - 1]!)) return 'explicitBounds not strictly ascending';
+  }
+  return undefined;
+}
+
 /** Events kept per span (OTel's default span event count limit). */
 const MAX_EVENTS = 128;
 
@@ -138,8 +160,12 @@ function histogramPoints(
         timeMs: nanosToMs(p.timeUnixNano, 'timeUnixNano'),
         count: int64(p.count, 'count'),
         sum: has(p, 'sum') ? double(p.sum, 'sum') : 0,
-        buckets: list(p.bucketCounts, 'bucketCounts').map((v) => int64(v, 'bucketCounts')),
-        bounds: list(p.explicitBounds, 'explicitBounds').map((v) => double(v, 'explicitBounds')),
+        bounds: capped(p.explicitBounds, 'explicitBounds', MAX_HISTOGRAM_BOUNDS).map((v) =>
+          double(v, 'explicitBounds'),
+        ),
+        buckets: capped(p.bucketCounts, 'bucketCounts', MAX_HISTOGRAM_BOUNDS + 1).map((v) =>
+          int64(v, 'bucketCounts'),
+        ),
         startMs: nanosToMs(p.startTimeUnixNano, 'startTimeUnixNano'),
         attributes: attributes(p.attributes, limits),
       }),
@@ -153,6 +179,11 @@ function histogramPoints(
     }
     if (!Number.isFinite(read.sum) || read.count < 0) {
       rejections.add(1, `${what}: invalid count or sum`);
+      continue;
+    }
+    const badBounds = boundsRefusal(read.bounds);
+    if (badBounds) {
+      rejections.add(1, `${what}: ${badBounds}`);
       continue;
     }
     points.push(read);

@@ -5,11 +5,18 @@ import type { Runtime } from '../runtime';
 
 const HEARTBEAT_MS = 15_000;
 const HEADLINE_MIN_INTERVAL_MS = 1_000;
+/**
+ * Bytes a live connection may have waiting in the server's write buffer: a client that does not read (or
+ * reads slower than events come) is disconnected beyond this instead of growing the buffer without end.
+ */
+export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /**
  * `GET /api/live?range=&service=&server=&tool=`: Server-Sent Events. `breaker` events as soon as a breaker
  * changes state (pushed by the store after its commit), `headline` events (the overview's numbers for this
  * connection's window and filters) at most once a second after new data, `alert` events when alerts change.
+ * Bounded: a connection with more than `SSE_MAX_BUFFERED_BYTES` unsent is destroyed, and every connection is
+ * ended after `SSE_MAX_LIFETIME_MS` (EventSource reconnects by itself, `retry: 2000`).
  */
 export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, rt: Runtime): void {
   const admission = rt.liveConnections.acquire(req.socket.remoteAddress ?? 'unknown');
@@ -34,10 +41,14 @@ export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, r
     'x-accel-buffering': 'no',
   });
   res.flushHeaders();
-  res.write('retry: 2000\n\n');
-  const send = (event: string, data: unknown) => {
-    if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  // A client that does not read: its unsent bytes stay in this process; beyond the cap it is cut off.
+  const write = (chunk: string) => {
+    if (res.writableEnded || res.destroyed) return;
+    res.write(chunk);
+    if (res.writableLength > SSE_MAX_BUFFERED_BYTES) res.destroy();
   };
+  write('retry: 2000\n\n');
+  const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
   let lastHeadline = 0;
   let scheduled: NodeJS.Timeout | undefined;
@@ -72,14 +83,18 @@ export function serveLive(req: IncomingMessage, res: ServerResponse, url: URL, r
     }
   });
   headline();
-  const heartbeat = setInterval(() => {
-    if (!res.writableEnded) res.write(': ping\n\n');
-  }, HEARTBEAT_MS);
+  const heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
+  // No connection lives for ever (the browser reconnects at once, with fresh filters and numbers).
+  const lifetime = setTimeout(() => {
+    if (!res.writableEnded) res.end();
+  }, rt.config.limits.maxSseLifetimeMs);
+  lifetime.unref();
   const close = () => {
     admission.release();
     unsubscribe();
     clearInterval(heartbeat);
+    clearTimeout(lifetime);
     if (scheduled) clearTimeout(scheduled);
   };
   req.on('close', close);

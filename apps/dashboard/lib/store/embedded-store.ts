@@ -19,11 +19,15 @@ export interface EmbeddedStoreOptions {
   readonly maxCalls: number;
   /** Attempt spans kept for drill-down (oldest dropped beyond). */
   readonly maxAttempts: number;
+  /** Breaker transitions kept (oldest dropped beyond; default 100k). */
+  readonly maxTransitions?: number;
   readonly now?: () => number;
   /** Points and spans later than now + this are refused (default 5 min). */
   readonly maxFutureSkewMs?: number;
   /** Distinct values kept per label; later ones are stored as `_OTHER` (default 1000). */
   readonly maxLabelValues?: number;
+  /** Cumulative series tracked (rows of `cumulative_state`); points of new series beyond are refused (default 100k). */
+  readonly maxCumulativeSeries?: number;
 }
 
 /** Where each capped label's stored values are (read by the limiter once per label, after each reset). */
@@ -56,6 +60,8 @@ export interface StoreEvents {
 }
 
 const MAX_STATE_CACHE = 200_000;
+export const DEFAULT_MAX_CUMULATIVE_SERIES = 100_000;
+export const DEFAULT_MAX_TRANSITIONS = 100_000;
 const MAX_DIM_CACHE = 100_000;
 const SEEN_REFRESH_MS = 3_600_000;
 const TRANSITION_MATCH_MS = 120_000;
@@ -78,6 +84,10 @@ export class EmbeddedStore {
   readonly createdAt: number;
   readonly now: () => number;
   readonly options: EmbeddedStoreOptions;
+  /** The cap on tracked cumulative series (`OTLP_MAX_CUMULATIVE_SERIES`). */
+  readonly maxSeries: number;
+  /** Cumulative series tracked now (rows of `cumulative_state`, counted at start and after retention). */
+  trackedSeries = 0;
   private readonly listeners: StoreEvents[] = [];
   private readonly dims = new Map<string, number>();
   private readonly states = new Map<string, CachedState>();
@@ -91,6 +101,7 @@ export class EmbeddedStore {
     this.createdAt = opened.createdAt;
     this.tiers = makeTiers(options.retentionMs);
     this.maxFutureSkewMs = options.maxFutureSkewMs ?? 5 * 60_000;
+    this.maxSeries = options.maxCumulativeSeries ?? DEFAULT_MAX_CUMULATIVE_SERIES;
     const db = this.db;
     const known = new Map<LabelName, Statement<[], string>>();
     ensureExperimentTables(db);
@@ -162,6 +173,12 @@ export class EmbeddedStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
+    this.countSeries();
+  }
+
+  private countSeries(): void {
+    this.trackedSeries =
+      this.db.prepare<[], number>('SELECT COUNT(*) FROM cumulative_state').pluck().get() ?? 0;
   }
 
   subscribe(listener: StoreEvents): () => void {
@@ -243,12 +260,14 @@ export class EmbeddedStore {
     const now = this.now();
     const changed = new Map<string, BreakerKey>();
     const persist: Array<[string, CachedState]> = [];
+    let added = 0;
     this.run(() => {
       for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const { key, state } of batch.series) {
         // An unchanged state is written again at most once an hour (its `seen` keeps it from retention).
         const prev = this.states.get(key) ?? (this.seriesState(key) as CachedState | undefined);
+        if (!prev) added++;
         const unchanged =
           prev && prev.start === state.start && prev.value === state.value && prev.sum === state.sum;
         const fresh = unchanged && now - prev.seen < SEEN_REFRESH_MS;
@@ -287,6 +306,7 @@ export class EmbeddedStore {
     });
     // Only after the commit: a rolled-back write must not leave its states in the cache.
     for (const [key, state] of persist) this.remember(key, state);
+    this.trackedSeries += added;
     this.emit(changed, 'metrics', batch.points);
   }
 
@@ -454,7 +474,11 @@ export class EmbeddedStore {
         for (const metric of ALL_METRIC_IDS)
           deleted += delFacts.run(tier.id, metric, now - tier.keepMs - tier.res).changes;
       }
-      deleted += db.prepare('DELETE FROM breaker_transitions WHERE ts < ?').run(cutoff).changes;
+      deleted += db
+        .prepare(
+          'DELETE FROM breaker_transitions WHERE ts < ? OR id <= (SELECT MAX(id) FROM breaker_transitions) - ?',
+        )
+        .run(cutoff, this.options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS).changes;
       deleted += db.prepare('DELETE FROM breakers WHERE updated < ?').run(cutoff).changes;
       deleted += db.prepare('DELETE FROM instances WHERE last_seen < ?').run(cutoff).changes;
       deleted += db
@@ -477,6 +501,7 @@ export class EmbeddedStore {
     this.states.clear();
     this.dims.clear();
     this.labels.reset();
+    this.countSeries();
     return { deleted };
   }
 }
