@@ -18,6 +18,8 @@ import { loadMcpTools } from '@langchain/mcp-adapters';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resilientToolNode, resilientTools } from '../../src/adapters/langgraph.js';
+import { createResilience } from '../../src/createResilience.js';
+import type { ExperimentResilience } from '../../src/experiment/createExperiment.js';
 import { CLASSIFICATION_META_KEY } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import { createFakeClock } from '../../src/testing/createFakeClock.js';
@@ -317,5 +319,54 @@ describe('adapter options', () => {
     );
     expect(() => resilientTools([], { server: '' })).toThrow(/option 'server' must be a non-empty string/);
     expect(() => resilientTools([], { maxAttempts: 0 })).toThrow(/maxAttempts/);
+  });
+});
+
+describe('tool adapters in an experiment', () => {
+  it("keeps one negative cache per variant: the candidate's final verdict never answers the control's repeats", async () => {
+    let key = '';
+    const resilience = createResilience({
+      clock: createFakeClock(0),
+      maxAttempts: 1,
+      variants: {
+        control: {},
+        candidate: {
+          rules: [
+            {
+              name: 'unknown-city',
+              message: /unknown city/i,
+              classify: { class: 'non_retryable', type: 'invalid_params' },
+            },
+          ],
+        },
+      },
+      split: { control: 0.5, candidate: 0.5 },
+      variantKey: () => key,
+    });
+    const keyFor = (variant: string) => {
+      for (let i = 0; ; i++) {
+        key = `conversation-${i}`;
+        if ((resilience as unknown as ExperimentResilience).variantOf({}) === variant) return key;
+      }
+    };
+    const [candidateKey, controlKey] = [keyFor('candidate'), keyFor('control')];
+    let runs = 0;
+    const lookup = tool(
+      async () => {
+        runs++;
+        throw new Error('Unknown city: Atlantis');
+      },
+      { name: 'lookup', description: 'looks a city up', schema: z.object({ city: z.string() }) },
+    );
+    const [guarded] = resilientTools([lookup], { server: 'geo', resilience });
+    const call = () => guarded!.invoke({ city: 'Atlantis' }).catch((e: { classification?: unknown }) => e);
+
+    key = candidateKey;
+    expect(await call()).toMatchObject({ classification: { class: 'non_retryable' } });
+    expect(await call()).toMatchObject({ classification: { class: 'non_retryable' } });
+    expect(runs).toBe(1); // the candidate's repeat answered from its cache
+    key = controlKey;
+    expect(await call()).toMatchObject({ classification: { class: 'retryable' } });
+    expect(runs).toBe(2); // the control's call ran: the candidate's verdict is not the control's
   });
 });
