@@ -17,6 +17,8 @@ export interface ModelRepeatsOptions {
 export interface Remembered<T> {
   readonly value: T;
   readonly classification: Classification;
+  /** The attempts the failed call made: what a repeat would have sent. */
+  readonly attempts: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export class ModelRepeats<T> {
         attributes,
         classification: hit.value.classification,
         savedMs: hit.durationMs,
+        savedAttempts: hit.value.attempts,
       });
     } catch {
       // telemetry never breaks the call
@@ -94,7 +97,14 @@ export class ModelRepeats<T> {
     )
       return;
     const key = cacheKey(server, tool, args, variant);
-    if (key !== undefined) this.cache.set(key, { value, classification: c }, durationMs, this.clock.now());
+    if (key !== undefined) {
+      this.cache.set(
+        key,
+        { value, classification: c, attempts: error.attempts },
+        durationMs,
+        this.clock.now(),
+      );
+    }
   }
 
   /** Forgets everything: the server's state may have changed. */

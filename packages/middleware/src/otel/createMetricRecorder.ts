@@ -141,7 +141,7 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
       unit: UNIT_STATE,
       valueType: ValueType.INT,
     }),
-    agentLoop: createAgentLoopInstruments(meter),
+    agentLoop: createAgentLoopInstruments(meter, options.costPerAttempt),
     shadowDisagreements: meter.createCounter(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, {
       description: 'Failed attempts the shadow classifier classified differently (class or type).',
       unit: UNIT_ERROR,

@@ -8,19 +8,23 @@ import {
   ATTR_OUTCOME,
   METRIC_MCP_RESILIENCE_FALLBACKS,
   METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
   METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
   OTHER_VALUE,
   UNIT_CALL,
+  UNIT_COST,
   UNIT_SECONDS,
 } from './semconv.js';
 
 export interface AgentLoopInstruments {
   readonly avoided: Counter;
   readonly savedTime: Counter;
+  /** Only with `costPerAttempt`. */
+  readonly savedCost: { readonly counter: Counter; readonly costPerAttempt: number } | undefined;
   readonly fallbacks: Counter;
 }
 
-export function createAgentLoopInstruments(meter: Meter): AgentLoopInstruments {
+export function createAgentLoopInstruments(meter: Meter, costPerAttempt?: number): AgentLoopInstruments {
   return {
     avoided: meter.createCounter(METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED, {
       description:
@@ -33,6 +37,18 @@ export function createAgentLoopInstruments(meter: Meter): AgentLoopInstruments {
       unit: UNIT_SECONDS,
       valueType: ValueType.DOUBLE,
     }),
+    savedCost:
+      costPerAttempt === undefined
+        ? undefined
+        : {
+            counter: meter.createCounter(METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST, {
+              description:
+                'What the repeats answered from the negative cache would have cost: attempts × cost per attempt.',
+              unit: UNIT_COST,
+              valueType: ValueType.DOUBLE,
+            }),
+            costPerAttempt,
+          },
     fallbacks: meter.createCounter(METRIC_MCP_RESILIENCE_FALLBACKS, {
       description: 'Tool calls sent to a fallback server after their server failed, by outcome.',
       unit: UNIT_CALL,
@@ -53,6 +69,7 @@ export function recordAgentLoop(
     };
     m.avoided.add(1, attributes);
     m.savedTime.add(Math.max(0, event.savedMs) / 1000, attributes);
+    m.savedCost?.counter.add(Math.max(1, event.savedAttempts) * m.savedCost.costPerAttempt, attributes);
     return;
   }
   m.fallbacks.add(1, {

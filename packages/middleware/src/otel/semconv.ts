@@ -243,6 +243,12 @@ export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model
 export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME =
   'mcp.resilience.model_retries.saved_time' as const;
 /**
+ * Counter `{cost}` (double): the attempts of the original failed call × the user's `costPerAttempt`, per avoided
+ * repeat (what the repeat would have cost); only when that option is set. Same attributes.
+ */
+export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST =
+  'mcp.resilience.model_retries.saved_cost' as const;
+/**
  * Counter `{call}`: calls sent to a fallback server. Attrs: `mcp.server` (the primary),
  * `mcp.resilience.fallback.server` (the target), tool, `outcome` = success | failure, variant (the primary call's).
  */
@@ -259,6 +265,8 @@ export const PROM_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED_TOTAL =
   'mcp_resilience_model_retries_avoided_total' as const;
 export const PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
   'mcp_resilience_model_retries_saved_time_seconds_total' as const;
+export const PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL =
+  'mcp_resilience_model_retries_saved_cost_total' as const;
 export const PROM_MCP_RESILIENCE_FALLBACKS_TOTAL = 'mcp_resilience_fallbacks_total' as const;
 export const PROM_LABEL_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp_resilience_fallback_server' as const;
 

@@ -155,6 +155,8 @@ export interface ModelRetryAvoidedEvent {
   readonly classification: Classification;
   /** The duration of the original failed call: the time this repeat did not spend. */
   readonly savedMs: number;
+  /** The attempts of the original failed call: the requests this repeat did not send. */
+  readonly savedAttempts: number;
 }
 
 /** A `tools/call` that failed on its server (breaker open, retryable failure) was sent to a fallback server. */

@@ -144,6 +144,23 @@ describe('negative cache: the model repeating a call that failed for good', () =
     expect(saved?.value).toBeGreaterThan(0);
   });
 
+  it('counts what the avoided repeats would have cost, with costPerAttempt', async () => {
+    const { client } = await chaos({ faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }] });
+    const otel = createOtelHarness();
+    cleanups.push(() => otel.shutdown());
+    const recorder = createOtelRecorder({
+      meterProvider: otel.meterProvider,
+      tracerProvider: otel.tracerProvider,
+      costPerAttempt: 0.25,
+    });
+    const mcp = withResilience(client, { ...fast, server: 'chaos', recorder, nonRetryableAs: 'result' });
+    for (let i = 0; i < 4; i++) await mcp.callTool({ name: 'search', arguments: { query: 'x' } });
+    // 3 repeats of a call that failed at its one attempt: 3 × 1 × 0.25
+    const [cost] = await otel.points('mcp.resilience.model_retries.saved_cost');
+    expect(cost?.value).toBe(0.75);
+    expect(cost?.attributes).toMatchObject({ 'gen_ai.tool.name': 'search', 'error.type': 'invalid_params' });
+  });
+
   it('names the option in validation errors', () => {
     const client = newClient();
     const bad = (options: McpResilienceOptions) => () => withResilience(client, options);
