@@ -35,6 +35,15 @@ export interface Limits {
   readonly bodyTimeoutMs: number;
   /** `OTLP_MAX_BUFFERED_BYTES`: body bytes held by all OTLP requests still being read (429 beyond). */
   readonly maxBufferedBytes: number;
+  /**
+   * `OTLP_MAX_BUFFERED_PER_CLIENT`: of those, bytes held by the exports of one client address (429 for that
+   * client beyond; default the larger of OTLP_MAX_BODY_BYTES and a quarter of OTLP_MAX_BUFFERED_BYTES).
+   */
+  readonly maxBufferedPerClient: number;
+  /** `OTLP_MIN_BODY_BYTES_PER_SEC`: a body still arriving must bring this much per window (408 after; 0 = off). */
+  readonly minBodyBytesPerSecond: number;
+  /** `OTLP_BODY_RATE_WINDOW_MS`: the window over which `minBodyBytesPerSecond` is measured. */
+  readonly bodyRateWindowMs: number;
   /** `HTTP_HEADERS_TIMEOUT_MS`: the request headers must arrive within this time (node:http `headersTimeout`). */
   readonly headersTimeoutMs: number;
   /** `HTTP_REQUEST_TIMEOUT_MS`: the whole request must arrive within this time (node:http `requestTimeout`). */
@@ -74,6 +83,9 @@ export interface Limits {
 export const LIMIT_DEFAULTS: Limits = Object.freeze({
   bodyTimeoutMs: 30_000,
   maxBufferedBytes: 64 * 1024 * 1024,
+  maxBufferedPerClient: 20 * 1024 * 1024,
+  minBodyBytesPerSecond: 8 * 1024,
+  bodyRateWindowMs: 5_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
@@ -224,6 +236,19 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
       `must be at least OTLP_MAX_BODY_BYTES (${maxBodyBytes}), or a body of the allowed size could never be read`,
     );
   }
+  const maxBufferedPerClient = int(
+    env,
+    'OTLP_MAX_BUFFERED_PER_CLIENT',
+    Math.max(maxBodyBytes, Math.floor(maxBufferedBytes / 4)),
+    1024,
+    16 * 1024 * 1024 * 1024,
+  );
+  if (maxBufferedPerClient < maxBodyBytes) {
+    throw new ConfigError(
+      'OTLP_MAX_BUFFERED_PER_CLIENT',
+      `must be at least OTLP_MAX_BODY_BYTES (${maxBodyBytes}), or a body of the allowed size could never be read`,
+    );
+  }
   const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', d.headersTimeoutMs, 100, 600_000);
   const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', d.requestTimeoutMs, 100, 3_600_000);
   if (requestTimeoutMs < headersTimeoutMs) {
@@ -235,6 +260,15 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
   return {
     bodyTimeoutMs: int(env, 'OTLP_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 100, 3_600_000),
     maxBufferedBytes,
+    maxBufferedPerClient,
+    minBodyBytesPerSecond: int(
+      env,
+      'OTLP_MIN_BODY_BYTES_PER_SEC',
+      d.minBodyBytesPerSecond,
+      0,
+      1024 * 1024 * 1024,
+    ),
+    bodyRateWindowMs: int(env, 'OTLP_BODY_RATE_WINDOW_MS', d.bodyRateWindowMs, 100, 600_000),
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 100, 600_000),

@@ -198,6 +198,72 @@ describe('ingest values', () => {
     expect(h.partialSuccess?.errorMessage).toMatch(/count: integer beyond the 64-bit range/);
     expect(await totalCalls(s)).toBe(4);
   });
+
+  it('refuses histogram bucket counts beyond 2^53 like counts and sums', async () => {
+    const s = await server();
+    const r = await send(
+      s,
+      'metrics',
+      histogramRequest('mcp.resilience.call.duration', {
+        timeMs: Date.now(),
+        count: 2,
+        sum: 1,
+        buckets: ['18014398509481984', 2],
+      }),
+    );
+    expect(r.partialSuccess).toEqual({
+      rejectedDataPoints: '1',
+      errorMessage: 'mcp.resilience.call.duration: histogram bucket count beyond 2^53',
+    });
+    expect(await totalCalls(s)).toBe(0);
+  });
+
+  it('refuses a negative breaker waiting level instead of storing it as 0', async () => {
+    const s = await server();
+    const t0 = Date.now();
+    const level = (asInt: number) =>
+      sumRequest(
+        'mcp.resilience.circuit_breaker.waiting',
+        [{ timeMs: t0, asInt, attributes: { 'mcp.server': 'weather' } }],
+        { temporality: 2, monotonic: false },
+      );
+    const bad = await send(s, 'metrics', level(-3));
+    expect(bad.partialSuccess).toEqual({
+      rejectedDataPoints: '1',
+      errorMessage:
+        'mcp.resilience.circuit_breaker.waiting: negative level (calls waiting cannot be below 0)',
+    });
+    expect((await send(s, 'metrics', level(2))).partialSuccess).toBeUndefined();
+  });
+
+  it('refuses only the data of a resource whose attributes hold an integer beyond 64 bits', async () => {
+    const s = await server();
+    const t0 = Date.now();
+    const good = sumRequest(CALLS, [{ timeMs: t0, asInt: 4, attributes: ok }], { temporality: 1 });
+    const hostile = sumRequest(CALLS, [{ timeMs: t0, asInt: 7, attributes: ok }], { temporality: 1 });
+    const [rm] = hostile.resourceMetrics as Array<{ resource: { attributes: unknown[] } }>;
+    rm!.resource.attributes.push({ key: 'process.pid', value: { intValue: '99999999999999999999' } });
+    // Before the fix: 400 for the whole request, the good resource's points lost too.
+    const r = await send(s, 'metrics', {
+      resourceMetrics: [...hostile.resourceMetrics, ...good.resourceMetrics],
+    });
+    expect(r.partialSuccess).toEqual({
+      rejectedDataPoints: '1',
+      errorMessage:
+        "resource attributes: intValue: integer beyond the 64-bit range (the resource's data points refused)",
+    });
+    expect(await totalCalls(s)).toBe(4);
+
+    const spans = spanRequest({ name: 'tools/call', startMs: t0 - 10, endMs: t0 });
+    const [rs] = spans.resourceSpans as Array<{ resource: { attributes: unknown[] } }>;
+    rs!.resource.attributes.push({ key: 'n', value: { intValue: '-99999999999999999999' } });
+    const t = await send(s, 'traces', spans);
+    expect(t.partialSuccess).toEqual({
+      rejectedSpans: '1',
+      errorMessage:
+        "resource attributes: intValue: integer beyond the 64-bit range (the resource's spans refused)",
+    });
+  });
 });
 
 describe('ingest caps', () => {

@@ -21,9 +21,13 @@ async function server(env: Record<string, string> = {}) {
 }
 
 /** A raw connection that sent `head` (and maybe a few body bytes); collects what the server answers. */
-async function rawClient(url: string, head: string) {
+async function rawClient(url: string, head: string, localAddress?: string) {
   const { port } = new URL(url);
-  const socket = net.connect(Number(port), '127.0.0.1');
+  const socket = net.connect({
+    port: Number(port),
+    host: '127.0.0.1',
+    ...(localAddress ? { localAddress } : {}),
+  });
   sockets.push(socket);
   let answer = '';
   socket.on('data', (d) => {
@@ -100,6 +104,58 @@ describe('slow clients', () => {
     expect((await r.json()).message).toMatch(/too much export data in flight/);
     await hog.closed;
     expect(hog.answer()).toMatch(/^HTTP\/1\.1 408 /);
+    expect((await validExport()).status).toBe(200);
+  });
+
+  it('slow large bodies from one client do not make a normal export from another client fail', async () => {
+    // Room for two full bodies in all; one client may hold one (the default share: max(body, budget / 4)).
+    const s = await server({
+      OTLP_MAX_BODY_BYTES: '4096',
+      OTLP_MAX_BUFFERED_BYTES: '8192',
+      OTLP_BODY_TIMEOUT_MS: '5000',
+      OTLP_MIN_BODY_BYTES_PER_SEC: '0',
+    });
+    // Another loopback address: the hog is a different client than the exporter on 127.0.0.1.
+    const hogs = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        rawClient(s.url, `${slowExport(4090)}${' '.repeat(4000)}`, '127.0.0.2'),
+      ),
+    );
+    // Before the fix: two hogs fill the whole budget, the third and every other export get 429 for 5 s.
+    await Promise.race(hogs.map((h) => h.closed));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 5; i++) {
+      const r = await validExport();
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe('{}');
+    }
+    const refused = hogs.filter((h) => h.answer() !== '');
+    expect(refused.length).toBe(2);
+    for (const h of refused) {
+      expect(h.answer()).toMatch(/^HTTP\/1\.1 429 /);
+      expect(h.answer()).toMatch(/too much export data in flight from this client \(more than 4096 bytes\)/);
+    }
+  });
+
+  it('cuts a body arriving slower than OTLP_MIN_BODY_BYTES_PER_SEC with 408, long before the body deadline', async () => {
+    const s = await server({
+      OTLP_BODY_TIMEOUT_MS: '20000',
+      OTLP_MIN_BODY_BYTES_PER_SEC: '1000',
+      OTLP_BODY_RATE_WINDOW_MS: '300',
+    });
+    const started = Date.now();
+    const c = await rawClient(s.url, slowExport(1000));
+    // a few bytes, far below 300 bytes per 300 ms window
+    const trickle = setInterval(() => c.socket.write(' '), 50);
+    try {
+      await c.closed;
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(c.answer()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(c.answer()).toMatch(/body arriving slower than 1000 bytes\/s \(over 300 ms\)/);
+    // a normal export is not cut (its body arrives at once)
     expect((await validExport()).status).toBe(200);
   });
 

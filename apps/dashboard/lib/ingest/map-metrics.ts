@@ -73,7 +73,7 @@ function bucketFacts(p: HistogramPoint, labels: DimLabels, buckets: readonly num
   return facts;
 }
 
-/** A level point (`circuit_breaker.waiting`): value = the level (never below 0), count = 1, extra = instance. */
+/** A level point (`circuit_breaker.waiting`, never negative: refused before): value, count = 1, extra = instance. */
 function levelFact(service: string, instance: string, p: NumberPoint, ctx: IngestContext): FactDelta {
   const a = p.attributes;
   return {
@@ -89,7 +89,7 @@ function levelFact(service: string, instance: string, p: NumberPoint, ctx: Inges
       errorType: '',
       extra: instance,
     },
-    value: Math.max(0, p.value),
+    value: p.value,
     count: 1,
   };
 }
@@ -108,6 +108,7 @@ function valueRefusal(
     if (h.sum < 0) return `${name}: negative histogram sum`;
     if (h.buckets.some((b) => b < 0)) return `${name}: negative histogram bucket count`;
     if (h.count > MAX_VALUE || h.sum > MAX_VALUE) return `${name}: histogram count or sum beyond 2^53`;
+    if (h.buckets.some((b) => b > MAX_VALUE)) return `${name}: histogram bucket count beyond 2^53`;
     return undefined;
   }
   const v = (p as NumberPoint).value;
@@ -120,8 +121,8 @@ function valueRefusal(
  * and histograms become deltas (cumulative ones against the series' state); the breaker state gauge becomes
  * observations; other metrics are ignored. Refused, with the reason (OTLP partial success): points outside the
  * time bounds, non-monotonic sums for counters, negative or huge (beyond 2^53) counter values or histogram
- * counts/sums/buckets, a start time after the point's time, and points of new cumulative series beyond
- * `ctx.seriesRoom`.
+ * counts/sums/buckets, negative levels, a start time after the point's time, and points of new cumulative series
+ * beyond `ctx.seriesRoom`.
  * A refused point never touches its series' state.
  */
 export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricBatch {
@@ -167,6 +168,10 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
           }
           if (metricId === undefined) continue;
           if (isLevel) {
+            if ((p as NumberPoint).value < 0) {
+              rejections.add(1, `${metric.name}: negative level (calls waiting cannot be below 0)`);
+              continue;
+            }
             facts.push(levelFact(service, instance, p as NumberPoint, ctx));
             continue;
           }

@@ -1,5 +1,6 @@
 import { Rejections } from '../ingest/rejections';
 import {
+  type Attrs,
   type HistogramPoint,
   type Metric,
   type MetricsRequest,
@@ -96,6 +97,23 @@ function point<T>(read: () => T, what: string, rejections: Rejections): T | unde
     if (!(error instanceof OtlpDecodeError)) throw error;
     rejections.add(1, `${what}: ${error.message}`);
     return undefined;
+  }
+}
+
+/**
+ * A resource's attributes, or the reason they cannot be read (an integer beyond 64 bits...): such a resource's
+ * data is refused (partial success), the other resources of the request are kept.
+ */
+function resourceAttributes(
+  resource: unknown,
+  limits: AttributeLimits,
+): { readonly attrs: Attrs } | { readonly refused: string } {
+  if (!isObject(resource)) return { attrs: {} };
+  try {
+    return { attrs: attributes(resource.attributes, limits) };
+  } catch (error) {
+    if (!(error instanceof OtlpDecodeError)) throw error;
+    return { refused: `resource attributes: ${error.message}` };
   }
 }
 
@@ -247,7 +265,7 @@ export function decodeMetrics(body: Uint8Array, encoding: Encoding, options?: De
   let points = 0;
   for (const rm of list(request.resourceMetrics, 'resourceMetrics')) {
     if (!isObject(rm)) throw new OtlpDecodeError('resourceMetrics: expected objects');
-    const resource = isObject(rm.resource) ? attributes(rm.resource.attributes, limits) : {};
+    const resource = resourceAttributes(rm.resource, limits);
     const scopes = [];
     for (const sm of list(rm.scopeMetrics, 'scopeMetrics')) {
       if (!isObject(sm)) throw new OtlpDecodeError('scopeMetrics: expected objects');
@@ -261,7 +279,14 @@ export function decodeMetrics(body: Uint8Array, encoding: Encoding, options?: De
       }
       scopes.push({ scope: isObject(sm.scope) ? str(sm.scope.name) : '', metrics });
     }
-    resources.push({ resource, scopes });
+    if ('refused' in resource) {
+      // read (a malformed structure still fails the request), counted, then dropped with the reason
+      const n = scopes.reduce((t, sc) => t + sc.metrics.reduce((u, m) => u + m.points.length, 0), 0);
+      rejections.add(n, `${resource.refused} (the resource's data points refused)`);
+      points -= n; // counted once, as rejected
+      continue;
+    }
+    resources.push({ resource: resource.attrs, scopes });
   }
   return {
     resources,
@@ -280,7 +305,7 @@ export function decodeTraces(body: Uint8Array, encoding: Encoding, options?: Dec
   let total = 0;
   for (const rs of list(request.resourceSpans, 'resourceSpans')) {
     if (!isObject(rs)) throw new OtlpDecodeError('resourceSpans: expected objects');
-    const resource = isObject(rs.resource) ? attributes(rs.resource.attributes, limits) : {};
+    const resource = resourceAttributes(rs.resource, limits);
     const scopes = [];
     for (const ss of list(rs.scopeSpans, 'scopeSpans')) {
       if (!isObject(ss)) throw new OtlpDecodeError('scopeSpans: expected objects');
@@ -327,7 +352,12 @@ export function decodeTraces(body: Uint8Array, encoding: Encoding, options?: Dec
       }
       scopes.push({ scope: isObject(ss.scope) ? str(ss.scope.name) : '', spans });
     }
-    resources.push({ resource, scopes });
+    if ('refused' in resource) {
+      const n = scopes.reduce((t, sc) => t + sc.spans.length, 0);
+      rejections.add(n, `${resource.refused} (the resource's spans refused)`);
+      continue;
+    }
+    resources.push({ resource: resource.attrs, scopes });
   }
   return {
     resources,

@@ -28,6 +28,8 @@ export interface OtlpHttpRequest {
   readonly contentEncoding: string | undefined;
   readonly contentLength: number | undefined;
   readonly authorization: string | undefined;
+  /** Who sent it (the remote address): its share of the body budget is capped (`maxBufferedPerClient`). */
+  readonly client?: string;
   readonly body: AsyncIterable<Uint8Array>;
 }
 
@@ -47,8 +49,20 @@ export interface OtlpReceiverOptions {
   readonly maxConcurrent: number;
   /** Body bytes held by all requests still being read; beyond, 429 + Retry-After (default 64 MiB). */
   readonly maxBufferedBytes?: number;
+  /**
+   * Body bytes held by the requests of one client (remote address) still being read; beyond, 429 + Retry-After
+   * for that client only (default the larger of `maxBodyBytes` and a quarter of `maxBufferedBytes`).
+   */
+  readonly maxBufferedPerClient?: number;
   /** The body must arrive within this time (408 after; default 30 s). */
   readonly bodyTimeoutMs?: number;
+  /**
+   * A body still arriving must bring at least this many bytes per second, measured over each `bodyRateWindowMs`
+   * (408 and close after a slower window; default 8 KiB/s, 0 = no minimum).
+   */
+  readonly minBodyBytesPerSecond?: number;
+  /** The window of `minBodyBytesPerSecond` (default 5 s). */
+  readonly bodyRateWindowMs?: number;
   /** Decode limits (attribute value length). */
   readonly decode?: DecodeLimits;
   /** When set, `Authorization: Bearer <token>` is required (401 otherwise). */
@@ -74,46 +88,77 @@ class TooLarge extends Error {}
 /** How reading a body ended: plain data, the caller answers. */
 type BodyRead =
   | { readonly ok: true; readonly body: Buffer }
-  | { readonly ok: false; readonly why: 'too_large' | 'timeout' | 'over_budget' | 'aborted' };
+  | {
+      readonly ok: false;
+      readonly why: 'too_large' | 'timeout' | 'too_slow' | 'over_budget' | 'over_client_budget' | 'aborted';
+    };
+
+/** How fast a body must keep arriving: at least `bytesPerSecond`, over each window of `windowMs`. */
+interface MinRate {
+  readonly bytesPerSecond: number;
+  readonly windowMs: number;
+}
+
+/** A chunk's place in the byte budget: taken, or refused by the whole budget or by the client's share. */
+type Take = 'ok' | 'over_budget' | 'over_client_budget';
 
 /**
- * Reads a body of at most `max` bytes within `timeoutMs`, taking each chunk from a byte budget shared by every
- * request being read (`budget.take` returns false when the chunk does not fit). The bytes stay taken until
- * the caller gives them back. A stalled body is abandoned at the deadline (the caller closes the connection).
+ * Reads a body of at most `max` bytes within `timeoutMs`, at `minRate` or faster, taking each chunk from a byte
+ * budget shared by every request being read (`take` says whether the chunk fits, in all and in the client's
+ * share). The bytes stay taken until the caller gives them back. A stalled or too slow body is abandoned (the
+ * caller closes the connection).
  */
 async function readBody(
   body: AsyncIterable<Uint8Array>,
   max: number,
   timeoutMs: number,
-  budget: { take(n: number): boolean },
+  minRate: MinRate | undefined,
+  take: (n: number) => Take,
   taken: { bytes: number },
 ): Promise<BodyRead> {
   const it = body[Symbol.asyncIterator]();
   const chunks: Buffer[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<'timeout'>((resolve) => {
+  let rateTimer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'timeout' | 'too_slow'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    if (minRate) {
+      // Each window must bring its share of bytes; a stalled body no longer holds its budget until the deadline.
+      const perWindow = (minRate.bytesPerSecond * minRate.windowMs) / 1000;
+      let before = 0;
+      let tick = Date.now();
+      rateTimer = setInterval(() => {
+        const now = Date.now();
+        // A late tick means this process was busy (its reads waited too): that window is not the client's fault.
+        const late = now - tick > minRate.windowMs * 1.5;
+        if (!late && taken.bytes - before < perWindow) resolve('too_slow');
+        before = taken.bytes;
+        tick = now;
+      }, minRate.windowMs);
+    }
   });
   try {
     for (;;) {
-      let next: IteratorResult<Uint8Array> | 'timeout';
+      let next: IteratorResult<Uint8Array> | 'timeout' | 'too_slow';
       try {
         next = await Promise.race([it.next(), expired]);
       } catch {
         return { ok: false, why: 'aborted' }; // the client went away mid-body
       }
       // The pending read is left to the connection's close (the caller answers 408 and closes it).
-      if (next === 'timeout') return { ok: false, why: 'timeout' };
+      if (next === 'timeout' || next === 'too_slow') return { ok: false, why: next };
       if (next.done) break;
       const chunk = next.value;
       if (taken.bytes + chunk.byteLength > max) return { ok: false, why: 'too_large' };
-      if (!budget.take(chunk.byteLength)) return { ok: false, why: 'over_budget' };
+      const fits = take(chunk.byteLength);
+      if (fits !== 'ok') return { ok: false, why: fits };
       taken.bytes += chunk.byteLength;
       chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
     }
     return { ok: true, body: Buffer.concat(chunks, taken.bytes) };
   } finally {
     clearTimeout(timer);
+    clearInterval(rateTimer);
   }
 }
 
@@ -174,14 +219,31 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
   let inFlight = 0;
   let buffered = 0;
   const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  const maxPerClient =
+    options.maxBufferedPerClient ?? Math.max(options.maxBodyBytes, Math.floor(maxBuffered / 4));
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const minBodyRate = options.minBodyBytesPerSecond ?? 8 * 1024;
+  const minRate: MinRate | undefined =
+    minBodyRate > 0
+      ? { bytesPerSecond: minBodyRate, windowMs: options.bodyRateWindowMs ?? 5_000 }
+      : undefined;
   const retryAfter = String(options.retryAfterSeconds ?? 1);
-  const budget = {
-    take(n: number): boolean {
-      if (buffered + n > maxBuffered) return false;
-      buffered += n;
-      return true;
-    },
+  /** Body bytes held per client (entries removed at 0: at most one per connection being read). */
+  const byClient = new Map<string, number>();
+  const take = (client: string, n: number): Take => {
+    const mine = byClient.get(client) ?? 0;
+    if (mine + n > maxPerClient) return 'over_client_budget';
+    if (buffered + n > maxBuffered) return 'over_budget';
+    buffered += n;
+    byClient.set(client, mine + n);
+    return 'ok';
+  };
+  const giveBack = (client: string, n: number) => {
+    if (n === 0) return;
+    buffered -= n;
+    const left = (byClient.get(client) ?? n) - n;
+    if (left <= 0) byClient.delete(client);
+    else byClient.set(client, left);
   };
 
   return async function receive(signal: Signal, req: OtlpHttpRequest): Promise<OtlpHttpResponse> {
@@ -225,14 +287,35 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
     }
     // 1. The body, under a byte budget and a deadline; no decode slot is held while a client is slow.
     const taken = { bytes: 0 };
+    const client = req.client ?? '';
     try {
-      const read = await readBody(req.body, options.maxBodyBytes, bodyTimeoutMs, budget, taken);
+      const read = await readBody(
+        req.body,
+        options.maxBodyBytes,
+        bodyTimeoutMs,
+        minRate,
+        (n) => take(client, n),
+        taken,
+      );
       if (!read.ok) {
         if (read.why === 'too_large')
           return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
         if (read.why === 'timeout')
           return refuse(408, INVALID_ARGUMENT, `body not received within ${bodyTimeoutMs} ms`);
+        if (read.why === 'too_slow')
+          return refuse(
+            408,
+            INVALID_ARGUMENT,
+            `body arriving slower than ${minRate?.bytesPerSecond} bytes/s (over ${minRate?.windowMs} ms)`,
+          );
         if (read.why === 'aborted') return refuse(400, INVALID_ARGUMENT, 'the body was cut off');
+        if (read.why === 'over_client_budget')
+          return refuse(
+            429,
+            RESOURCE_EXHAUSTED,
+            `too much export data in flight from this client (more than ${maxPerClient} bytes), retry later`,
+            { 'retry-after': retryAfter },
+          );
         return refuse(429, RESOURCE_EXHAUSTED, 'too much export data in flight, retry later', {
           'retry-after': retryAfter,
         });
@@ -250,7 +333,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
         inFlight--;
       }
     } finally {
-      buffered -= taken.bytes;
+      giveBack(client, taken.bytes);
     }
   };
 

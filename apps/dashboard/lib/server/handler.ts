@@ -59,6 +59,7 @@ function otlpRequest(req: IncomingMessage): OtlpHttpRequest {
     contentEncoding: header(req, 'content-encoding'),
     contentLength: length === undefined ? undefined : Number(length),
     authorization: header(req, 'authorization'),
+    client: req.socket.remoteAddress ?? 'unknown',
     body: req,
   };
 }
