@@ -19,7 +19,11 @@ export type AgentFault =
 export type ModelBehaviour =
   /** Calls the same tool with the same arguments again, up to 3 calls in all, whatever the error says. */
   | 'stubborn'
-  /** As `stubborn`, but stops repeating when the tool output says calling again cannot succeed. */
+  /**
+   * As `stubborn`, but stops repeating the identical call when the tool output says, in any policy's wording, that the
+   * request is invalid or the failure permanent (see {@link saysRepeatCannotHelp}); keeps repeating it after an error
+   * that looks transient.
+   */
   | 'reads-errors';
 
 export interface AgentLayerCell {
@@ -35,6 +39,8 @@ export interface AgentLayerCell {
   readonly secondsPerTask: number;
   /** Wasted tool requests × costPerAttempt. */
   readonly wastedCost: number;
+  /** Wasted LLM calls × costPerLlmCall. */
+  readonly wastedLlmCost: number;
 }
 
 const LLM_CALL_MS = 1_000;
@@ -164,8 +170,40 @@ export const AGENT_POLICIES: readonly AgentPolicy[] = [
   },
 ];
 
+/** Wording of a transient failure: repeating the same call later may work. */
+const TRANSIENT =
+  /\b(?:HTTP )?(?:408|425|429|500|502|503|504)\b|timed? ?out|timeout|unavailable|temporar|try again|rate.?limit|overloaded|ECONNRE(?:SET|FUSED)|ETIMEDOUT/i;
+/** Wording of an invalid request or a permanent failure: the same call will fail the same way. */
+const PERMANENT =
+  /-32602|invalid (?:params|arguments?|request)|\bHTTP (?:400|401|403|404)\b|\b(?:400 Bad Request|401 Unauthorized|403 Forbidden|404 Not Found)\b|not found|unknown tool|cannot succeed/i;
+/** LangGraph ToolNode's suffix on every tool error it hands the model (whatever the error). */
+const FIX_YOUR_MISTAKES = /Please fix your mistakes/i;
+
+/**
+ * What the `reads-errors` model concludes from a failed tool call's output: `true` when it says, in any policy's
+ * wording, that repeating the identical call cannot help, so the model stops repeating it. In order:
+ * 1. an invalid request or a permanent failure (JSON-RPC -32602, "Invalid params"/"Invalid arguments", HTTP 400, 401,
+ *    403, 404 and their texts, "not found", "unknown city", mcp-resilience's "cannot succeed") → stop;
+ * 2. a transient failure (HTTP 408/425/429/5xx, "unavailable", timeouts, "temporarily", "try again", rate limits)
+ *    → repeat;
+ * 3. LangGraph ToolNode's "Please fix your mistakes" with nothing transient in the error → stop (the model obeys it;
+ *    ToolNode appends it to every error, so a 503 it wraps is still read as transient by rule 2);
+ * 4. anything else → repeat (the model cannot tell, and tries again as the stubborn one does).
+ */
+export function saysRepeatCannotHelp(output: string): boolean {
+  if (PERMANENT.test(output)) return true;
+  if (TRANSIENT.test(output)) return false;
+  return FIX_YOUR_MISTAKES.test(output);
+}
+
 /** One task: the model asks for the weather, and repeats the call after errors as its behaviour says. */
-async function runTask(fault: AgentFault, model: ModelBehaviour, clock: Clock, layer: ToolLayer) {
+async function runTask(
+  fault: AgentFault,
+  model: ModelBehaviour,
+  clock: Clock,
+  layer: ToolLayer,
+  onToolError?: (output: string) => void,
+) {
   const server = toolServer(fault, clock);
   let llmCalls = 0;
   const args = { city: fault === 'invalid_arguments' ? 'Pariss' : 'Paris' };
@@ -180,7 +218,8 @@ async function runTask(fault: AgentFault, model: ModelBehaviour, clock: Clock, l
       await clock.sleep(LLM_CALL_MS);
       break;
     }
-    if (model === 'reads-errors' && /cannot succeed/.test(output)) {
+    onToolError?.(output);
+    if (model === 'reads-errors' && saysRepeatCannotHelp(output)) {
       llmCalls++;
       await clock.sleep(LLM_CALL_MS);
       break;
@@ -211,10 +250,25 @@ async function drive<T>(clock: FakeClock, task: Promise<T>): Promise<T> {
 
 /** Runs every fault × model × policy over `tasks` tasks (each policy keeps its state across the tasks of a cell). */
 export async function runAgentLayer(
-  options: { tasks?: number; costPerAttempt?: number; seed?: number } = {},
+  options: {
+    tasks?: number;
+    costPerAttempt?: number;
+    /** The price of one LLM call, in the unit of `costPerAttempt` (default 1). */
+    costPerLlmCall?: number;
+    seed?: number;
+    /** Sees every tool output the model reads after a failed call (the texts `saysRepeatCannotHelp` judges). */
+    onToolError?: (error: {
+      fault: AgentFault;
+      model: ModelBehaviour;
+      policy: string;
+      output: string;
+    }) => void;
+  } = {},
 ): Promise<AgentLayerCell[]> {
   const tasks = options.tasks ?? 20;
   const costPerAttempt = options.costPerAttempt ?? 1;
+  const costPerLlmCall = options.costPerLlmCall ?? 1;
+  const onToolError = options.onToolError;
   const cells: AgentLayerCell[] = [];
   for (const fault of ['invalid_arguments', 'blip', 'outage'] as const) {
     for (const model of ['stubborn', 'reads-errors'] as const) {
@@ -227,7 +281,16 @@ export async function runAgentLayer(
         let toolRequests = 0;
         let wastedToolRequests = 0;
         for (let t = 0; t < tasks; t++) {
-          const r = await drive(clock, runTask(fault, model, clock, layer));
+          const r = await drive(
+            clock,
+            runTask(
+              fault,
+              model,
+              clock,
+              layer,
+              onToolError && ((output) => onToolError({ fault, model, policy: policy.key, output })),
+            ),
+          );
           llmCalls += r.llmCalls;
           wastedLlmCalls += r.wastedLlmCalls;
           toolRequests += r.requests;
@@ -245,6 +308,7 @@ export async function runAgentLayer(
           wastedToolRequests,
           secondsPerTask: (clock.now() - tasks * 60_000) / tasks / 1000,
           wastedCost: wastedToolRequests * costPerAttempt,
+          wastedLlmCost: wastedLlmCalls * costPerLlmCall,
         });
       }
     }
@@ -253,22 +317,28 @@ export async function runAgentLayer(
 }
 
 /** The agent-layer section of docs/benchmarks.md. */
-export function renderAgentLayer(cells: readonly AgentLayerCell[], costPerAttempt = 1): string {
+export function renderAgentLayer(
+  cells: readonly AgentLayerCell[],
+  costPerAttempt = 1,
+  costPerLlmCall = 1,
+): string {
   const lines = [
     '## The agent layer: the model’s own retries',
     '',
-    'A scripted ReAct model asks a weather tool; after a tool error it calls the same tool with the same arguments again (at most 3 calls, then it answers without the tool): `stubborn` whatever the error says, `reads-errors` stopping when the output says calling again cannot succeed. Each LLM call counts 1 s, each request 50 ms (virtual time). Wasted: LLM calls beyond the 2 a task needs (call, answer) and requests beyond the 1 it needs (2 after a blip); cost = wasted requests × `costPerAttempt` (' +
+    'A scripted ReAct model asks a weather tool; after a tool error it calls the same tool with the same arguments again (at most 3 calls, then it answers without the tool). `stubborn` repeats whatever the error says. `reads-errors` reads the error in whatever words the policy gives it, and stops repeating the identical call when the error says the request is invalid or the failure permanent: JSON-RPC -32602, “Invalid params”/“Invalid arguments”, HTTP 400/401/403/404 and their texts, “not found”, “cannot succeed”, or LangGraph ToolNode’s “Please fix your mistakes” with no transient sign in the error; it keeps repeating after a transient-looking error (HTTP 408/429/5xx, “unavailable”, timeouts, “temporary”, “try again”, rate limits), and after anything it cannot tell. The same rule (`saysRepeatCannotHelp` in packages/bench/src/agentLayer.ts, tested on every policy’s error texts) judges every policy, so in this benchmark every policy’s wording of the invalid-arguments error stops it and none of the outage texts do. Each LLM call counts 1 s, each request 50 ms (virtual time). Wasted: LLM calls beyond the 2 a task needs (call, answer) and requests beyond the 1 it needs (2 after a blip); request cost = wasted requests × `costPerAttempt` (' +
       `${costPerAttempt}` +
-      ' here). Per cell: ' +
+      ' here), LLM cost = wasted LLM calls × `costPerLlmCall` (' +
+      `${costPerLlmCall}` +
+      ' here, in the same unit; an LLM call usually costs far more than a tool request, so scale this column by your own ratio). Per cell: ' +
       `${cells[0]?.tasks ?? 0} tasks.`,
     '',
     ...AGENT_POLICIES.map((p) => `- **${p.name}**: ${p.description}.`),
     '',
-    '| fault | model | policy | LLM calls | wasted LLM calls | tool requests | wasted requests | wasted cost | s per task |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+    '| fault | model | policy | LLM calls | wasted LLM calls | tool requests | wasted requests | wasted request cost | wasted LLM cost | s per task |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...cells.map(
       (c) =>
-        `| ${c.fault} | ${c.model} | ${AGENT_POLICIES.find((p) => p.key === c.policy)?.name ?? c.policy} | ${c.llmCalls} | ${c.wastedLlmCalls} | ${c.toolRequests} | ${c.wastedToolRequests} | ${c.wastedCost} | ${c.secondsPerTask.toFixed(1)} |`,
+        `| ${c.fault} | ${c.model} | ${AGENT_POLICIES.find((p) => p.key === c.policy)?.name ?? c.policy} | ${c.llmCalls} | ${c.wastedLlmCalls} | ${c.toolRequests} | ${c.wastedToolRequests} | ${c.wastedCost} | ${c.wastedLlmCost} | ${c.secondsPerTask.toFixed(1)} |`,
     ),
     '',
   ];

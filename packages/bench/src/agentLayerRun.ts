@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { renderAgentLayer, runAgentLayer } from './agentLayer.js';
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'benchmarks');
-const cells = await runAgentLayer({ tasks: 20, costPerAttempt: 1, seed: 1 });
-const markdown = renderAgentLayer(cells, 1);
+const cells = await runAgentLayer({ tasks: 20, costPerAttempt: 1, costPerLlmCall: 1, seed: 1 });
+const markdown = renderAgentLayer(cells, 1, 1);
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'agent-layer.md'), markdown);
 writeFileSync(join(out, 'agent-layer.json'), `${JSON.stringify(cells, null, 2)}\n`);
