@@ -49,7 +49,12 @@ export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptio
    * For `tools/call`, the other terminal outcomes that resolve to an `isError` result a model can act on (one
    * sentence: what failed, whether calling again can help, when; the classification in `_meta`) instead of a
    * `ResilienceError`: `'circuit_open'`, `'shed'` (the breaker's wait queue was full), `'deadline'`,
-   * `'budget_exhausted'`, `'retries_exhausted'`. Default: none.
+   * `'budget_exhausted'`, `'retries_exhausted'` (also when an inner resilience layer already retried),
+   * `'rate_limited'` (the server's `Retry-After` is longer than `retryAfterMaxMs`: the result says how long to
+   * wait), `'not_retried_unsafe'` (the failure may have run a tool that is not safe to repeat: the model should
+   * check before calling again), `'not_recovered'` (an expired session or a closed connection that could not be
+   * restored, or no `reconnect`). With all of them, only non-retryable failures (`nonRetryableAs`) and the
+   * caller's own cancellations still throw. Default: none.
    */
   readonly resultOn?: readonly TerminalOutcome[];
   /**
@@ -70,7 +75,12 @@ export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptio
    * Fallback servers, tried in order when a `tools/call` cannot be served here: this server's breaker is open
    * (or its wait queue full), or the call failed with a retryable error after its attempts and sending it
    * elsewhere cannot run it twice. Only a fallback that lists the tool in `tools/list` gets it; each has its
-   * own breaker, budget and retries (it shares this client's pipeline and telemetry).
+   * own breaker, budget and retries (it shares this client's pipeline and telemetry, and its `breakerScope`,
+   * `idempotency`, `toolIdempotency` and `rules`). `reconnect` and `fetch` belong to this server's transport and
+   * are not passed on: give a fallback its own by passing it already wrapped (`withResilience(backup, { resilience,
+   * reconnect, fetch })`), which is then used as it is. A fallback's success of a tool that is not read-only
+   * clears the negative cache, as here; when the fallbacks fail too, the call ends with the last one's failure,
+   * but nothing is remembered for a repeat: the model's repeat goes to this server again and gets its verdict.
    */
   readonly fallbacks?: readonly FallbackTarget[];
 }

@@ -56,8 +56,11 @@ export function shouldFallBack(error: ResilienceError, safeToRepeat: boolean): b
 export type FallbackOutcome =
   /** No fallback lists the tool (or none is connected). */
   | { readonly kind: 'none' }
-  /** A fallback answered: its result (an `isError` result included: the tool ran). */
-  | { readonly kind: 'value'; readonly value: unknown }
+  /**
+   * A fallback answered: its result (an `isError` result included: the tool ran); `readOnly`: the fallback
+   * annotates the tool `readOnlyHint`.
+   */
+  | { readonly kind: 'value'; readonly value: unknown; readonly readOnly: boolean }
   /** Every fallback that lists the tool failed: the last one's error. */
   | { readonly kind: 'failed'; readonly error: unknown };
 
@@ -147,7 +150,7 @@ export function fallbackRouter(
             (value as CallToolResult)?.isError === true ? 'failure' : 'success',
           ),
         );
-        return { kind: 'value', value };
+        return { kind: 'value', value, readOnly: internals.tools.get(call.tool)?.readOnlyHint === true };
       } catch (error) {
         emit(event(call, target, start, now(), 'failure'));
         last = { kind: 'failed', error };

@@ -18,6 +18,10 @@ describe('terminal outcomes as results', () => {
     expect(terminalOutcome(error('deadline'))).toBe('deadline');
     expect(terminalOutcome(error('budget_exhausted'))).toBe('budget_exhausted');
     expect(terminalOutcome(error('max_attempts'))).toBe('retries_exhausted');
+    expect(terminalOutcome(error('already_retried'))).toBe('retries_exhausted');
+    expect(terminalOutcome(error('retry_after_too_long'))).toBe('rate_limited');
+    expect(terminalOutcome(error('not_idempotent'))).toBe('not_retried_unsafe');
+    expect(terminalOutcome(error('condition_unmet'))).toBe('not_recovered');
     expect(terminalOutcome(error('non_retryable'))).toBeUndefined();
     expect(terminalOutcome(error('aborted'))).toBeUndefined();
   });
@@ -38,6 +42,21 @@ describe('terminal outcomes as results', () => {
     );
     expect(outcomeText('retries_exhausted', error('max_attempts', {}, 3), 'x')).toBe(
       "Tool 'x' failed 3 times in a row with a temporary error (unavailable); calling it again in a few seconds may succeed, or continue without it.",
+    );
+    expect(outcomeText('retries_exhausted', error('already_retried'), 'x')).toBe(
+      "Tool 'x' failed with a temporary error (unavailable) even after being retried; calling it again in a few seconds may succeed, or continue without it.",
+    );
+    const limited = error('retry_after_too_long', { type: 'rate_limited', retryAfterMs: 120_000 });
+    expect(outcomeText('rate_limited', limited, 'x')).toBe(
+      "Tool 'x' failed (rate_limited) and its server asked to wait about 120 s before calling again, longer than this call may wait; call it again in about 120 s at the earliest, or continue without it.",
+    );
+    const unsafe = error('not_idempotent', { type: 'network', execution: 'unknown' });
+    expect(outcomeText('not_retried_unsafe', unsafe, 'x')).toBe(
+      "Tool 'x' failed (network) after its request may already have reached the server, and was not retried because running it twice may not be safe; check whether it took effect before calling it again with the same arguments.",
+    );
+    const lost = error('condition_unmet', { class: 'conditional', type: 'session_expired' });
+    expect(outcomeText('not_recovered', lost, 'x')).toBe(
+      "Tool 'x' failed because the connection to its server was lost (session_expired) and this could not be fixed, so it was not retried; calling it again right away will likely fail the same way, so continue without it or try later.",
     );
     expect(outcomeResult('retries_exhausted', error('max_attempts', {}, 3), 'x')).toEqual({
       content: [{ type: 'text', text: expect.stringMatching(/^Tool 'x' failed 3 times/) }],

@@ -4,7 +4,11 @@ import type { ResilienceError } from '../errors/ResilienceError.js';
 /**
  * Terminal outcomes other than a non-retryable failure that `resultOn` can turn into an `isError` result:
  * the breaker was open, the breaker's wait queue was full (`shed`), the call's deadline passed, the retry
- * budget refused a retry, or every attempt failed with a retryable error.
+ * budget refused a retry, every attempt failed with a retryable error (or an inner resilience layer already
+ * retried it), the server asked to wait longer than `retryAfterMaxMs` (`rate_limited`), the failure may have
+ * run a tool that is not safe to repeat (`not_retried_unsafe`), or a lost session or connection could not be
+ * restored (`not_recovered`). Every give-up reason but `non_retryable` (see `nonRetryableAs`) and `aborted`
+ * (the caller's own cancellation) has one.
  */
 export const TERMINAL_OUTCOMES = [
   'circuit_open',
@@ -12,6 +16,9 @@ export const TERMINAL_OUTCOMES = [
   'deadline',
   'budget_exhausted',
   'retries_exhausted',
+  'rate_limited',
+  'not_retried_unsafe',
+  'not_recovered',
 ] as const;
 export type TerminalOutcome = (typeof TERMINAL_OUTCOMES)[number];
 
@@ -25,7 +32,11 @@ export function terminalOutcome(error: ResilienceError): TerminalOutcome | undef
     reason === 'budget_exhausted'
   )
     return reason;
-  if (reason === 'max_attempts') return 'retries_exhausted';
+  // An inner resilience layer already retried the failure: its retries are exhausted too.
+  if (reason === 'max_attempts' || reason === 'already_retried') return 'retries_exhausted';
+  if (reason === 'retry_after_too_long') return 'rate_limited';
+  if (reason === 'not_idempotent') return 'not_retried_unsafe';
+  if (reason === 'condition_unmet') return 'not_recovered';
   return undefined;
 }
 
@@ -55,9 +66,19 @@ export function outcomeText(
     case 'budget_exhausted':
       return `${name} failed (${error.classification.type}) and was not retried because its server is failing many calls right now; call it again ${wait ? `in about ${wait}` : 'in a few seconds'} at the earliest, or continue without it.`;
     case 'retries_exhausted':
+      if (error.reason === 'already_retried')
+        return `${name} failed with a temporary error (${error.classification.type}) even after being retried; calling it again ${wait ? `in about ${wait}` : 'in a few seconds'} may succeed, or continue without it.`;
       return `${name} failed ${n === 1 ? 'once' : `${n} times in a row`} with a temporary error (${error.classification.type}); calling it again ${wait ? `in about ${wait}` : 'in a few seconds'} may succeed, or continue without it.`;
+    case 'rate_limited':
+      return `${name} failed (${error.classification.type}) and its server asked to wait ${wait ? `about ${wait}` : 'a while'} before calling again, longer than this call may wait; call it again ${wait ? `in about ${wait}` : 'later'} at the earliest, or continue without it.`;
+    case 'not_retried_unsafe':
+      return `${name} failed (${error.classification.type}) after its request may already have reached the server, and was not retried because running it twice may not be safe; check whether it took effect before calling it again with the same arguments.`;
+    case 'not_recovered':
+      return `${name} failed because ${CONNECTION_TYPES.has(error.classification.type) ? 'the connection to its server was lost' : 'its server was not ready for it'} (${error.classification.type}) and this could not be fixed, so it was not retried; calling it again right away will likely fail the same way, so continue without it or try later.`;
   }
 }
+
+const CONNECTION_TYPES: ReadonlySet<string> = new Set(['session_expired', 'connection_closed']);
 
 /** The `isError` result a model reads instead of an exception, for a `resultOn` outcome. */
 export function outcomeResult(

@@ -113,11 +113,14 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     : undefined;
 
   const serverName = () => mcp.server ?? client.getServerVersion()?.name ?? 'mcp';
-  // The model's repeats (negative cache), results for other terminal outcomes, fallback servers.
+  // The model's repeats (negative cache), results for other terminal outcomes, fallback servers. A fallback
+  // shares the pipeline and the per-tool choices (breakerScope, idempotency, rules); `reconnect` and `fetch` are
+  // this server's transport's, not the fallback's: a fallback that needs them is passed already wrapped.
   const loop = agentLoop(mcp, resilience, (target, server) =>
     withResilience(target, {
       resilience,
       server,
+      breakerScope,
       idempotency: mcp.idempotency ?? mcpDefaults.idempotency,
       ...(mcp.toolIdempotency ? { toolIdempotency: mcp.toolIdempotency } : {}),
       ...(core.rules ? { rules: core.rules } : {}),
@@ -142,9 +145,6 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     const tool =
       method === 'tools/call' && typeof req.params?.name === 'string' ? req.params.name : undefined;
     const server = serverName();
-    if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
-      await refreshAnnotations(requestOptions?.signal);
-    }
     const attributes = callAttributes(server, req, tool, transportOf(client), protocolVersion());
     const routedFrom = requestOptions as
       | { [FALLBACK_FROM]?: unknown; [FALLBACK_VARIANT]?: unknown }
@@ -168,7 +168,7 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
             await reconnect(attemptTransport).catch(() => {});
           }
         : undefined;
-    const call: CallOptions = {
+    let call: CallOptions = {
       endpoint,
       endpointAttributes,
       operation: method,
@@ -188,6 +188,11 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       tool === undefined ? undefined : loop.repeat(server, tool, req.params?.arguments, attributes);
     if (repeat?.kind === 'result') return repeat.result;
     if (repeat?.kind === 'error') throw repeat.error;
+    // After the negative cache: a repeat answered from it sends nothing, not even `tools/list`.
+    if (policy.needsAnnotations(method, tool) && annotations.needsRefresh(clock.now())) {
+      await refreshAnnotations(requestOptions?.signal);
+      call = { ...call, idempotent: policy.isSafe(method, tool) };
+    }
     const started = clock.now();
     const attempt = async ({ signal, traceContext }: AttemptContext) => {
       if (reconnect && !closedByCaller && client.transport === undefined) {
@@ -240,6 +245,7 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     } catch (thrown) {
       if (!isResilienceError(thrown)) throw thrown;
       let error: ResilienceError = thrown;
+      let fellBack = false;
       if (tool !== undefined) {
         const routed = await loop.fallBack({
           request: req,
@@ -251,11 +257,19 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
           cause: error,
           safeToRepeat: policy.isSafe(method, tool),
         });
-        if (routed.kind === 'value') return routed.value;
-        if (routed.kind === 'failed' && isResilienceError(routed.error)) error = routed.error;
+        if (routed.kind === 'value') {
+          // The tool ran on the fallback: a success of a tool that is not read-only may have changed the state.
+          if ((routed.value as CallToolResult | undefined)?.isError !== true) loop.succeeded(routed.readOnly);
+          return routed.value;
+        }
+        if (routed.kind === 'failed' && isResilienceError(routed.error)) {
+          error = routed.error;
+          fellBack = true;
+        }
       }
+      // A fallback's failure is not this server's verdict: the model's repeat comes here again.
       const remember = <T>(settled: T): T =>
-        tool === undefined
+        tool === undefined || fellBack
           ? settled
           : loop.remember(
               server,

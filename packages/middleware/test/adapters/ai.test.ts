@@ -130,7 +130,7 @@ describe('AI SDK 6 adapter', () => {
     expect(calls).toBe(1); // may have run: not repeated for a tool not declared safe to repeat
     expect(failed.isError).toBe(true);
     expect(failed.content[0]?.text).toBe(
-      "Tool 'flaky' failed (unavailable): HTTP 503 Service Unavailable; it was not retried.",
+      "Tool 'flaky' failed (unavailable) after its request may already have reached the server, and was not retried because running it twice may not be safe; check whether it took effect before calling it again with the same arguments.",
     );
   });
 });

@@ -9,6 +9,7 @@ import {
   CLASSIFICATION_META_KEY,
   type McpClassificationMeta,
   type McpResilienceOptions,
+  observeFetch,
   withResilience,
 } from '../../src/mcp/index.js';
 import { createOtelRecorder } from '../../src/otel/createOtelRecorder.js';
@@ -22,11 +23,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function chaos(plan: FaultPlan): Promise<{ http: ChaosHttpServer; client: Client }> {
+async function chaos(
+  plan: FaultPlan,
+  fetch?: ReturnType<typeof observeFetch>,
+): Promise<{ http: ChaosHttpServer; client: Client }> {
   const http = await startChaosHttpServer({ plan, seed: 1 });
   cleanups.push(() => http.close());
   const client = newClient();
-  await client.connect(httpTransport(http.url));
+  await client.connect(httpTransport(http.url, fetch));
   cleanups.push(() => client.close().catch(() => {}));
   return { http, client };
 }
@@ -172,7 +176,7 @@ describe('negative cache: the model repeating a call that failed for good', () =
     );
     expect(bad({ negativeCacheTypes: ['nope' as never] })).toThrow(/option 'negativeCacheTypes'/);
     expect(bad({ resultOn: ['circuit_open', 'later' as never] })).toThrow(
-      /option 'resultOn' must be an array of 'circuit_open', 'shed', 'deadline', 'budget_exhausted', 'retries_exhausted', got \["circuit_open","later"\]/,
+      /option 'resultOn' must be an array of 'circuit_open', 'shed', 'deadline', 'budget_exhausted', 'retries_exhausted', 'rate_limited', 'not_retried_unsafe', 'not_recovered', got \["circuit_open","later"\]/,
     );
     expect(bad({ fallbacks: [{} as never] })).toThrow(/option 'fallbacks' must be an array of MCP clients/);
   });
@@ -228,6 +232,129 @@ describe('resultOn: deadline', () => {
     expect(textOf(result)).toMatch(
       /^Tool 'search' did not finish within its time limit \(\d attempts?, timeout\); calling it again/,
     );
+  });
+});
+
+describe('resultOn: every terminal outcome', () => {
+  const all = [
+    'circuit_open',
+    'shed',
+    'deadline',
+    'budget_exhausted',
+    'retries_exhausted',
+    'rate_limited',
+    'not_retried_unsafe',
+    'not_recovered',
+  ] as const;
+
+  it('a Retry-After longer than retryAfterMaxMs resolves to rate_limited, saying how long to wait', async () => {
+    const fetch = observeFetch();
+    const { http, client } = await chaos(
+      { faults: [{ kind: 'rate_limit', retryAfter: 120, tool: 'search' }] },
+      fetch,
+    );
+    const mcp = withResilience(client, { ...fast, server: 'chaos', fetch, resultOn: [...all] });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({
+      type: 'rate_limited',
+      reason: 'retry_after_too_long',
+      retryAfterMs: 120_000,
+      attempts: 1,
+    });
+    expect(textOf(result)).toBe(
+      "Tool 'search' failed (rate_limited) and its server asked to wait about 120 s before calling again, longer than this call may wait; call it again in about 120 s at the earliest, or continue without it.",
+    );
+    expect(toolCalls(http, 'search')).toHaveLength(1);
+  });
+
+  it('a failure that may have run a tool unsafe to repeat resolves to not_retried_unsafe', async () => {
+    const { http, client } = await chaos({ faults: [{ kind: 'reset_after', tool: 'create_ticket' }] });
+    const mcp = withResilience(client, { ...fast, server: 'chaos', resultOn: [...all] });
+    const result = await mcp.callTool({ name: 'create_ticket', arguments: { title: 't' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ reason: 'not_idempotent', attempts: 1 });
+    expect(metaOf(result)?.execution).not.toBe('not_sent');
+    expect(textOf(result)).toMatch(
+      /^Tool 'create_ticket' failed \(\w+\) after its request may already have reached the server, and was not retried because running it twice may not be safe; check whether it took effect/,
+    );
+    // It did run: the model is right to check before calling again.
+    expect(toolCalls(http, 'create_ticket').map((e) => e.executed)).toEqual([true]);
+  });
+
+  it('an expired session with no reconnect resolves to not_recovered', async () => {
+    const { client } = await chaos({ faults: [{ kind: 'session_expired', tool: 'search', times: 1 }] });
+    const mcp = withResilience(client, { ...fast, server: 'chaos', resultOn: [...all] });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ type: 'session_expired', reason: 'condition_unmet' });
+    expect(textOf(result)).toMatch(
+      /^Tool 'search' failed because the connection to its server was lost \(session_expired\) and this could not be fixed/,
+    );
+  });
+
+  it('a failure an inner resilience layer already retried resolves to retries_exhausted', async () => {
+    const { http, client } = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const inner = withResilience(client, {
+      ...fast,
+      server: 'inner',
+      maxAttempts: 2,
+      idempotency: 'assume-idempotent',
+    });
+    const mcp = withResilience(inner, { ...fast, server: 'outer', resultOn: [...all] });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ reason: 'already_retried', attempts: 1 });
+    expect(textOf(result)).toMatch(
+      /^Tool 'search' failed with a temporary error \(\w+\) even after being retried/,
+    );
+    expect(toolCalls(http, 'search')).toHaveLength(2);
+  });
+
+  it("sheds a call when the breaker's wait queue is full (breakerMaxWaiting), as a result", async () => {
+    const { http, client } = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const mcp = withResilience(client, {
+      ...fast,
+      server: 'chaos',
+      maxAttempts: 1,
+      breakerConsecutiveFailures: 1,
+      breakerMaxWaiting: 1,
+      resultOn: ['shed'],
+    });
+    await mcp.callTool({ name: 'search', arguments: { query: 'open it' } }).catch(() => {});
+    expect(toolCalls(http, 'search')).toHaveLength(1);
+    // The breaker is open: the first call waits at its gate for the probe, the second finds the queue full.
+    const waiting = mcp.callTool({ name: 'search', arguments: { query: 'a' } }).catch((e: unknown) => e);
+    const shed = await mcp.callTool({ name: 'search', arguments: { query: 'b' } });
+    expect(shed.isError).toBe(true);
+    expect(metaOf(shed)).toMatchObject({ reason: 'shed', attempts: 0 });
+    expect(textOf(shed)).toMatch(
+      /^Tool 'search' was not called because its server is overloaded and too many calls are already waiting; call it again in (about \d+ s|a few seconds)/,
+    );
+    await waiting;
+    // The shed call sent nothing; the waiting one was the probe.
+    expect(toolCalls(http, 'search')).toHaveLength(2);
+  });
+
+  it('a retry the retry budget refuses resolves to budget_exhausted', async () => {
+    const { http, client } = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const mcp = withResilience(client, {
+      ...fast,
+      server: 'chaos',
+      maxAttempts: 3,
+      idempotency: 'assume-idempotent',
+      // No retries at all: the first one is refused.
+      budgetRatio: 0,
+      budgetMinRetriesPerSecond: 0,
+      resultOn: ['budget_exhausted'],
+    });
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });
+    expect(result.isError).toBe(true);
+    expect(metaOf(result)).toMatchObject({ reason: 'budget_exhausted', type: 'unavailable', attempts: 1 });
+    expect(textOf(result)).toMatch(
+      /^Tool 'search' failed \(unavailable\) and was not retried because its server is failing many calls right now/,
+    );
+    expect(toolCalls(http, 'search')).toHaveLength(1);
   });
 });
 
@@ -364,5 +491,100 @@ describe('fallback servers', () => {
     expect(toolCalls(primary.http, 'search')).toHaveLength(2);
     expect(toolCalls(backup.http, 'search')).toHaveLength(2);
     expect(recorder.ofType('fallback').map((f) => [f.target, f.outcome])).toEqual([['backup', 'failure']]);
+  });
+
+  it("a fallback's success of a tool that writes clears the negative cache, as the primary's does", async () => {
+    const primary = await chaos({
+      faults: [
+        { kind: 'invalid_params', mode: 'error', tool: 'get_weather' },
+        { kind: 'http_error', status: 503, tool: 'create_ticket' },
+      ],
+    });
+    const backup = await chaos({ faults: [] });
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      maxAttempts: 1,
+      nonRetryableAs: 'result',
+      toolIdempotency: { create_ticket: true },
+      fallbacks: [{ client: backup.client, server: 'backup', tools: ['create_ticket'] }],
+    });
+    const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
+    await mcp.callTool(weather);
+    await mcp.callTool(weather);
+    expect(toolCalls(primary.http, 'get_weather')).toHaveLength(1);
+    const ticket = await mcp.callTool({ name: 'create_ticket', arguments: { title: 't' } });
+    expect(ticket.isError).toBeFalsy();
+    expect(toolCalls(backup.http, 'create_ticket')).toHaveLength(1);
+    // The ticket was created (on the backup): the state may have changed, so the repeat goes through.
+    await mcp.callTool(weather);
+    expect(toolCalls(primary.http, 'get_weather')).toHaveLength(2);
+  });
+
+  it("after the fallbacks fail too, nothing of theirs is remembered: the model's repeat gets the primary's verdict", async () => {
+    const primary = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    // The backup refuses the call for good (a cacheable type), the primary only failed it for now.
+    const backup = await chaos({ faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }] });
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      maxAttempts: 1,
+      fallbacks: [{ client: backup.client, server: 'backup' }],
+    });
+    const call = { name: 'search', arguments: { query: 'mcp' } };
+    const first = await mcp.callTool(call).catch((e: unknown) => e);
+    expect(isResilienceError(first) && first.classification.type).toBe('invalid_params');
+    expect(toolCalls(primary.http, 'search')).toHaveLength(1);
+    expect(toolCalls(backup.http, 'search')).toHaveLength(1);
+    // The repeat goes to the primary again (whose server may be back), not answered with the backup's refusal.
+    primary.http.setPlan({ faults: [] });
+    const second = await mcp.callTool(call);
+    expect(second.isError).toBeFalsy();
+    expect(toolCalls(primary.http, 'search')).toHaveLength(2);
+    expect(toolCalls(backup.http, 'search')).toHaveLength(1);
+  });
+
+  it("a fallback has the primary's breakerScope", async () => {
+    const primary = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const backup = await chaos({ faults: [{ kind: 'http_error', status: 503, tool: 'search' }] });
+    const recorder = createMemoryRecorder();
+    const mcp = withResilience(primary.client, {
+      ...fast,
+      server: 'primary',
+      recorder,
+      maxAttempts: 1,
+      breakerConsecutiveFailures: 1,
+      breakerScope: 'tool',
+      fallbacks: [{ client: backup.client, server: 'backup' }],
+    });
+    await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } }).catch(() => {});
+    expect(toolCalls(backup.http, 'search')).toHaveLength(1);
+    expect(recorder.ofType('breaker_transition').map((t) => [t.endpoint, t.to])).toEqual([
+      ['primary/search', 'open'],
+      ['backup/search', 'open'],
+    ]);
+  });
+});
+
+describe('negative cache before the annotations', () => {
+  it('a repeat answered from the cache sends nothing, not even tools/list when the annotations are due', async () => {
+    // The first listing is refused: the annotations are due again 30 s later.
+    const { http, client } = await chaos({
+      faults: [
+        { kind: 'forbidden', method: 'tools/list', times: 1 },
+        { kind: 'invalid_params', mode: 'error', tool: 'search' },
+      ],
+    });
+    const clock = createFakeClock(1_000);
+    const mcp = withResilience(client, { ...fast, server: 'chaos', clock, negativeCacheTtlMs: 120_000 });
+    const call = { name: 'search', arguments: { query: 'mcp' } };
+    const first = await mcp.callTool(call).catch((e: unknown) => e);
+    expect(isResilienceError(first) && first.classification.type).toBe('invalid_params');
+    const sent = http.log.length;
+    expect(http.log.map((e) => e.method)).toContain('tools/list');
+    await clock.advance(31_000);
+    const second = await mcp.callTool(call).catch((e: unknown) => e);
+    expect(second).toBe(first);
+    expect(http.log.slice(sent)).toEqual([]);
   });
 });
