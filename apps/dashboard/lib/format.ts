@@ -35,23 +35,49 @@ export function fmtElapsed(ms: number): string {
   return fmtMs(Math.floor(ms / 1000) * 1000);
 }
 
-export function fmtTime(t: number, withSeconds = true): string {
+/**
+ * Times are shown in the browser's zone (`'local'`, as the charts show them); `'utc'` is for text rendered on
+ * the server, which knows no viewer's zone (`ui/local-time.tsx` shows it until the browser takes over).
+ */
+export type TimeZoneMode = 'local' | 'utc';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function fields(t: number, zone: TimeZoneMode) {
   const d = new Date(t);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}${withSeconds ? `:${pad(d.getSeconds())}` : ''}`;
+  return zone === 'utc'
+    ? {
+        year: d.getUTCFullYear(),
+        month: d.getUTCMonth() + 1,
+        day: d.getUTCDate(),
+        h: d.getUTCHours(),
+        m: d.getUTCMinutes(),
+        s: d.getUTCSeconds(),
+      }
+    : {
+        year: d.getFullYear(),
+        month: d.getMonth() + 1,
+        day: d.getDate(),
+        h: d.getHours(),
+        m: d.getMinutes(),
+        s: d.getSeconds(),
+      };
 }
 
-export function fmtDateTime(t: number): string {
-  const d = new Date(t);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${fmtTime(t)}`;
+export function fmtTime(t: number, withSeconds = true, zone: TimeZoneMode = 'local'): string {
+  const f = fields(t, zone);
+  return `${pad(f.h)}:${pad(f.m)}${withSeconds ? `:${pad(f.s)}` : ''}`;
 }
 
-export function fmtAxisTime(t: number, spanMs: number): string {
-  const d = new Date(t);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (spanMs > 2 * 86_400_000) return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}h`;
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+export function fmtDateTime(t: number, zone: TimeZoneMode = 'local'): string {
+  const f = fields(t, zone);
+  return `${f.year}-${pad(f.month)}-${pad(f.day)} ${fmtTime(t, true, zone)}`;
+}
+
+export function fmtAxisTime(t: number, spanMs: number, zone: TimeZoneMode = 'local'): string {
+  const f = fields(t, zone);
+  if (spanMs > 2 * 86_400_000) return `${pad(f.month)}-${pad(f.day)} ${pad(f.h)}h`;
+  return `${pad(f.h)}:${pad(f.m)}`;
 }
 
 export const STATE_LABEL: Record<string, string> = { closed: 'Closed', open: 'Open', half_open: 'Half-open' };

@@ -403,7 +403,7 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     expect(prom.openBreakers).toBe(1);
     // the workload is shorter than 5 minutes: "now" is everything
     expect(emb.now.calls).toEqual(emb.calls);
-    expect(emb.modelRetries).toEqual({ avoided: 3, savedSeconds: 0.75 });
+    expect(emb.modelRetries).toEqual({ avoided: 3, savedSeconds: 0.75, savedCost: null });
     for (const h of [emb, prom]) {
       expect(h.dataFrom).not.toBeNull();
       expect(h.dataSeconds).toBeLessThan((q.to - q.from) / 1000);

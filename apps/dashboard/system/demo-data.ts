@@ -22,8 +22,13 @@ import {
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
   METRIC_MCP_RESILIENCE_CALLS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING,
   METRIC_MCP_RESILIENCE_ERRORS,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
@@ -197,19 +202,26 @@ export function demoMetrics(now: number): unknown[] {
         // the agent loop's negative cache: repeats of an invalid call answered without a request
         if (!naive)
           push(
-            'mcp.resilience.model_retries.avoided',
+            METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
             [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
             add(`${key}|av`, nonRetryable),
           );
         if (!naive)
           push(
-            'mcp.resilience.model_retries.saved_time',
+            METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
             [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
             add(`${key}|avt`, nonRetryable * 0.042),
           );
+        // (costPerAttempt 0.02, as for the wasted cost; each original failed at its one attempt)
+        if (!naive)
+          push(
+            METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
+            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            add(`${key}|avc`, nonRetryable * 0.02),
+          );
         const open = !naive && stateAt(s.server, (now - t) / 60_000) === 'open';
         push(
-          'mcp.resilience.circuit_breaker.shed',
+          METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
           [kv(ATTR_MCP_SERVER, s.server)],
           add(`${key}|shed`, open ? 2 : 0),
         );
@@ -277,7 +289,7 @@ export function demoMetrics(now: number): unknown[] {
                   },
                   { name: METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, gauge: { dataPoints: gauge } },
                   {
-                    name: 'mcp.resilience.circuit_breaker.waiting',
+                    name: METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING,
                     sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: gaugeWaiting },
                   },
                 ],

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertService } from '@/lib/alerts/alert-service';
 import { AlertStore } from '@/lib/alerts/alert-store';
-import { CANARY_RULE } from '@/lib/alerts/canary-rule';
+import { CANARY_RULE, canaryConditions, canaryVerdict } from '@/lib/alerts/canary-rule';
 import { createNotifier } from '@/lib/alerts/notifier';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import { shapeExperiment } from '@/lib/data/experiments';
+import type { VariantCounts } from '@/lib/data/experiments-types';
+import type { MetricsSource } from '@/lib/data/metrics-source';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { openDatabase } from '@/lib/store/database';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
@@ -117,5 +119,89 @@ describe('built-in canary alert', () => {
     expect(store.instances().filter((i) => i.ruleId === CANARY_RULE.id && i.state !== 'resolved')).toEqual(
       [],
     );
+  });
+});
+
+describe('built-in canary alert: retry efficiency and the minimums', () => {
+  const counts = (
+    variant: string,
+    calls: number,
+    success: number,
+    retries = 0,
+    successfulRetries = 0,
+  ): VariantCounts => ({
+    variant,
+    calls: { total: calls, success, failure: calls - success, rejected: 0 },
+    retries: { total: retries, successful: successfulRetries },
+    nonRetryable: { sumSeconds: 0, count: 0 },
+    latency: [],
+  });
+  /** The numbers the rule reads, for one server, without a store. */
+  const source = (variants: VariantCounts[]) =>
+    ({
+      experimentData: async () => ({
+        from: 0,
+        to: 0,
+        variants,
+        errors: [],
+        disagreements: [],
+        examples: null,
+      }),
+      dimensions: async () => ({ services: ['agent'], servers: ['weather'], tools: [], variants: [] }),
+    }) as unknown as MetricsSource;
+
+  it('fires on a significantly worse retry efficiency alone (same success rate), naming it', async () => {
+    // both succeed 190/200 calls; the candidate's retries succeed 6/20, the control's 18/20 (z ≈ -3.9)
+    const control = counts('control', 200, 190, 20, 18);
+    const candidate = counts('candidate', 200, 190, 20, 6);
+    const [worse, ...more] = canaryVerdict(CANARY_RULE, candidate, control);
+    expect(more).toEqual([]);
+    expect(worse?.metric).toBe('retry efficiency');
+    expect(worse?.diff).toBeCloseTo(-0.6, 9);
+    expect(worse?.z).toBeLessThan(CANARY_RULE.zThreshold);
+    const conditions = await canaryConditions(source([control, candidate]), CANARY_RULE, Date.now());
+    expect([...conditions.values()]).toEqual([
+      {
+        holds: true,
+        labels: {
+          alertname: CANARY_RULE.name,
+          mcp_server: 'weather',
+          mcp_resilience_variant: 'candidate',
+          severity: CANARY_RULE.severity,
+        },
+        value: worse?.diff,
+        summary: expect.stringMatching(
+          /^Canary candidate is worse than control on weather over 60m: retry efficiency -60\.0 pts \(z = -3\.\d\)$/,
+        ),
+      },
+    ]);
+    // a better retry efficiency is not an alert
+    expect(canaryVerdict(CANARY_RULE, control, candidate)).toEqual([]);
+  });
+
+  it(`needs ${CANARY_RULE.minCalls} calls in both variants for the success rate`, () => {
+    expect(CANARY_RULE.minCalls).toBe(100);
+    // 80% against 99%: far beyond the threshold, once there are enough calls
+    expect(canaryVerdict(CANARY_RULE, counts('candidate', 100, 80), counts('control', 100, 99))).toEqual([
+      expect.objectContaining({ metric: 'success rate' }),
+    ]);
+    expect(canaryVerdict(CANARY_RULE, counts('candidate', 99, 79), counts('control', 100, 99))).toEqual([]);
+    expect(canaryVerdict(CANARY_RULE, counts('candidate', 100, 80), counts('control', 99, 98))).toEqual([]);
+  });
+
+  it(`needs ${CANARY_RULE.minRetries} retries in both variants for the retry efficiency`, async () => {
+    expect(CANARY_RULE.minRetries).toBe(20);
+    const control = (retries: number) => counts('control', 200, 190, retries, retries - 2);
+    const candidate = (retries: number) => counts('candidate', 200, 190, retries, 6);
+    expect(canaryVerdict(CANARY_RULE, candidate(20), control(20))).toEqual([
+      expect.objectContaining({ metric: 'retry efficiency' }),
+    ]);
+    expect(canaryVerdict(CANARY_RULE, candidate(19), control(20))).toEqual([]);
+    expect(canaryVerdict(CANARY_RULE, candidate(20), control(19))).toEqual([]);
+    // below the minimum the condition is evaluated, and does not hold
+    const conditions = await canaryConditions(source([control(19), candidate(19)]), CANARY_RULE, Date.now());
+    expect([...conditions.values()].map((c) => [c.holds, c.summary])).toEqual([
+      [false, 'Canary candidate is not significantly worse than control on weather'],
+    ]);
   });
 });

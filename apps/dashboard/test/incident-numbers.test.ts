@@ -1,3 +1,4 @@
+import { createToolGuard } from '@mcp-resilience/middleware/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
@@ -94,7 +95,8 @@ describe('embedded store: incident numbers', () => {
       store.metrics(decodeMetrics(serialize.metricsProto(await g.metrics()), 'protobuf'));
     }
     const h = await source.headline(q());
-    expect(h.modelRetries).toEqual({ avoided: 4, savedSeconds: 1.25 });
+    // no agent reports a cost (no `costPerAttempt`): none is shown
+    expect(h.modelRetries).toEqual({ avoided: 4, savedSeconds: 1.25, savedCost: null });
     expect(h.now.modelRetries.avoided).toBe(4);
     let tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
     expect(tile).toMatchObject({ waiting: 7, shed: 3 });
@@ -105,6 +107,35 @@ describe('embedded store: incident numbers', () => {
     tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
     expect(tile.waiting).toBeLessThan(7);
     expect(tile.shed).toBe(3);
+  });
+
+  it('keeps what the avoided model retries would have cost, from the middleware with costPerAttempt', async () => {
+    const { store, source } = open();
+    const agent = createCapture(
+      { 'service.name': 'agent', 'service.instance.id': 'a-1' },
+      { costPerAttempt: 0.25 },
+    );
+    // the model calls a tool with invalid arguments 4 times: the 3 repeats are answered from the negative cache
+    const guard = createToolGuard({ server: 'weather', recorder: agent.recorder });
+    const invalid = async () => {
+      throw Object.assign(new Error('MCP error -32602: Invalid arguments for tool get_forecast'), {
+        code: -32602,
+      });
+    };
+    const calls = [];
+    for (let i = 0; i < 4; i++) calls.push(await guard('get_forecast', { city: '' }, invalid));
+    expect(calls.map((c) => c.ok === false && c.repeat)).toEqual([false, true, true, true]);
+    // no retry failed (the error is not retryable): there is no wasted cost to infer a cost per attempt from
+    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    const h = await source.headline(q());
+    expect(h.wastedRetries).toBe(0);
+    expect(h.modelRetries.avoided).toBe(3);
+    // 3 repeats of a call that failed at its one attempt: 3 × 1 × 0.25
+    expect(h.modelRetries.savedCost).toBeCloseTo(0.75, 9);
+    expect(h.now.modelRetries.savedCost).toBeCloseTo(0.75, 9);
+    // filtered like every other count
+    const other = await source.headline({ ...q(), filters: { server: 'search' } });
+    expect(other.modelRetries.savedCost).toBeNull();
   });
 
   it('keeps the experiment variant: filters and compare by variant', async () => {

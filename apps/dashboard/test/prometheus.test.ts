@@ -7,6 +7,8 @@ import {
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS_TOTAL,
   PROM_MCP_RESILIENCE_ERRORS_TOTAL,
+  PROM_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED_TOTAL,
+  PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL,
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
@@ -424,6 +426,32 @@ describe('PrometheusSource', () => {
     ]);
     expect(t[0]).toMatchObject({ service: 'agent', instance: 'a', server: 'bouncy', reason: '' });
     expect((await source(api).transitions({ from, to: NOW, filters: {} }, { limit: 2 })).length).toBe(2);
+  });
+
+  it('reads the saved cost of avoided model retries from its counter, filtered like the other counts', async () => {
+    const api = scriptedApi({
+      query: (expr) => {
+        if (expr.includes(PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL))
+          return [{ labels: {}, value: 0.75 }];
+        if (expr.includes(PROM_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED_TOTAL)) return [{ labels: {}, value: 3 }];
+        return [];
+      },
+    });
+    const h = await source(api).headline({ from: NOW - 3_600_000, to: NOW, filters: { server: 'weather' } });
+    expect(h.modelRetries).toEqual({ avoided: 3, savedSeconds: 0, savedCost: 0.75 });
+    // no failed retry: nothing to infer a cost from, the counter is the cost
+    expect(h.wastedRetries).toBe(0);
+    const costQueries = api.queries.filter((e) =>
+      e.includes(PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL),
+    );
+    expect(costQueries.length).toBeGreaterThan(0);
+    for (const e of costQueries) {
+      expect(e).toMatch(/^sum\(/);
+      expect(e).toContain(`${PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL}{mcp_server="weather"}`);
+    }
+    // without the counter (agents without costPerAttempt): no cost, not 0
+    const none = await source(scriptedApi({})).headline({ from: NOW - 3_600_000, to: NOW, filters: {} });
+    expect(none.modelRetries.savedCost).toBeNull();
   });
 
   it('counts per bucket from a range query evaluated at each bucket end', async () => {

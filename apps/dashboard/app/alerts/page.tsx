@@ -2,9 +2,10 @@ import type { Metadata } from 'next';
 import { removeTarget } from '@/lib/actions';
 import { maskUrl } from '@/lib/alerts/alert-store';
 import { fetchAlerts } from '@/lib/data/fetchers';
-import { fmtDateTime, fmtPct } from '@/lib/format';
+import { fmtPct } from '@/lib/format';
 import RuleForm from '@/ui/alerts/rule-form';
 import TargetForm from '@/ui/alerts/target-form';
+import LocalTime from '@/ui/local-time';
 
 export const metadata: Metadata = { title: 'Alerts' };
 
@@ -58,13 +59,16 @@ export default async function AlertsPage() {
                   <td>{i.summary}</td>
                   <td>{i.source}</td>
                   <td>
-                    {fmtDateTime(
-                      (i.state === 'resolved'
-                        ? i.resolvedAt
-                        : i.state === 'firing'
-                          ? i.firedAt
-                          : i.activeAt) ?? i.updated,
-                    )}
+                    <LocalTime
+                      t={
+                        (i.state === 'resolved'
+                          ? i.resolvedAt
+                          : i.state === 'firing'
+                            ? i.firedAt
+                            : i.activeAt) ?? i.updated
+                      }
+                      format="datetime"
+                    />
                   </td>
                 </tr>
               ))}
@@ -91,7 +95,9 @@ export default async function AlertsPage() {
             <tbody>
               {history.map((h) => (
                 <tr key={h.id}>
-                  <td>{fmtDateTime(h.at)}</td>
+                  <td>
+                    <LocalTime t={h.at} format="datetime" />
+                  </td>
                   <td>
                     <span className={`badge ${h.state}`}>{h.state}</span>
                   </td>
@@ -134,7 +140,9 @@ export default async function AlertsPage() {
               <tbody>
                 {deliveries.map((d) => (
                   <tr key={d.id}>
-                    <td>{fmtDateTime(d.at)}</td>
+                    <td>
+                      <LocalTime t={d.at} format="datetime" />
+                    </td>
                     <td>{d.target}</td>
                     <td>
                       <span className={`badge ${d.ok ? 'success' : 'failure'}`}>

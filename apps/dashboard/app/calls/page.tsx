@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchRecentCalls, sourceCapabilities } from '@/lib/data/fetchers';
 import { type PageSearchParams, parseCallsQuery } from '@/lib/data/query-params';
-import { fmtDateTime } from '@/lib/format';
 import CallList from '@/ui/calls/call-list';
+import LocalTime from '@/ui/local-time';
 
 export const metadata: Metadata = { title: 'Calls' };
 
@@ -39,8 +39,12 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
   };
   const chips = (
     [
-      ['from', 'since', sp.from && sp.to ? fmtDateTime(query.from) : undefined],
-      ['to', 'until', sp.from && sp.to ? fmtDateTime(query.to) : undefined],
+      [
+        'from',
+        'since',
+        sp.from && sp.to ? <LocalTime key="from" t={query.from} format="datetime" /> : undefined,
+      ],
+      ['to', 'until', sp.from && sp.to ? <LocalTime key="to" t={query.to} format="datetime" /> : undefined],
       ['outcome', 'outcome', query.outcome],
       ['class', 'class', query.errorClass],
       ['type', 'type', query.errorType],

@@ -1,3 +1,4 @@
+import { PROM_LABEL_MCP_RESILIENCE_VARIANT, PROM_LABEL_MCP_SERVER } from '@mcp-resilience/middleware/semconv';
 import { twoProportionTest } from '../data/experiment-stats';
 import { pickControl } from '../data/experiments';
 import type { VariantCounts } from '../data/experiments-types';
@@ -106,11 +107,12 @@ export async function canaryConditions(
       const worse = canaryVerdict(rule, candidate, control);
       const labels = {
         alertname: rule.name,
-        mcp_server: server,
-        mcp_resilience_variant: candidate.variant,
+        [PROM_LABEL_MCP_SERVER]: server,
+        [PROM_LABEL_MCP_RESILIENCE_VARIANT]: candidate.variant,
         severity: rule.severity,
       };
-      result.set(`${rule.id}{mcp_server="${server}",mcp_resilience_variant="${candidate.variant}"}`, {
+      const key = `${rule.id}{${PROM_LABEL_MCP_SERVER}="${server}",${PROM_LABEL_MCP_RESILIENCE_VARIANT}="${candidate.variant}"}`;
+      result.set(key, {
         holds: worse.length > 0,
         labels,
         value: worse[0]?.diff ?? null,

@@ -46,6 +46,7 @@ const METRIC: Readonly<Record<MetricName, number>> = {
   wastedCost: M.wastedCost,
   modelRetriesAvoided: M.modelRetriesAvoided,
   modelRetriesSavedTime: M.modelRetriesSavedTime,
+  modelRetriesSavedCost: M.modelRetriesSavedCost,
   breakerShed: M.breakerShed,
 };
 

@@ -28,6 +28,7 @@ export type MetricName =
   | 'wastedCost'
   | 'modelRetriesAvoided'
   | 'modelRetriesSavedTime'
+  | 'modelRetriesSavedCost'
   | 'breakerShed';
 
 /** The labels a count can be grouped by. */

@@ -1,12 +1,14 @@
 import {
   PROM_LABEL_FROM_STATE,
   PROM_LABEL_GEN_AI_TOOL_NAME,
+  PROM_LABEL_MCP_RESILIENCE_VARIANT,
   PROM_LABEL_MCP_SERVER,
   PROM_LABEL_STATE,
   PROM_LABEL_TO_STATE,
   PROM_MCP_RESILIENCE_CALLS_TOTAL,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS_TOTAL,
+  PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING,
 } from '@mcp-resilience/middleware/semconv';
 import type { Filters } from './types';
 
@@ -28,16 +30,6 @@ import type { Filters } from './types';
 export const LABEL_JOB = 'job';
 /** The Prometheus target label built from `service.instance.id`. */
 export const LABEL_INSTANCE = 'instance';
-/** `mcp.resilience.variant` as the exporters translate it (CONTRACT.md; owner i13). */
-export const LABEL_VARIANT = 'mcp_resilience_variant';
-
-/** Counters defined by other branches (CONTRACT.md), until they are in semconv. */
-export const PROM_MODEL_RETRIES_AVOIDED_TOTAL = 'mcp_resilience_model_retries_avoided_total';
-export const PROM_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL =
-  'mcp_resilience_model_retries_saved_time_seconds_total';
-export const PROM_BREAKER_SHED_TOTAL = 'mcp_resilience_circuit_breaker_shed_total';
-export const PROM_BREAKER_WAITING = 'mcp_resilience_circuit_breaker_waiting';
-
 const S = PROM_LABEL_MCP_SERVER;
 const T = PROM_LABEL_GEN_AI_TOOL_NAME;
 
@@ -69,7 +61,7 @@ export function selector(
       options.breakerScope ? `${T}=~${str(`|${regexLiteral(filters.tool)}`)}` : `${T}=${str(filters.tool)}`,
     );
   }
-  if (filters.variant !== undefined) m.push(`${LABEL_VARIANT}=${str(filters.variant)}`);
+  if (filters.variant !== undefined) m.push(`${PROM_LABEL_MCP_RESILIENCE_VARIANT}=${str(filters.variant)}`);
   for (const [k, v] of Object.entries(extra)) m.push(`${k}=${str(v)}`);
   return `${metric}${m.length > 0 ? `{${m.join(', ')}}` : ''}`;
 }
@@ -141,7 +133,7 @@ export function durationQuantile(
 
 /** Calls waiting at each breaker's gate now, per breaker key (all instances still reporting). */
 export function breakerWaiting(filters: Filters, staleMs: number): string {
-  return `sum by (${S}, ${T}) (last_over_time(${selector(PROM_BREAKER_WAITING, filters, {}, { breakerScope: true })}[${dur(staleMs)}]))`;
+  return `sum by (${S}, ${T}) (last_over_time(${selector(PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING, filters, {}, { breakerScope: true })}[${dur(staleMs)}]))`;
 }
 
 // -------------------------------------------------------------------------------------------------------------

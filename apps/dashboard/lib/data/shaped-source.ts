@@ -175,16 +175,19 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   /** The counts of one window; rates over the time that has data (from the first calls to the window's end). */
   private async headlineWindow(q: TimeQuery, withExtent = true): Promise<HeadlineWindow> {
     const plan = this.plan(q);
-    const [calls, retries, wasted, durations, avoided, saved, cost, perBucket] = await Promise.all([
-      this.p.totals('calls', q, ['outcome']),
-      this.p.totals('retries', q, ['outcome']),
-      this.p.totals('wastedTime', q, []),
-      this.p.totals('callDuration', q, ['outcome', 'errorClass']),
-      this.p.totals('modelRetriesAvoided', q, []),
-      this.p.totals('modelRetriesSavedTime', q, []),
-      this.p.totals('wastedCost', q, []),
-      withExtent ? this.p.buckets('calls', q, plan, []) : Promise.resolve([]),
-    ]);
+    const [calls, retries, wasted, durations, avoided, saved, savedCost, cost, perBucket] = await Promise.all(
+      [
+        this.p.totals('calls', q, ['outcome']),
+        this.p.totals('retries', q, ['outcome']),
+        this.p.totals('wastedTime', q, []),
+        this.p.totals('callDuration', q, ['outcome', 'errorClass']),
+        this.p.totals('modelRetriesAvoided', q, []),
+        this.p.totals('modelRetriesSavedTime', q, []),
+        this.p.totals('modelRetriesSavedCost', q, []),
+        this.p.totals('wastedCost', q, []),
+        withExtent ? this.p.buckets('calls', q, plan, []) : Promise.resolve([]),
+      ],
+    );
     const first = withExtent
       ? await this.firstData(q, plan, perBucket, (sub, fine) => this.p.buckets('calls', sub, fine, []))
       : null;
@@ -217,7 +220,11 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       wastedRetryTimeSeconds: roundSeconds(sum(wasted)),
       mttfNonRetryableSeconds: nrCount > 0 ? roundSeconds(sum(nr) / nrCount) : null,
       wastedCost: cost.length > 0 ? sum(cost) : null,
-      modelRetries: { avoided: sum(avoided), savedSeconds: roundSeconds(sum(saved)) },
+      modelRetries: {
+        avoided: sum(avoided),
+        savedSeconds: roundSeconds(sum(saved)),
+        savedCost: savedCost.length > 0 ? sum(savedCost) : null,
+      },
     };
   }
 

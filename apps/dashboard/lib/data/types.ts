@@ -66,8 +66,11 @@ export interface HeadlineWindow {
   readonly mttfNonRetryableSeconds: number | null;
   /** Failed retries times the user's `costPerAttempt` (null: the agents set no cost). */
   readonly wastedCost: number | null;
-  /** Repeats answered from the negative cache (no request sent) and the time the failed originals took. */
-  readonly modelRetries: { avoided: number; savedSeconds: number };
+  /**
+   * Repeats answered from the negative cache (no request sent), the time the failed originals took, and what the
+   * repeats would have cost (their originals' attempts × the agents' `costPerAttempt`; null: no agent reports it).
+   */
+  readonly modelRetries: { avoided: number; savedSeconds: number; savedCost: number | null };
 }
 
 /** The numbers at the top of every overview, pushed live over SSE: the selected range, and "now". */

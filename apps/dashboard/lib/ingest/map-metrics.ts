@@ -6,6 +6,7 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_SHADOW_CLASS,
   ATTR_MCP_RESILIENCE_SHADOW_TYPE,
+  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_SERVER,
   ATTR_OUTCOME,
   ATTR_STATE,
@@ -13,7 +14,7 @@ import {
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
-import { ATTR_VARIANT, M, METRIC_IDS } from '../store/metric-ids';
+import { M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
 import type {
@@ -47,7 +48,7 @@ function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestConte
     extra:
       metricId === M.transitions
         ? `${ctx.label('state', text(a[ATTR_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_TO_STATE]))}`
-        : ctx.label('variant', text(a[ATTR_VARIANT])),
+        : ctx.label('variant', text(a[ATTR_MCP_RESILIENCE_VARIANT])),
   };
 }
 

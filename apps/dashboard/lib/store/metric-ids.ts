@@ -2,15 +2,23 @@ import {
   METRIC_MCP_CLIENT_OPERATION_DURATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
   METRIC_MCP_RESILIENCE_CALLS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS,
+  METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING,
   METRIC_MCP_RESILIENCE_ERRORS,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
+  METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_COST,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
   METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS,
 } from '@mcp-resilience/middleware/semconv';
 
-/** Numeric ids of the contract's counters and histograms in the `facts` table. */
+/**
+ * Numeric ids of the contract's counters and histograms in the `facts` table. Except where noted, `dims.extra`
+ * holds the experiment variant (`mcp.resilience.variant`).
+ */
 export const M = {
   calls: 1,
   retries: 2,
@@ -30,15 +38,9 @@ export const M = {
   breakerWaiting: 13,
   /** Experiments: the shadow classifier's disagreements (the shadow's `class/type` in `outcome`). */
   shadowDisagreements: 14,
+  /** The cost the avoided model retries would have had (only from agents with `costPerAttempt`). */
+  modelRetriesSavedCost: 15,
 } as const;
-
-/** Names of the metrics defined by other branches (CONTRACT.md), until they are in semconv. */
-export const METRIC_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model_retries.avoided';
-export const METRIC_MODEL_RETRIES_SAVED_TIME = 'mcp.resilience.model_retries.saved_time';
-export const METRIC_BREAKER_SHED = 'mcp.resilience.circuit_breaker.shed';
-export const METRIC_BREAKER_WAITING = 'mcp.resilience.circuit_breaker.waiting';
-/** The experiment variant attribute (CONTRACT.md, owner i13); stored in `dims.extra`. */
-export const ATTR_VARIANT = 'mcp.resilience.variant';
 
 export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MCP_RESILIENCE_CALLS, M.calls],
@@ -49,10 +51,11 @@ export const METRIC_IDS: ReadonlyMap<string, number> = new Map([
   [METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS, M.transitions],
   [METRIC_MCP_CLIENT_OPERATION_DURATION, M.operationDuration],
   [METRIC_MCP_RESILIENCE_RETRY_WASTED_COST, M.wastedCost],
-  [METRIC_MODEL_RETRIES_AVOIDED, M.modelRetriesAvoided],
-  [METRIC_MODEL_RETRIES_SAVED_TIME, M.modelRetriesSavedTime],
-  [METRIC_BREAKER_SHED, M.breakerShed],
-  [METRIC_BREAKER_WAITING, M.breakerWaiting],
+  [METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED, M.modelRetriesAvoided],
+  [METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME, M.modelRetriesSavedTime],
+  [METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST, M.modelRetriesSavedCost],
+  [METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED, M.breakerShed],
+  [METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING, M.breakerWaiting],
   [METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, M.shadowDisagreements],
 ]);
 

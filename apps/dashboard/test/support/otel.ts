@@ -1,4 +1,4 @@
-import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
+import { createOtelRecorder, type OtelRecorderOptions } from '@mcp-resilience/middleware/otel';
 import {
   JsonMetricsSerializer,
   JsonTraceSerializer,
@@ -24,9 +24,13 @@ class ManualReader extends MetricReader {
   }
 }
 
-/** In-memory SDK providers with the middleware's recorder: collect real ResourceMetrics and spans. */
+/**
+ * In-memory SDK providers with the middleware's recorder (and its `options`, e.g. `costPerAttempt`): collect
+ * real ResourceMetrics and spans.
+ */
 export function createCapture(
   resource: Record<string, string> = { 'service.name': 'test-agent', 'service.instance.id': 'i-1' },
+  options: Omit<OtelRecorderOptions, 'tracerProvider' | 'meterProvider'> = {},
 ) {
   const spans = new InMemorySpanExporter();
   const res = resourceFromAttributes(resource);
@@ -37,7 +41,7 @@ export function createCapture(
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ resource: res, readers: [reader] });
   const truth: GroundTruth = emptyTruth();
-  const recorder = countingRecorder(createOtelRecorder({ tracerProvider, meterProvider }), truth);
+  const recorder = countingRecorder(createOtelRecorder({ ...options, tracerProvider, meterProvider }), truth);
   return {
     truth,
     recorder,

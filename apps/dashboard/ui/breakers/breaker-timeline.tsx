@@ -1,5 +1,6 @@
 import type { BreakerTimelineRow } from '@/lib/data/types';
-import { fmtAxisTime, fmtMs, STATE_LABEL } from '@/lib/format';
+import { fmtMs, STATE_LABEL } from '@/lib/format';
+import LocalTime from '../local-time';
 
 const COLORS: Record<string, string> = { closed: '#1a9e55', half_open: '#f08c00', open: '#d93636' };
 
@@ -50,9 +51,15 @@ export default function BreakerTimeline({
       <div className="timeline-row muted">
         <span />
         <span style={{ display: 'flex', justifyContent: 'space-between' }}>
-          <span>{fmtAxisTime(from, span)}</span>
-          <span>{fmtAxisTime(from + span / 2, span)}</span>
-          <span>{fmtAxisTime(to, span)}</span>
+          <span>
+            <LocalTime t={from} format="axis" spanMs={span} />
+          </span>
+          <span>
+            <LocalTime t={from + span / 2} format="axis" spanMs={span} />
+          </span>
+          <span>
+            <LocalTime t={to} format="axis" spanMs={span} />
+          </span>
         </span>
       </div>
       <div className="legend">

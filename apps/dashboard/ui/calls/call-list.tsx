@@ -1,5 +1,6 @@
 import type { CallRow } from '@/lib/data/types';
-import { fmtMs, fmtTime } from '@/lib/format';
+import { fmtMs } from '@/lib/format';
+import LocalTime from '../local-time';
 import Waterfall from './waterfall';
 
 /** Each call opens to its attempt waterfall. */
@@ -29,7 +30,9 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
       {calls.map((c) => (
         <details key={c.spanId} id={`call-${c.spanId}`} className="call" data-testid="call-row">
           <summary>
-            <span>{fmtTime(c.startMs)}</span>
+            <span>
+              <LocalTime t={c.startMs} />
+            </span>
             <span data-testid="call-service" title={c.service}>
               {c.service}
             </span>

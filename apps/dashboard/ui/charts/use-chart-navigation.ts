@@ -3,9 +3,7 @@
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useRef, useState } from 'react';
 import type { MouseHandlerDataParam } from 'recharts';
-
-/** What a click on a chart point opens on the Calls page, besides the bucket's time range. */
-export type CallsLink = Readonly<Record<string, string>>;
+import { type CallsLink, callsHref as callsHrefFor } from './calls-link';
 
 const label = (s: MouseHandlerDataParam): number | undefined =>
   typeof s.activeLabel === 'number'
@@ -17,7 +15,8 @@ const label = (s: MouseHandlerDataParam): number | undefined =>
 /**
  * Brush-to-zoom and click-to-calls for a time chart (Recharts' highlight-zoom pattern): dragging across the
  * chart sets `from`/`to` in the URL (the custom range every page reads); a click without a drag opens the
- * Calls page for that bucket with the page's filters and `link`.
+ * Calls page for that bucket with the page's filters and `link`. With several lines, `pointProps(group)` on a
+ * line's `activeDot` adds that line's filter to the link when the click is on its point.
  */
 export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
   const router = useRouter();
@@ -28,17 +27,10 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
   const [start, setStart] = useState<number | undefined>();
   const [end, setEnd] = useState<number | undefined>();
 
-  const callsHref = (t: number): string => {
-    const next = new URLSearchParams();
-    for (const k of ['service', 'server', 'tool', 'variant']) {
-      const v = params.get(k);
-      if (v) next.set(k, v);
-    }
-    next.set('from', String(t));
-    next.set('to', String(t + stepMs));
-    for (const [k, v] of Object.entries(link)) next.set(k, v);
-    return `/calls?${next}`;
-  };
+  // the line whose point the press was on (several lines: compare mode), for the click's link
+  const pointRef = useRef<CallsLink | undefined>(undefined);
+  const callsHref = (t: number, point: CallsLink = {}): string =>
+    callsHrefFor(params, t, stepMs, { ...link, ...point });
 
   const zoom = (a: number, b: number) => {
     const next = new URLSearchParams(params.toString());
@@ -51,6 +43,12 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
   return {
     selection: start !== undefined && end !== undefined && end !== start ? { x1: start, x2: end } : undefined,
     callsHref,
+    /** Props of a line's `activeDot`: a click on that point opens the Calls page filtered by `group` too. */
+    pointProps: (group: CallsLink) => ({
+      onMouseDown: () => {
+        pointRef.current = group;
+      },
+    }),
     handlers: {
       onMouseDown: (s: MouseHandlerDataParam) => {
         const t = label(s);
@@ -64,15 +62,18 @@ export function useChartNavigation(stepMs: number, link: CallsLink = {}) {
       onMouseUp: (s: MouseHandlerDataParam) => {
         const t = label(s) ?? end;
         const a = startRef.current;
+        const point = pointRef.current;
         startRef.current = undefined;
+        pointRef.current = undefined;
         setStart(undefined);
         setEnd(undefined);
         if (a === undefined || t === undefined) return;
         if (t !== a) zoom(a, t);
-        else router.push(callsHref(t));
+        else router.push(callsHref(t, point));
       },
       onMouseLeave: () => {
         startRef.current = undefined;
+        pointRef.current = undefined;
         setStart(undefined);
         setEnd(undefined);
       },

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { Experiment } from '@/lib/data/experiments';
-import { fmtNumber, fmtPct, fmtTime } from '@/lib/format';
+import { fmtNumber, fmtPct } from '@/lib/format';
+import LocalTime from '../local-time';
 import styles from './experiments.module.css';
 
 type Shadow = Experiment['shadow'];
@@ -91,7 +92,7 @@ export default function ConfusionMatrix({
                         style={{ marginRight: 8 }}
                       >
                         {e.server}
-                        {e.tool ? `/${e.tool}` : ''} {fmtTime(e.at)}
+                        {e.tool ? `/${e.tool}` : ''} <LocalTime t={e.at} />
                       </Link>
                     ))
                   )}

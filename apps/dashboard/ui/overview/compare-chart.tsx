@@ -12,21 +12,27 @@ import {
   YAxis,
 } from 'recharts';
 import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
-import type { Annotation, CompareGroup } from '@/lib/data/types';
+import type { Annotation, CompareBy, CompareGroup } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/lib/format';
+import { compareGroupLink } from '../charts/calls-link';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
 import { useChartNavigation } from '../charts/use-chart-navigation';
 
 const PALETTE = ['#2f6fed', '#d93636', '#1a9e55', '#e3a008', '#7c3aed', '#0891b2', '#db2777', '#475569'];
 
-/** Groups side by side on the same axes: one line per group (efficiency, or calls per minute). */
+/**
+ * Groups side by side on the same axes: one line per group (efficiency, or calls per minute). A click on a
+ * line's point opens the Calls page for that bucket and group; elsewhere, for the bucket (all groups).
+ */
 export default function CompareChart({
   groups,
+  by,
   metric,
   spanMs,
   annotations = [],
 }: {
   groups: CompareGroup[];
+  by: CompareBy;
   metric: 'efficiency' | 'calls';
   spanMs: number;
   annotations?: readonly Annotation[];
@@ -94,6 +100,7 @@ export default function CompareChart({
               stroke={PALETTE[i % PALETTE.length]}
               strokeWidth={2}
               dot={false}
+              activeDot={{ r: 5, cursor: 'pointer', ...nav.pointProps(compareGroupLink(by, g.key)) }}
               connectNulls={false}
               isAnimationActive={false}
             />

@@ -19,11 +19,11 @@ export default async function ComparePanel({ query, by }: { query: TimeQuery; by
       <div className="grid two" style={{ marginBottom: 14 }}>
         <section className="panel">
           <h2>Retry efficiency by {by}</h2>
-          <CompareChart groups={groups} metric="efficiency" spanMs={span} annotations={annotations} />
+          <CompareChart groups={groups} by={by} metric="efficiency" spanMs={span} annotations={annotations} />
         </section>
         <section className="panel">
           <h2>Calls per minute by {by}</h2>
-          <CompareChart groups={groups} metric="calls" spanMs={span} annotations={annotations} />
+          <CompareChart groups={groups} by={by} metric="calls" spanMs={span} annotations={annotations} />
         </section>
       </div>
       <section className="panel">

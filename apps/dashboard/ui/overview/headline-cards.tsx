@@ -40,8 +40,6 @@ export default function HeadlineCards({
   const nowLabel = custom ? 'last 5 min of range' : 'now (5 min)';
   const effNow = efficiencyText(now);
   const effRange = efficiencyText(h);
-  const costPerAttempt =
-    h.wastedCost !== null && h.wastedRetries > 0 ? h.wastedCost / h.wastedRetries : undefined;
   return (
     <div className="grid cards">
       <div className="panel card" data-testid="card-efficiency">
@@ -109,9 +107,7 @@ export default function HeadlineCards({
         </div>
         <div className="sub" data-testid="model-retries-saved">
           {fmtSeconds(h.modelRetries.savedSeconds)} saved
-          {costPerAttempt !== undefined
-            ? ` · ${fmtNumber(h.modelRetries.avoided * costPerAttempt, 2)} cost saved`
-            : ''}{' '}
+          {h.modelRetries.savedCost !== null ? ` · ${fmtNumber(h.modelRetries.savedCost, 2)} cost saved` : ''}{' '}
           ({rangeLabel})
         </div>
         <div className="range">now: {fmtNumber(now.modelRetries.avoided)} avoided</div>
