@@ -165,6 +165,19 @@ describe('incident view in Chromium', () => {
     expect(await chart.locator('.recharts-line').count()).toBe(2);
     expect(await chart.locator('.recharts-legend-item').count()).toBe(2);
     await shot('incident-compare.png');
+    // a click on one line's point opens the calls of that group only
+    const plot = chart.locator('.recharts-wrapper > svg');
+    const b = (await plot.boundingBox())!;
+    let dot = chart.locator('.recharts-active-dot circle, circle.recharts-dot.recharts-active-dot');
+    for (let x = b.x + b.width - 12; x > b.x + 40 && (await dot.count()) === 0; x -= 4) {
+      await page.mouse.move(x, b.y + b.height / 2);
+      dot = chart.locator('.recharts-active-dot circle, circle.recharts-dot.recharts-active-dot');
+    }
+    expect(await dot.count()).toBeGreaterThan(0);
+    const box = (await dot.first().boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForURL(/\/calls\?/);
+    expect(['naive-agent', 'resilient-agent']).toContain(new URL(page.url()).searchParams.get('service'));
   });
 
   it('a click on a chart point opens the matching calls; a drag zooms to a custom range', async () => {

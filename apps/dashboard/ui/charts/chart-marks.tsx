@@ -49,7 +49,14 @@ export function partialMark(partialFrom: number | undefined, lastT: number, step
       fillOpacity={0.15}
       ifOverflow="extendDomain"
       className="partial-bucket"
-      label={{ value: 'partial', position: 'insideTop', fontSize: 10, fill: '#64748b' }}
+      // the label must not take the click meant for the last bucket's points
+      label={{
+        value: 'partial',
+        position: 'insideTop',
+        fontSize: 10,
+        fill: '#64748b',
+        pointerEvents: 'none',
+      }}
     />
   );
 }
