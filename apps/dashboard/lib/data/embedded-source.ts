@@ -287,20 +287,7 @@ export class EmbeddedPrimitives implements Primitives {
   }
 
   private rawBreakers(filters: Filters): InstanceBreaker[] {
-    const parts: string[] = [];
-    const args: string[] = [];
-    if (filters.service !== undefined) {
-      parts.push('service = ?');
-      args.push(filters.service);
-    }
-    if (filters.server !== undefined) {
-      parts.push('server = ?');
-      args.push(filters.server);
-    }
-    if (filters.tool !== undefined) {
-      parts.push("(tool = ? OR tool = '')");
-      args.push(filters.tool);
-    }
+    const { parts, args } = breakerFilters(filters);
     const sql = `SELECT service, instance, server, tool, state, since, updated FROM breakers${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
     return this.prepare(sql).all(...args) as InstanceBreaker[];
   }
@@ -308,21 +295,7 @@ export class EmbeddedPrimitives implements Primitives {
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
     const current = this.rawBreakers(q.filters);
     // Filtered in SQL (as `rawBreakers`), and at most `maxTimelineTransitions` rows: the newest of the window.
-    const f = q.filters;
-    const parts: string[] = [];
-    const args: string[] = [];
-    if (f.service !== undefined) {
-      parts.push('service = ?');
-      args.push(f.service);
-    }
-    if (f.server !== undefined) {
-      parts.push('server = ?');
-      args.push(f.server);
-    }
-    if (f.tool !== undefined) {
-      parts.push("(tool = ? OR tool = '')");
-      args.push(f.tool);
-    }
+    const { parts, args } = breakerFilters(q.filters);
     const and = parts.map((p) => ` AND ${p}`).join('');
     const limit = this.options.maxTimelineTransitions ?? MAX_TIMELINE_TRANSITIONS;
     const inWindow = (
@@ -571,4 +544,23 @@ export class EmbeddedSource extends ShapedSource {
   async experimentData(q: TimeQuery): Promise<ExperimentData> {
     return embeddedExperimentData(this.store, q);
   }
+}
+
+/** The SQL conditions of a breaker (or transition) row for the filters: a server-wide breaker matches any tool. */
+function breakerFilters(filters: Filters): { parts: string[]; args: string[] } {
+  const parts: string[] = [];
+  const args: string[] = [];
+  if (filters.service !== undefined) {
+    parts.push('service = ?');
+    args.push(filters.service);
+  }
+  if (filters.server !== undefined) {
+    parts.push('server = ?');
+    args.push(filters.server);
+  }
+  if (filters.tool !== undefined) {
+    parts.push("(tool = ? OR tool = '')");
+    args.push(filters.tool);
+  }
+  return { parts, args };
 }
