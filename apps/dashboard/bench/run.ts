@@ -50,6 +50,8 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+/** The overview's latency target with 1M calls stored (design: a dashboard that answers during an incident). */
+const OVERVIEW_P95_TARGET_MS = 150;
 const log = (...a: unknown[]) => console.error('[bench]', ...a);
 
 /** A traces export: `calls` calls, 40% of them retried (1-2 failed attempts with classification events). */
@@ -484,7 +486,8 @@ async function main() {
       databaseMiB: round(dbBytes / 2 ** 20),
     },
     overviewLatencyMs: latency,
-    overviewTarget: 'p95 < 150 ms',
+    overviewTarget: `p95 < ${OVERVIEW_P95_TARGET_MS} ms`,
+    overviewTargetMet: Object.values(latency).every((v) => v.p95 < OVERVIEW_P95_TARGET_MS),
     peakRssMiB: round(peakRss / 2 ** 20),
   };
   fs.writeFileSync(path.join(APP_DIR, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -510,7 +513,11 @@ async function main() {
     ...Object.fromEntries(
       Object.entries(latency).map(([k, v]) => [
         `overview ${k}`,
-        { value: `p50 ${v.p50} ms`, detail: `p95 ${v.p95} ms (max ${v.max})`, target: 'p95 < 150 ms' },
+        {
+          value: `p50 ${v.p50} ms`,
+          detail: `p95 ${v.p95} ms (max ${v.max})`,
+          target: `p95 < ${OVERVIEW_P95_TARGET_MS} ms: ${v.p95 < OVERVIEW_P95_TARGET_MS ? 'met' : 'MISSED'}`,
+        },
       ]),
     ),
     'peak RSS': { value: `${results.peakRssMiB} MiB`, detail: '', target: 'bounded' },

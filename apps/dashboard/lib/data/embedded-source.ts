@@ -1,6 +1,7 @@
 import { OUTCOME_VALUE_SUCCESS } from '@mcp-resilience/middleware/semconv';
 import type { Statement } from 'better-sqlite3';
 import type { EmbeddedStore } from '../store/embedded-store';
+import { VARIANTS_SQL } from '../store/experiment-facts';
 import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
 import { asState, type InstanceBreakerState, RANK } from './breakers';
@@ -516,12 +517,9 @@ export class EmbeddedPrimitives implements Primitives {
           `SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`,
         ).all() as Array<{ v: string }>
       ).map((r) => r.v);
-    const variants = (
-      this.prepare(
-        `SELECT DISTINCT d.extra AS v FROM dims d WHERE d.extra <> '' AND EXISTS
-           (SELECT 1 FROM facts f WHERE f.dim = d.id AND f.metric = ? LIMIT 1) ORDER BY d.extra LIMIT 100`,
-      ).all(M.calls) as Array<{ v: string }>
-    ).map((r) => r.v);
+    const variants = (this.prepare(`${VARIANTS_SQL} ORDER BY v LIMIT 100`).all() as Array<{ v: string }>).map(
+      (r) => r.v,
+    );
     return {
       services: distinct('service'),
       servers: distinct('server'),

@@ -7,7 +7,12 @@ import type { MetricsRequest, TracesRequest } from '../otlp/model';
 import type { IngestResult } from '../otlp/receiver';
 import { StoreBusyError } from '../source-unavailable';
 import { type Db, isBusyError, openDatabase } from './database';
-import { ensureExperimentTables, pruneShadowExamples, storeShadowExamples } from './experiment-facts';
+import {
+  ensureExperimentTables,
+  pruneShadowExamples,
+  storeShadowExamples,
+  VARIANTS_SQL,
+} from './experiment-facts';
 import { ALL_METRIC_IDS } from './metric-ids';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
@@ -43,8 +48,7 @@ const KNOWN_VALUES: Record<LabelName, string> = {
   error_type: 'SELECT error_type AS v FROM dims UNION SELECT error_type FROM calls',
   state: 'SELECT state AS v FROM breakers UNION SELECT to_state FROM breaker_transitions',
   // the variant is stored in `dims.extra` (beside the transitions' `from>to` and the buckets' `lower~le`)
-  variant:
-    "SELECT extra AS v FROM dims WHERE extra NOT LIKE '%>%' AND extra NOT LIKE '%~%' AND (outcome <> '' OR error_class <> '')",
+  variant: VARIANTS_SQL,
 };
 
 export interface BreakerKey {

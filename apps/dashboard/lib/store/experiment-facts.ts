@@ -15,6 +15,14 @@ import type { Db } from './database';
  *   Calls page.
  */
 
+/**
+ * The variants in the store: the `extra` of the label sets that are neither transitions (`from>to`) nor histogram
+ * buckets (`lower~le`), of the metrics with an outcome or a class. From `dims` alone (retention deletes a label
+ * set with its last fact): asking `facts` per label set scans the facts table once per bucket label set.
+ */
+export const VARIANTS_SQL =
+  "SELECT DISTINCT extra AS v FROM dims WHERE extra <> '' AND extra NOT LIKE '%>%' AND extra NOT LIKE '%~%' AND (outcome <> '' OR error_class <> '')";
+
 /** Reads a disagreement dimension's `outcome` (the shadow's `class/type`, `ingest/map-metrics.ts`) back. */
 export function parseShadowOutcome(outcome: string): { shadowClass: string; shadowType: string } {
   const i = outcome.indexOf('/');
