@@ -401,25 +401,11 @@ export class EmbeddedPrimitives implements Primitives {
   }
 
   async transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]> {
-    const parts = ['ts >= ?', 'ts < ?'];
-    const args: Array<string | number> = [q.from, q.to];
-    if (q.filters.service !== undefined) {
-      parts.push('service = ?');
-      args.push(q.filters.service);
-    }
-    if (q.filters.server !== undefined) {
-      parts.push('server = ?');
-      args.push(q.filters.server);
-    }
-    if (q.filters.tool !== undefined) {
-      // A per-server breaker guards every tool of its server (as in `breakers`).
-      parts.push("(tool = ? OR tool = '')");
-      args.push(q.filters.tool);
-    }
+    const { parts, args } = breakerFilters(q.filters);
     const rows = this.prepare(
       `SELECT ts, service, instance, server, tool, from_state, to_state, reason FROM breaker_transitions
-       WHERE ${parts.join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ?`,
-    ).all(...args, limit) as Array<{
+       WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ?`,
+    ).all(q.from, q.to, ...args, limit) as Array<{
       ts: number;
       service: string;
       instance: string;

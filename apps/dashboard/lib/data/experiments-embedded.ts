@@ -15,9 +15,9 @@ type Row = { extra: string; outcome: string; error_class: string; error_type: st
 /** Examples returned at most. */
 const MAX_EXAMPLES = 500;
 
-/** Sums of one metric over [from, to) by the dimension's extra, outcome, class and type (the page's filters). */
-function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
-  const parts: string[] = [];
+/** ` AND col = ?` for each of the page's filters (service, server, tool), the columns prefixed with `prefix`. */
+function filterSql(q: TimeQuery, prefix: string): { sql: string; args: string[] } {
+  let sql = '';
   const args: string[] = [];
   for (const [col, value] of [
     ['service', q.filters.service],
@@ -25,14 +25,20 @@ function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
     ['tool', q.filters.tool],
   ] as const) {
     if (value === undefined) continue;
-    parts.push(` AND d.${col} = ?`);
+    sql += ` AND ${prefix}${col} = ?`;
     args.push(value);
   }
+  return { sql, args };
+}
+
+/** Sums of one metric over [from, to) by the dimension's extra, outcome, class and type (the page's filters). */
+function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
+  const { sql, args } = filterSql(q, 'd.');
   const stmt = store.db.prepare(
     `SELECT d.extra AS extra, d.outcome AS outcome, d.error_class AS error_class, d.error_type AS error_type,
        SUM(f.value) AS v, SUM(f.count) AS c
      FROM facts f JOIN dims d ON d.id = f.dim
-     WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${parts.join('')}
+     WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${sql}
      GROUP BY d.extra, d.outcome, d.error_class, d.error_type`,
   );
   const rows: Row[] = [];
@@ -77,21 +83,11 @@ export function embeddedExperimentData(store: EmbeddedStore, q: TimeQuery): Expe
     disagreements.set(k, { ...d, count: (disagreements.get(k)?.count ?? 0) + r.v });
   }
 
-  const exampleArgs: Array<string | number> = [q.from, q.to];
-  let exampleWhere = 'ts >= ? AND ts < ?';
-  for (const [col, value] of [
-    ['service', q.filters.service],
-    ['server', q.filters.server],
-    ['tool', q.filters.tool],
-  ] as const) {
-    if (value === undefined) continue;
-    exampleWhere += ` AND ${col} = ?`;
-    exampleArgs.push(value);
-  }
+  const where = filterSql(q, '');
   const examples = (
     store.db
-      .prepare(`SELECT * FROM shadow_examples WHERE ${exampleWhere} ORDER BY ts DESC LIMIT ?`)
-      .all(...exampleArgs, MAX_EXAMPLES) as Array<Record<string, string | number>>
+      .prepare(`SELECT * FROM shadow_examples WHERE ts >= ? AND ts < ?${where.sql} ORDER BY ts DESC LIMIT ?`)
+      .all(q.from, q.to, ...where.args, MAX_EXAMPLES) as Array<Record<string, string | number>>
   ).map(
     (e): ShadowExample => ({
       at: e.ts as number,
