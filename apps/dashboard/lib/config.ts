@@ -58,6 +58,14 @@ export interface Limits {
   readonly maxLabelValues: number;
   /** `OTLP_MAX_CUMULATIVE_SERIES`: cumulative series tracked; points of new series beyond are refused. */
   readonly maxCumulativeSeries: number;
+  /** `OTLP_MAX_CUMULATIVE_SERIES_BYTES`: bytes of their stored state; points of new series beyond are refused. */
+  readonly maxCumulativeSeriesBytes: number;
+  /** `OTLP_MAX_ITEMS_PER_REQUEST`: data points, and spans, one export may decode to (413 beyond). */
+  readonly maxItemsPerRequest: number;
+  /** `OTLP_MAX_ATTRIBUTES_PER_REQUEST`: key-values (attributes, kvlist members) one export may decode to (413 beyond). */
+  readonly maxAttributesPerRequest: number;
+  /** `OTLP_MAX_STRING_BYTES`: the longest string (name, key, value) an export may carry (413 beyond). */
+  readonly maxStringBytes: number;
   /** `MAX_ALERT_INSTANCES`: alert instances kept (resolved ones pruned first; 413 for Alertmanager beyond). */
   readonly maxAlertInstances: number;
   /** `MAX_ALERT_HISTORY`: alert history rows kept (oldest pruned). */
@@ -93,6 +101,10 @@ export const LIMIT_DEFAULTS: Limits = Object.freeze({
   maxAttributeLength: 1024,
   maxLabelValues: 1000,
   maxCumulativeSeries: 100_000,
+  maxCumulativeSeriesBytes: 64 * 1024 * 1024,
+  maxItemsPerRequest: 50_000,
+  maxAttributesPerRequest: 500_000,
+  maxStringBytes: 256 * 1024,
   maxAlertInstances: 1000,
   maxAlertHistory: 10_000,
   resolvedAlertKeepMs: 86_400_000,
@@ -276,6 +288,22 @@ function loadLimits(env: Env, maxBodyBytes: number): Limits {
     maxAttributeLength: int(env, 'OTLP_MAX_ATTRIBUTE_LENGTH', d.maxAttributeLength, 16, 1024 * 1024),
     maxLabelValues: int(env, 'MAX_LABEL_VALUES', d.maxLabelValues, 1, 1_000_000),
     maxCumulativeSeries: int(env, 'OTLP_MAX_CUMULATIVE_SERIES', d.maxCumulativeSeries, 1, 100_000_000),
+    maxCumulativeSeriesBytes: int(
+      env,
+      'OTLP_MAX_CUMULATIVE_SERIES_BYTES',
+      d.maxCumulativeSeriesBytes,
+      64 * 1024,
+      64 * 1024 * 1024 * 1024,
+    ),
+    maxItemsPerRequest: int(env, 'OTLP_MAX_ITEMS_PER_REQUEST', d.maxItemsPerRequest, 1, 10_000_000),
+    maxAttributesPerRequest: int(
+      env,
+      'OTLP_MAX_ATTRIBUTES_PER_REQUEST',
+      d.maxAttributesPerRequest,
+      1,
+      100_000_000,
+    ),
+    maxStringBytes: int(env, 'OTLP_MAX_STRING_BYTES', d.maxStringBytes, 1024, 1024 * 1024 * 1024),
     maxAlertInstances: int(env, 'MAX_ALERT_INSTANCES', d.maxAlertInstances, 10, 1_000_000),
     maxAlertHistory: int(env, 'MAX_ALERT_HISTORY', d.maxAlertHistory, 100, 10_000_000),
     resolvedAlertKeepMs: int(env, 'ALERT_RESOLVED_KEEP_MS', d.resolvedAlertKeepMs, 0, 365 * 86_400_000),

@@ -63,6 +63,7 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     maxFutureSkewMs: config.limits.maxFutureSkewMs,
     maxLabelValues: config.limits.maxLabelValues,
     maxCumulativeSeries: config.limits.maxCumulativeSeries,
+    maxCumulativeSeriesBytes: config.limits.maxCumulativeSeriesBytes,
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
   store.subscribe({
@@ -90,7 +91,15 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
     bodyTimeoutMs: config.limits.bodyTimeoutMs,
     minBodyBytesPerSecond: config.limits.minBodyBytesPerSecond,
     bodyRateWindowMs: config.limits.bodyRateWindowMs,
-    decode: { maxAttributeLength: config.limits.maxAttributeLength },
+    decode: {
+      maxAttributeLength: config.limits.maxAttributeLength,
+      elements: {
+        points: config.limits.maxItemsPerRequest,
+        spans: config.limits.maxItemsPerRequest,
+        attributes: config.limits.maxAttributesPerRequest,
+        stringBytes: config.limits.maxStringBytes,
+      },
+    },
     token: config.ingestToken,
     checkToken: (given) => safeEqual(given, config.ingestToken),
     onError: (error) => log(`ingest failed: ${(error as Error)?.stack ?? String(error)}`),

@@ -18,11 +18,23 @@ export interface IngestContext {
   readonly seriesRoom: number;
   /** The cap itself, for the refusal's reason. */
   readonly maxSeries: number;
+  /** Bytes new cumulative series may still take (`OTLP_MAX_CUMULATIVE_SERIES_BYTES` minus those taken). */
+  readonly seriesBytesRoom: number;
+  readonly maxSeriesBytes: number;
   label(name: LabelName, value: string): string;
 }
 
-export const text = (v: unknown): string =>
-  typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+/**
+ * An attribute value as text, for every AnyValue shape and without calling anything of the value's own: a kvlist
+ * (an object without prototype, whose keys may be `toString` or `valueOf`) or an array becomes its JSON.
+ */
+export const text = (v: unknown): string => {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'object') return JSON.stringify(v) ?? '';
+  return '';
+};
 
 export function stableKey(attrs: Attrs): string {
   const keys = Object.keys(attrs).sort();

@@ -25,6 +25,8 @@ export function createIngestSink(store: EmbeddedStore): OtlpSink {
     seriesState: (key) => store.seriesState(key),
     seriesRoom: Math.max(0, store.maxSeries - store.trackedSeries),
     maxSeries: store.maxSeries,
+    seriesBytesRoom: Math.max(0, store.maxSeriesBytes - store.trackedSeriesBytes),
+    maxSeriesBytes: store.maxSeriesBytes,
     label: (name, value) => store.labels.admit(name, value),
   });
   return {

@@ -25,7 +25,9 @@ import type {
   MetricBatch,
   SeriesUpdate,
 } from './records';
-import { Rejections } from './rejections';
+import { Rejections, shown } from './rejections';
+import { seriesKeys } from './series-key';
+import { SeriesRoom } from './series-room';
 import { timeRefusal } from './time-bounds';
 
 /** A shadow disagreement's `outcome` column: the shadow's `class/type` (that counter has no outcome of its own). */
@@ -123,7 +125,7 @@ function valueRefusal(
  * observations; other metrics are ignored. Refused, with the reason (OTLP partial success): points outside the
  * time bounds, non-monotonic sums for counters, negative or huge (beyond 2^53) counter values or histogram
  * counts/sums/buckets, negative levels, a start time after the point's time, and points of new cumulative series
- * beyond `ctx.seriesRoom`.
+ * beyond `ctx.seriesRoom` or `ctx.seriesBytesRoom`.
  * A refused point never touches its series' state.
  */
 export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricBatch {
@@ -132,12 +134,12 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
   const facts: FactDelta[] = [];
   const breakers: BreakerObservation[] = [];
   const updated = new Map<string, SeriesState>();
-  let seriesRoom = ctx.seriesRoom;
+  const room = new SeriesRoom(ctx);
   for (const rm of request.resources) {
     const { service, instance } = resourceIdentity(rm.resource, ctx);
     if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0)))
       instances.push({ service, instance });
-    const resourceKey = stableKey(rm.resource);
+    const keyOf = seriesKeys(stableKey(rm.resource));
     for (const sm of rm.scopes) {
       for (const metric of sm.metrics) {
         const isBreakerGauge =
@@ -197,18 +199,15 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
               rejections.add(1, `${metric.name}: startTimeUnixNano after timeUnixNano`);
               continue;
             }
-            const key = `${metric.name}\u0000${resourceKey}\u0000${sm.scope}\u0000${stableKey(p.attributes)}`;
+            const key = keyOf(metric.name, sm.scope, p.attributes);
             let prev = updated.get(key) ?? ctx.seriesState(key);
             if (!prev) {
-              // A new series: its state is kept (retention + 1 h), so their number is capped.
-              if (seriesRoom <= 0) {
-                rejections.add(
-                  1,
-                  `${metric.name}: too many cumulative series (OTLP_MAX_CUMULATIVE_SERIES = ${ctx.maxSeries}), new series refused`,
-                );
+              // A new series: its state is kept (retention + 1 h), so their number and bytes are capped.
+              const full = room.take(shown(metric.name), key, buckets);
+              if (full) {
+                rejections.add(1, full);
                 continue;
               }
-              seriesRoom--;
             }
             // A state from a time beyond the bounds (stored before they existed) would stop the series for good.
             if (prev && prev.time > ctx.bounds.now + ctx.bounds.maxFutureSkewMs) prev = undefined;

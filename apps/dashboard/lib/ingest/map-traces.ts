@@ -39,7 +39,7 @@ import type {
   ShadowExampleRecord,
   TraceBatch,
 } from './records';
-import { Rejections } from './rejections';
+import { Rejections, shown } from './rejections';
 import { timeRefusal } from './time-bounds';
 
 /** A finite, non-negative number (a count, a duration); anything else is 0. */
@@ -151,7 +151,7 @@ export function mapTraces(request: TracesRequest, ctx: IngestContext): TraceBatc
           ? 'start, end or event time missing'
           : times.map((t) => timeRefusal(t, ctx.bounds)).find((r) => r !== undefined);
         if (late) {
-          rejections.add(1, `span ${span.name || span.spanId}: ${late}`);
+          rejections.add(1, `span ${shown(span.name) || span.spanId}: ${late}`);
           continue;
         }
         for (const e of span.events) {

@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import { SourceUnavailableError, StoreBusyError } from '../source-unavailable';
 import { type DecodeLimits, decodeMetrics, decodeTraces, type Encoding } from './decode';
+import { OtlpLimitError } from './element-budget';
 import { type MetricsRequest, OtlpDecodeError, type Signal, type TracesRequest } from './model';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from './schema';
 
@@ -63,7 +64,7 @@ export interface OtlpReceiverOptions {
   readonly minBodyBytesPerSecond?: number;
   /** The window of `minBodyBytesPerSecond` (default 5 s). */
   readonly bodyRateWindowMs?: number;
-  /** Decode limits (attribute value length). */
+  /** Decode limits (attribute value length, decoded elements per request). */
   readonly decode?: DecodeLimits;
   /** When set, `Authorization: Bearer <token>` is required (401 otherwise). */
   readonly token?: string | undefined;
@@ -377,8 +378,13 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       return reply(200, successBody(encoding, signal, rejected, rejected > 0 ? reasons.join('; ') : ''));
     } catch (error) {
       if (error instanceof OtlpDecodeError) return fail(400, INVALID_ARGUMENT, error.message);
+      if (error instanceof OtlpLimitError) return fail(413, INVALID_ARGUMENT, error.message);
       if (error instanceof SourceUnavailableError) {
-        return fail(503, UNAVAILABLE, `${error.message}, retry later`, { 'retry-after': retryAfter });
+        // A storage fault names its own wait (a full disk is not freed in a second).
+        const wait = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+        return fail(503, UNAVAILABLE, `${error.message}, retry later`, {
+          'retry-after': typeof wait === 'number' ? String(wait) : retryAfter,
+        });
       }
       options.onError?.(error);
       return fail(500, INTERNAL, 'internal error');

@@ -18,6 +18,8 @@ const has = (o: Obj, key: string): boolean =>
 export { has };
 
 const INT64_MIN = -(2n ** 63n);
+/** The longest integer text read: `-9223372036854775808` is 20 characters; leading zeros and blanks aside. */
+const MAX_INT_CHARS = 32;
 const UINT64_MAX = 2n ** 64n - 1n;
 
 /** Within what a 64-bit field can hold (int64 or fixed64/uint64: -2^63 .. 2^64-1). */
@@ -35,6 +37,9 @@ export function int64(value: unknown, what: string): number {
   if (typeof value === 'number') {
     if (Number.isInteger(value)) return inRange(BigInt(value), what);
   } else if (typeof value === 'string') {
+    // Checked for length first: BigInt of 19 million digits takes seconds (2^64 has 20 digits).
+    if (value.length > MAX_INT_CHARS)
+      throw new OtlpDecodeError(`${what}: integer text longer than ${MAX_INT_CHARS} characters`);
     if (/^-?\d+$/.test(value.trim())) return inRange(BigInt(value.trim()), what);
   } else if (typeof value === 'bigint') {
     return inRange(value, what);
@@ -168,9 +173,12 @@ function anyValue(value: unknown, depth: number, limits: AttributeLimits): AttrV
   return null;
 }
 
-/** A `repeated KeyValue` as a plain object: at most `maxCount` keys, values cut to `maxLength`. */
+/**
+ * A `repeated KeyValue` as an object without prototype (a key `__proto__`, `toString` or `valueOf` is a key like
+ * any other): at most `maxCount` keys, values cut to `maxLength`.
+ */
 export function attributes(value: unknown, limits: AttributeLimits = ATTRIBUTE_DEFAULTS, depth = 0): Attrs {
-  const result: Attrs = {};
+  const result: Attrs = Object.create(null) as Attrs;
   if (value === undefined || value === null) return result;
   if (!Array.isArray(value)) throw new OtlpDecodeError('attributes: expected an array');
   let n = 0;

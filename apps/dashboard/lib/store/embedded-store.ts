@@ -3,6 +3,7 @@ import type { SeriesState } from '../ingest/delta';
 import { createIngestSink } from '../ingest/ingest-sink';
 import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
 import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
+import { SERIES_BYTES_SQL, seriesRowBytes } from '../ingest/series-room';
 import type { MetricsRequest, TracesRequest } from '../otlp/model';
 import type { IngestResult } from '../otlp/receiver';
 import { StoreBusyError } from '../source-unavailable';
@@ -14,6 +15,8 @@ import {
   VARIANTS_SQL,
 } from './experiment-facts';
 import { ALL_METRIC_IDS } from './metric-ids';
+import { rehashSeriesKeys } from './rehash-series-keys';
+import { asStorageFault } from './storage-fault';
 import { alignDown, makeTiers, type Tier } from './tiers';
 
 export interface EmbeddedStoreOptions {
@@ -33,6 +36,8 @@ export interface EmbeddedStoreOptions {
   readonly maxLabelValues?: number;
   /** Cumulative series tracked (rows of `cumulative_state`); points of new series beyond are refused (default 100k). */
   readonly maxCumulativeSeries?: number;
+  /** Bytes of those rows (`seriesRowBytes`); points of new series beyond are refused (default 64 MiB). */
+  readonly maxCumulativeSeriesBytes?: number;
 }
 
 /** Where each capped label's stored values are (read by the limiter once per label, after each reset). */
@@ -65,6 +70,7 @@ export interface StoreEvents {
 
 const MAX_STATE_CACHE = 200_000;
 export const DEFAULT_MAX_CUMULATIVE_SERIES = 100_000;
+export const DEFAULT_MAX_CUMULATIVE_SERIES_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_TRANSITIONS = 100_000;
 const MAX_DIM_CACHE = 100_000;
 const SEEN_REFRESH_MS = 3_600_000;
@@ -92,6 +98,10 @@ export class EmbeddedStore {
   readonly maxSeries: number;
   /** Cumulative series tracked now (rows of `cumulative_state`, counted at start and after retention). */
   trackedSeries = 0;
+  /** The cap on their bytes (`OTLP_MAX_CUMULATIVE_SERIES_BYTES`). */
+  readonly maxSeriesBytes: number;
+  /** Their bytes now (`seriesRowBytes`, counted at start and after retention, added to by new series). */
+  trackedSeriesBytes = 0;
   private readonly listeners: StoreEvents[] = [];
   private readonly dims = new Map<string, number>();
   private readonly states = new Map<string, CachedState>();
@@ -106,7 +116,9 @@ export class EmbeddedStore {
     this.tiers = makeTiers(options.retentionMs);
     this.maxFutureSkewMs = options.maxFutureSkewMs ?? 5 * 60_000;
     this.maxSeries = options.maxCumulativeSeries ?? DEFAULT_MAX_CUMULATIVE_SERIES;
+    this.maxSeriesBytes = options.maxCumulativeSeriesBytes ?? DEFAULT_MAX_CUMULATIVE_SERIES_BYTES;
     const db = this.db;
+    rehashSeriesKeys(db);
     const known = new Map<LabelName, Statement<[], string>>();
     ensureExperimentTables(db);
     this.labels = new LabelLimiter(options.maxLabelValues ?? 1000, (label) => {
@@ -181,8 +193,13 @@ export class EmbeddedStore {
   }
 
   private countSeries(): void {
-    this.trackedSeries =
-      this.db.prepare<[], number>('SELECT COUNT(*) FROM cumulative_state').pluck().get() ?? 0;
+    const row = this.db
+      .prepare<[], { n: number; bytes: number }>(
+        `SELECT COUNT(*) AS n, ${SERIES_BYTES_SQL} AS bytes FROM cumulative_state`,
+      )
+      .get();
+    this.trackedSeries = row?.n ?? 0;
+    this.trackedSeriesBytes = row?.bytes ?? 0;
   }
 
   subscribe(listener: StoreEvents): () => void {
@@ -210,7 +227,7 @@ export class EmbeddedStore {
       this.dims.clear();
       this.labels.reset();
       if (isBusyError(error)) throw new StoreBusyError('store busy', error);
-      throw error;
+      throw asStorageFault(error) ?? error;
     }
   }
 
@@ -265,13 +282,17 @@ export class EmbeddedStore {
     const changed = new Map<string, BreakerKey>();
     const persist: Array<[string, CachedState]> = [];
     let added = 0;
+    let addedBytes = 0;
     this.run(() => {
       for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const { key, state } of batch.series) {
         // An unchanged state is written again at most once an hour (its `seen` keeps it from retention).
         const prev = this.states.get(key) ?? (this.seriesState(key) as CachedState | undefined);
-        if (!prev) added++;
+        if (!prev) {
+          added++;
+          addedBytes += seriesRowBytes(key, state.buckets);
+        }
         const unchanged =
           prev && prev.start === state.start && prev.value === state.value && prev.sum === state.sum;
         const fresh = unchanged && now - prev.seen < SEEN_REFRESH_MS;
@@ -311,6 +332,7 @@ export class EmbeddedStore {
     // Only after the commit: a rolled-back write must not leave its states in the cache.
     for (const [key, state] of persist) this.remember(key, state);
     this.trackedSeries += added;
+    this.trackedSeriesBytes += addedBytes;
     this.emit(changed, 'metrics', batch.points);
   }
 
