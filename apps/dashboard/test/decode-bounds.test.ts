@@ -31,14 +31,19 @@ async function server(env: Record<string, string> = {}) {
   return s;
 }
 
+interface Answer {
+  readonly message?: string;
+  readonly partialSuccess?: { rejectedDataPoints: string; errorMessage: string };
+}
+
 async function send(s: TestServer, a: AttackBody) {
   const r = await fetch(`${s.url}/v1/${a.signal}`, {
     method: 'POST',
     headers: { 'content-type': a.contentType, 'content-encoding': 'gzip' },
-    body: a.body,
+    body: new Uint8Array(a.body),
   });
   const text = await r.text();
-  return { status: r.status, text, json: () => JSON.parse(text) as Record<string, never> };
+  return { status: r.status, text, json: () => JSON.parse(text) as Answer };
 }
 
 const DAY = 86_400_000;
@@ -200,7 +205,7 @@ describe('reasons and numbers cut before they cost', () => {
     );
     const r = await send(s, longNameUntimedPoints(200_000, 20_000));
     expect(r.status).toBe(200);
-    const partial = r.json().partialSuccess as { rejectedDataPoints: string; errorMessage: string };
+    const partial = r.json().partialSuccess!;
     expect(partial.rejectedDataPoints).toBe('20000');
     expect(partial.errorMessage).toBe(`${'n'.repeat(64)}…: data point without timeUnixNano`);
   });
@@ -251,7 +256,7 @@ describe('attribute values of every shape', () => {
     const attrs = decodeMetrics(body, 'json').resources[0]!.resource;
     expect(Object.getPrototypeOf(attrs)).toBeNull();
     expect(Object.keys(attrs)).toEqual(['__proto__', 'toString']);
-    expect(attrs.__proto__).toBe('p');
+    expect(Object.getOwnPropertyDescriptor(attrs, '__proto__')?.value).toBe('p');
     expect(JSON.stringify(attrs.toString)).toBe('{"valueOf":1}');
   });
 });
@@ -274,7 +279,7 @@ describe('cumulative series bounded in bytes', () => {
   it('refuses new series beyond OTLP_MAX_CUMULATIVE_SERIES_BYTES, keeping the tracked ones', async () => {
     const s = await server({ OTLP_MAX_CUMULATIVE_SERIES_BYTES: String(64 * 1024) });
     const r = await send(s, wideResourceSeries(1, 16, 1000, Date.now()));
-    const partial = r.json().partialSuccess as { rejectedDataPoints: string; errorMessage: string };
+    const partial = r.json().partialSuccess!;
     // 93 bytes a row (45 key + 48): 704 rows fit in 64 KiB
     expect(partial.rejectedDataPoints).toBe(String(1000 - Math.floor((64 * 1024) / 93)));
     expect(partial.errorMessage).toMatch(

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ConfigError } from '../config';
 import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
@@ -18,9 +19,54 @@ export interface OpenedDatabase {
  * rather than blocking the event loop), then applies the migrations it lacks.
  */
 export function openDatabase(dataDir: string, now = Date.now()): OpenedDatabase {
-  const file = dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'dashboard.db');
-  if (file !== ':memory:') fs.mkdirSync(dataDir, { recursive: true });
+  if (dataDir === ':memory:') return openAt(':memory:', now);
+  try {
+    if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {
+      throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    }
+    fs.mkdirSync(dataDir, { recursive: true });
+    return openAt(path.join(dataDir, 'dashboard.db'), now);
+  } catch (error) {
+    const why = dataDirProblem(error);
+    if (why === undefined) throw error;
+    throw new ConfigError('DATA_DIR', `cannot keep the store in '${path.resolve(dataDir)}': ${why}`);
+  }
+}
+
+/** Why a data directory cannot be used, from the error's code (undefined: not a problem of the directory). */
+function dataDirProblem(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  const known: Record<string, string> = {
+    ENOTDIR: 'not a directory',
+    EEXIST: 'not a directory',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on the device',
+    SQLITE_CANTOPEN: 'dashboard.db cannot be opened',
+    SQLITE_NOTADB: 'dashboard.db is not an SQLite database',
+    SQLITE_CORRUPT: 'dashboard.db is corrupt',
+    SQLITE_FULL: 'the disk is full',
+  };
+  const why = known[code] ?? (code.startsWith('SQLITE_READONLY') ? 'dashboard.db is read-only' : undefined);
+  if (why !== undefined) return `${why} (${code})`;
+  // another system or SQLite error: its code says enough
+  return /^(E[A-Z]+|SQLITE_[A-Z_]+)$/.test(code) ? code : undefined;
+}
+
+function openAt(file: string, now: number): OpenedDatabase {
   const db = new Database(file);
+  try {
+    return prepare(db, file, now);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Pragmas, migrations and the creation time of a newly opened database. */
+function prepare(db: Db, file: string, now: number): OpenedDatabase {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 200');
