@@ -2,6 +2,7 @@ import { createResilience, isResilienceError, type Resilience } from '@mcp-resil
 import { type AddressPolicy, createAddressPolicy } from './address-policy';
 import type { AlertHistoryEntry, NotificationTarget } from './alert-store';
 import { maskUrl } from './alert-store';
+import { slackEscape, slackLink } from './slack-text';
 import {
   defaultResolve,
   postWebhook,
@@ -35,17 +36,23 @@ class WebhookHttpError extends Error {
   }
 }
 
-/** The generic JSON body (Alertmanager-like), or Slack's `{ text }`. */
+/**
+ * The generic JSON body (Alertmanager-like; JSON-encoded, nothing to escape), or Slack's `{ text }` with every
+ * piece of outside text escaped for Slack's markup (`slackEscape`).
+ */
 export function notificationBody(kind: NotificationTarget['kind'], n: Notification): unknown {
   const e = n.entry;
   if (kind === 'slack') {
     const icon = n.status === 'firing' ? ':red_circle:' : ':large_green_circle:';
+    // Names, labels and summaries come from telemetry or Alertmanager: escaped, so `<!channel>` stays text.
     const labels = Object.entries(e.labels)
       .filter(([k]) => k !== 'alertname')
-      .map(([k, v]) => `${k}=${v}`)
+      .map(([k, v]) => `${slackEscape(k)}=${slackEscape(String(v))}`)
       .join(', ');
-    const link = n.dashboardUrl ? ` <${n.dashboardUrl}/alerts|open dashboard>` : '';
-    return { text: `${icon} *[${n.status.toUpperCase()}] ${e.name}* (${labels}) ${e.summary}${link}` };
+    const link = n.dashboardUrl ? ` ${slackLink(`${n.dashboardUrl}/alerts`, 'open dashboard')}` : '';
+    return {
+      text: `${icon} *[${n.status.toUpperCase()}] ${slackEscape(e.name)}* (${labels}) ${slackEscape(e.summary)}${link}`,
+    };
   }
   return {
     version: '1',

@@ -44,12 +44,60 @@ export class RuleValidationError extends Error {
 
 const DAY = 86_400_000;
 
+/** The fields an edit may set. */
+const EDITABLE = new Set([
+  'threshold',
+  'shortWindowMs',
+  'longWindowMs',
+  'minRetries',
+  'forMs',
+  'keepFiringForMs',
+  'enabled',
+  'severity',
+  'name',
+]);
+
+/**
+ * The body of `PUT /api/alerts/rules/:id`, checked strictly: a JSON object (not an array) of editable fields
+ * whose values are scalars; `id` and `kind` may be sent back unchanged (a GET's answer is a valid PUT). Anything
+ * else is a `RuleValidationError` naming the field.
+ */
+export function ruleEdit(base: AlertRule, body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new RuleValidationError('body', 'body must be a JSON object of rule fields');
+  const edit: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const field = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+    if (key === 'id' || key === 'kind') {
+      if (value !== base[key]) throw new RuleValidationError(field, `${field} cannot be changed`);
+      continue;
+    }
+    if (!EDITABLE.has(key)) {
+      throw new RuleValidationError(
+        field,
+        `unknown field '${field}' (editable: ${[...EDITABLE].join(', ')})`,
+      );
+    }
+    if (typeof value === 'object' && value !== null)
+      throw new RuleValidationError(
+        field,
+        `${field} must be a ${Array.isArray(value) ? 'single value, not an array' : 'number, string or boolean'}`,
+      );
+    edit[key] = value;
+  }
+  return edit;
+}
+
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
 /** Merges an edit into a rule, checking every field; errors name the field. */
 export function validateRule(base: AlertRule, edit: Record<string, unknown>): AlertRule {
   const out: Record<string, unknown> = { ...base };
   const numberField = (key: keyof RetryEfficiencyRule, min: number, max: number, integer = false) => {
     if (!(key in edit) || edit[key] === undefined) return;
-    const v = typeof edit[key] === 'string' && edit[key] !== '' ? Number(edit[key]) : edit[key];
+    const raw = edit[key];
+    // a form or a JSON string may carry the number as decimal text (not hex, not blank-padded)
+    const v = typeof raw === 'string' && NUMBER_TEXT.test(raw) ? Number(raw) : raw;
     if (
       typeof v !== 'number' ||
       !Number.isFinite(v) ||

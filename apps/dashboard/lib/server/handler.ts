@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadError, parseAlertmanagerPayload } from '../alerts/alertmanager';
-import { RuleValidationError, validateRule } from '../alerts/rule';
+import { RuleValidationError, ruleEdit, validateRule } from '../alerts/rule';
 import {
   ParamError,
   parseInstancesParams,
@@ -221,10 +221,7 @@ export function createRequestListener(rt: Runtime, next?: NextHandler, auth: Aut
         if (req.method === 'GET') return json(res, 200, rule);
         if (req.method !== 'PUT') return json(res, 405, { error: 'use GET or PUT' }, { allow: 'GET, PUT' });
         try {
-          const edit = await readJson(req);
-          if (typeof edit !== 'object' || edit === null)
-            throw new PayloadError('body', 'body must be a JSON object');
-          const updated = validateRule(rule, edit as Record<string, unknown>);
+          const updated = validateRule(rule, ruleEdit(rule, await readJson(req)));
           rt.alertStore.saveRule(updated);
           void rt.alerts.evaluate();
           return json(res, 200, updated);
