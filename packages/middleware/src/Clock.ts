@@ -17,22 +17,39 @@ export interface Clock {
  */
 export const TIMER_STOPPED: unknown = Object.freeze({ reason: 'timer stopped' });
 
-/** The real clock: `Date.now`, `setTimeout`, `Math.random`. */
+/**
+ * The longest delay one timer takes: 2^31 - 1 ms (~24.8 days). Node fires a longer `setTimeout` at once (with
+ * a `TimeoutOverflowWarning`), so a Retry-After of 30 days would retry immediately: longer waits are chained.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The real clock: `Date.now`, `setTimeout`, `Math.random`. A sleep beyond `MAX_TIMER_MS` is waited in chunks of
+ * at most that (an infinite one until its signal aborts).
+ */
 export const realClock: Clock = {
   now: () => Date.now(),
   random: () => Math.random(),
   sleep(ms, signal, options) {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
+      let left = ms;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal?.reason);
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      if (options?.unref) timer.unref?.();
+      const arm = () => {
+        const step = Math.min(left, MAX_TIMER_MS);
+        left -= step;
+        timer = setTimeout(() => {
+          if (left > 0) return arm();
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, step);
+        if (options?.unref) timer.unref?.();
+      };
+      arm();
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   },

@@ -29,35 +29,71 @@ export const hasMethods =
       ? undefined
       : `an object with ${names.map((n) => `${n}()`).join(', ')}`;
 
-/** A value as an error message shows it. */
+/** Characters of a value an error message shows. */
+const SHOWN = 80;
+
+/**
+ * A value as an error message shows it, whatever it is: never throws, never calls anything of the value's own
+ * (a cycle, a bigint, a symbol, a throwing getter, `toJSON` or `toString`, a Proxy all print).
+ */
 export function show(v: unknown): string {
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'function') return 'a function';
-  if (v instanceof RegExp) return String(v);
   try {
-    return JSON.stringify(v) ?? String(v);
+    const text = describe(v);
+    return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
   } catch {
-    return String(v);
+    return `a value that cannot be printed (${typeof v})`;
+  }
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'bigint') return `${v}n (a bigint)`;
+  if (typeof v === 'symbol') return v.toString();
+  if (typeof v === 'function') return 'a function';
+  if (typeof v !== 'object' || v === null) return String(v);
+  if (Object.prototype.toString.call(v) === '[object RegExp]') return RegExp.prototype.toString.call(v);
+  try {
+    const json = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+    if (json !== undefined) return json;
+  } catch {
+    // a cycle, a throwing getter or toJSON: said without reading it
+  }
+  return Array.isArray(v) ? 'an array that cannot be printed' : 'an object that cannot be printed';
+}
+
+/** What `check` says of `value`; a check that throws reading the value (a throwing getter) says so. */
+function allowedOrReason(check: Check, value: unknown): string | undefined {
+  try {
+    return check(value);
+  } catch {
+    return 'a value that can be read (reading it threw)';
   }
 }
 
 /**
  * Checks every option given against its `checks` entry; throws a `TypeError` that names the function, the bad
- * option, its value and what is allowed (or the options it knows, for an unknown one).
+ * option, its value and what is allowed (or the options it knows, for an unknown one). An option whose getter
+ * throws is named too.
  */
 export function checkOptions(owner: string, options: unknown, checks: Readonly<Record<string, Check>>): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`${owner}: options must be an object, got ${show(options)}`);
   }
-  for (const [key, value] of Object.entries(options)) {
+  for (const key of Object.keys(options)) {
+    let value: unknown;
+    try {
+      value = (options as Record<string, unknown>)[key];
+    } catch {
+      throw new TypeError(`${owner}: option '${key}' cannot be read (its getter threw)`);
+    }
     if (value === undefined) continue;
     const check = checks[key];
     if (!check) {
       throw new TypeError(
-        `${owner}: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`,
+        `${owner}: unknown option '${key.length > SHOWN ? `${key.slice(0, SHOWN)}…` : key}'; known options: ${Object.keys(checks).join(', ')}`,
       );
     }
-    const allowed = check(value);
+    const allowed = allowedOrReason(check, value);
     if (allowed) throw new TypeError(`${owner}: option '${key}' must be ${allowed}, got ${show(value)}`);
   }
 }

@@ -1,5 +1,5 @@
 export type { Clock } from './Clock.js';
-export { realClock } from './Clock.js';
+export { MAX_TIMER_MS, realClock } from './Clock.js';
 export type { AttemptContext, CallOptions, Recovery } from './call/CallOptions.js';
 export type { Classification, ErrorClass, ErrorType, Execution } from './classify/Classification.js';
 export { ERROR_CLASSES, ERROR_TYPES, EXECUTION_STATES } from './classify/Classification.js';

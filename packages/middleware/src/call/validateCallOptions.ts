@@ -1,14 +1,24 @@
+import { show } from '../checkOptions.js';
 import type { CallOptions } from './CallOptions.js';
+
+/** An object whose values are all strings (false when reading it throws). */
+function isStringRecord(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return Object.values(value).every((v) => typeof v === 'string');
+  } catch {
+    return false;
+  }
+}
 
 /** Throws a `TypeError` that names the bad call option, its value and what is allowed. */
 export function validateCallOptions(fn: unknown, call: CallOptions): void {
   if (typeof fn !== 'function') throw new TypeError(`execute: fn must be a function, got ${typeof fn}`);
   if (typeof call !== 'object' || call === null)
     throw new TypeError(`execute: options must be an object, got ${call}`);
+  // `show` prints any value (a bigint, a cycle, a throwing getter) without throwing
   const bad = (name: string, allowed: string, value: unknown) =>
-    new TypeError(
-      `execute: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? String(value)}`,
-    );
+    new TypeError(`execute: option '${name}' must be ${allowed}, got ${show(value)}`);
   const { endpoint, operation, idempotent, signal, timeoutMs, maxAttempts, attributes, recover, rules } =
     call;
   if (endpoint !== undefined && (typeof endpoint !== 'string' || endpoint === '')) {
@@ -29,10 +39,7 @@ export function validateCallOptions(fn: unknown, call: CallOptions): void {
     ['attributes', attributes],
     ['endpointAttributes', call.endpointAttributes],
   ] as const) {
-    if (
-      value !== undefined &&
-      (typeof value !== 'object' || value === null || Object.values(value).some((v) => typeof v !== 'string'))
-    ) {
+    if (value !== undefined && !isStringRecord(value)) {
       throw bad(name, 'an object of strings', value);
     }
   }
