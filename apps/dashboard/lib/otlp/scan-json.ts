@@ -38,19 +38,40 @@ const KEYS = new Map<string, number>([
   ['arrayValue', KEY_ARRAY],
 ]);
 
+/** The known keys by byte length, to compare raw bytes without making a string of every key. */
+const BY_LENGTH: Array<Array<readonly [Uint8Array, number]>> = [];
+for (const [key, code] of KEYS) {
+  const same = BY_LENGTH[key.length] ?? [];
+  same.push([Buffer.from(key, 'latin1'), code]);
+  BY_LENGTH[key.length] = same;
+}
+
 /** The code of a key (its raw bytes between the quotes); escaped keys are decoded when short enough. */
 function keyCode(buf: Uint8Array, start: number, end: number): number {
   const len = end - start;
-  if (len > 128) return NONE;
-  let text = Buffer.from(buf.buffer, buf.byteOffset + start, len).toString('latin1');
-  if (text.includes('\\')) {
-    try {
-      text = JSON.parse(`"${text}"`) as string;
-    } catch {
-      return NONE;
+  const candidates = BY_LENGTH[len];
+  if (candidates) {
+    for (const [bytes, code] of candidates) {
+      let i = 0;
+      while (i < len && buf[start + i] === bytes[i]) i++;
+      if (i === len) return code;
     }
   }
-  return KEYS.get(text) ?? NONE;
+  if (len > 128) return NONE;
+  for (let i = start; i < end; i++) if (buf[i] === 0x5c) return escapedKeyCode(buf, start, end);
+  return NONE;
+}
+
+/** A key written with escapes (`data\u0050oints`): decoded, then looked up. */
+function escapedKeyCode(buf: Uint8Array, start: number, end: number): number {
+  try {
+    const text = JSON.parse(
+      `"${Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('latin1')}"`,
+    );
+    return KEYS.get(text as string) ?? NONE;
+  } catch {
+    return NONE;
+  }
 }
 
 /** The closing quote of the string opening at `open`, or -1. */
@@ -65,13 +86,12 @@ function stringEnd(buf: Uint8Array, open: number): number {
   }
 }
 
-const isTokenByte = (b: number) =>
-  (b >= 0x30 && b <= 0x39) ||
-  (b >= 0x61 && b <= 0x7a) ||
-  (b >= 0x41 && b <= 0x5a) ||
-  b === 0x2b ||
-  b === 0x2d ||
-  b === 0x2e;
+/** Bytes of a number or literal token: digits, letters, `+`, `-`, `.`. */
+const TOKEN = new Uint8Array(256);
+for (let b = 0; b < 256; b++) {
+  const c = String.fromCharCode(b);
+  if (/[0-9A-Za-z+\-.]/.test(c)) TOKEN[b] = 1;
+}
 
 class JsonScanner {
   private depth = 0;
@@ -161,7 +181,7 @@ class JsonScanner {
         i = end + 1;
       } else {
         let j = i;
-        while (j < n && isTokenByte(buf[j]!)) j++;
+        while (j < n && TOKEN[buf[j]!] === 1) j++;
         if (j === i) return;
         if (j - i > this.budget.numberChars) {
           if (c === 0x2d || (c >= 0x30 && c <= 0x39))
