@@ -1,4 +1,5 @@
-import type { BreakerStateName, BreakerSummary } from './types';
+import type { BreakerKeysPage } from './primitives';
+import type { BreakerCounts, BreakerPageQuery, BreakerStateName, BreakerSummary } from './types';
 
 /*
  * How the per-instance states of a breaker add up to what the pages show, shared by every MetricsSource so
@@ -78,4 +79,46 @@ export function compareTiles(
     b.calls - a.calls ||
     a.server.localeCompare(b.server)
   );
+}
+
+/** Whether a breaker matches the Breakers page's text filter (case-insensitive, `server` or `server/tool`). */
+export function matchesBreaker(match: string | undefined, server: string, tool: string): boolean {
+  if (match === undefined || match === '') return true;
+  return `${server}/${tool}`.toLowerCase().includes(match.toLowerCase());
+}
+
+/** The order of the Breakers page across pages: reported before stale, worst state first, then by name. */
+export function comparePageOrder(a: AggregatedBreaker, b: AggregatedBreaker): number {
+  return (
+    Number(a.stale) - Number(b.stale) ||
+    RANK[b.state] - RANK[a.state] ||
+    (a.server < b.server ? -1 : a.server > b.server ? 1 : 0) ||
+    (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)
+  );
+}
+
+/** The state a breaker is counted under on the Breakers page. */
+export const shownState = (b: { stale: boolean; state: BreakerStateName }): BreakerStateName | 'stale' =>
+  b.stale ? 'stale' : b.state;
+
+/** A page of already aggregated breakers (backends without `breakerPage`): one pass, one sort. */
+export function pageOfBreakers(
+  aggregated: readonly AggregatedBreaker[],
+  page: BreakerPageQuery,
+): BreakerKeysPage {
+  const counts: BreakerCounts = { open: 0, half_open: 0, closed: 0, stale: 0 };
+  const matching: AggregatedBreaker[] = [];
+  for (const b of aggregated) {
+    if (!matchesBreaker(page.match, b.server, b.tool)) continue;
+    counts[shownState(b)]++;
+    if (page.state === undefined || shownState(b) === page.state) matching.push(b);
+  }
+  matching.sort(comparePageOrder);
+  return {
+    keys: matching
+      .slice(page.offset, page.offset + page.limit)
+      .map((b) => ({ server: b.server, tool: b.tool })),
+    counts,
+    total: matching.length,
+  };
 }

@@ -9,6 +9,7 @@ import { bucketQuantile } from './bucket-quantile';
 import { embeddedExperimentData } from './experiments-embedded';
 import type { ExperimentData } from './experiments-types';
 import type {
+  BreakerKeysPage,
   BucketPlan,
   BucketRow,
   CountRow,
@@ -22,6 +23,9 @@ import { ShapedSource } from './shaped-source';
 import type {
   AgentInstance,
   AttemptRow,
+  BreakerCounts,
+  BreakerKey,
+  BreakerPageQuery,
   BreakerStateName,
   BreakerTimelineRow,
   BreakerTransition,
@@ -67,6 +71,8 @@ function col(d: Dim): Col {
     throw new Error('the embedded store keeps no per-instance counts (facts carry no instance)');
   return COL[d];
 }
+
+const STATE_OF_RANK: readonly BreakerStateName[] = ['closed', 'half_open', 'open'];
 
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
@@ -138,6 +144,18 @@ export class EmbeddedPrimitives implements Primitives {
     add('server', filters.server);
     add('tool', filters.tool);
     if (variantInExtra) add('extra', filters.variant);
+    const scope = filters.breakers;
+    if (scope !== undefined && scope.length > 0) {
+      // a page of breakers: their servers (and tools, unless one of them is per server): a superset
+      const servers = [...new Set(scope.map((b) => b.server))];
+      parts.push(`d.server IN (${servers.map(() => '?').join(', ')})`);
+      args.push(...servers);
+      if (!scope.some((b) => b.tool === '')) {
+        const tools = [...new Set(scope.map((b) => b.tool))];
+        parts.push(`d.tool IN (${tools.map(() => '?').join(', ')})`);
+        args.push(...tools);
+      }
+    }
     return { sql: parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '', args };
   }
 
@@ -285,6 +303,46 @@ export class EmbeddedPrimitives implements Primitives {
   async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
     const now = this.now();
     return this.rawBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs }));
+  }
+
+  /**
+   * A page of breakers in SQL: each breaker's worst state over its live instances (else over all, stale), then
+   * ORDER BY … LIMIT/OFFSET and one GROUP BY for the counts; the rows of the other breakers are only scanned.
+   */
+  async breakerPage(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage> {
+    const { parts, args } = breakerFilters({ ...filters, breakers: undefined });
+    const matchArgs: string[] = [];
+    if (page.match !== undefined && page.match !== '') {
+      parts.push("instr(lower(server || '/' || tool), ?) > 0");
+      matchArgs.push(page.match.toLowerCase());
+    }
+    const cut = this.now() - this.options.staleMs;
+    const grouped = `SELECT server, tool, MAX(updated >= ?) AS live,
+        COALESCE(MAX(CASE WHEN updated >= ? THEN r END), MAX(r)) AS rank
+      FROM (SELECT server, tool, updated,
+              CASE state WHEN 'open' THEN 2 WHEN 'half_open' THEN 1 ELSE 0 END AS r
+            FROM breakers${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''})
+      GROUP BY server, tool`;
+    const whereArgs = [cut, cut, ...args, ...matchArgs];
+    const counts: BreakerCounts = { open: 0, half_open: 0, closed: 0, stale: 0 };
+    const countRows = this.prepare(
+      `SELECT live, rank, COUNT(*) AS n FROM (${grouped}) GROUP BY live, rank`,
+    ).all(...whereArgs) as Array<{ live: number; rank: number; n: number }>;
+    for (const r of countRows) counts[r.live ? (STATE_OF_RANK[r.rank] ?? 'closed') : 'stale'] += r.n;
+    const state = page.state;
+    const stateSql =
+      state === undefined ? '' : state === 'stale' ? ' WHERE live = 0' : ' WHERE live = 1 AND rank = ?';
+    const keys = this.prepare(
+      `SELECT server, tool FROM (${grouped})${stateSql}
+       ORDER BY live DESC, rank DESC, server, tool LIMIT ? OFFSET ?`,
+    ).all(
+      ...whereArgs,
+      ...(state === undefined || state === 'stale' ? [] : [RANK[state]]),
+      page.limit,
+      page.offset,
+    ) as BreakerKey[];
+    const total = state === undefined ? countRows.reduce((s, r) => s + r.n, 0) : counts[state];
+    return { keys, counts, total };
   }
 
   private rawBreakers(filters: Filters): InstanceBreaker[] {
@@ -545,6 +603,10 @@ function breakerFilters(filters: Filters): { parts: string[]; args: string[] } {
   if (filters.tool !== undefined) {
     parts.push("(tool = ? OR tool = '')");
     args.push(filters.tool);
+  }
+  if (filters.breakers !== undefined && filters.breakers.length > 0) {
+    parts.push(`(server, tool) IN (VALUES ${filters.breakers.map(() => '(?, ?)').join(', ')})`);
+    for (const b of filters.breakers) args.push(b.server, b.tool);
   }
   return { parts, args };
 }

@@ -1,6 +1,6 @@
 import { getRuntime } from '../runtime';
 import type { MetricsSource } from './metrics-source';
-import type { Annotation, CallsQuery, CompareBy, TimeQuery } from './types';
+import type { Annotation, BreakerPageQuery, CallsQuery, CompareBy, TimeQuery } from './types';
 
 /*
  * The page-level reads (one async function per panel, as in the Next.js learn dashboard). Each goes through
@@ -28,6 +28,8 @@ export const fetchErrorSeries = (q: TimeQuery, by: 'class' | 'type') =>
 export const fetchErrorBreakdown = (q: TimeQuery, by: 'class' | 'type' | 'server' | 'tool') =>
   read(`errors by ${by}`, () => source().errorBreakdown(q, by));
 export const fetchBreakerTiles = (q: TimeQuery) => read('breakers', () => source().breakerTiles(q));
+export const fetchBreakerPage = (q: TimeQuery, page: BreakerPageQuery) =>
+  read('breakers', () => source().breakerPage(q, page));
 export const fetchBreakerTimeline = (q: TimeQuery) =>
   read('breaker timeline', () => source().breakerTimeline(q));
 export const fetchRecentCalls = (q: CallsQuery) =>

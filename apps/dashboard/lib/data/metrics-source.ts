@@ -3,6 +3,8 @@ import type {
   AgentInstance,
   BreakdownBy,
   BreakdownRow,
+  BreakerPage,
+  BreakerPageQuery,
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
@@ -68,6 +70,8 @@ export interface MetricsSource {
 
   breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]>;
   breakerTiles(q: TimeQuery): Promise<BreakerTile[]>;
+  /** One page of breakers (tiles and timeline of those only) and the counts of the filter. */
+  breakerPage(q: TimeQuery, page: BreakerPageQuery): Promise<BreakerPage>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
 
   /** Agent instances that sent data in the window (filter: service only), by service then instance. */

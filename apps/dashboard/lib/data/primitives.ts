@@ -1,6 +1,9 @@
 import type { InstanceBreakerState } from './breakers';
 import type {
   AgentInstance,
+  BreakerCounts,
+  BreakerKey,
+  BreakerPageQuery,
   BreakerTimelineRow,
   BreakerTransition,
   CallRow,
@@ -81,6 +84,15 @@ export interface WaitingRow {
   readonly waiting: number;
 }
 
+/** The breakers of one page, in order, and the counts of the filter. */
+export interface BreakerKeysPage {
+  readonly keys: BreakerKey[];
+  /** Breakers matching `match`, per state. */
+  readonly counts: BreakerCounts;
+  /** Breakers matching `match` and `state`. */
+  readonly total: number;
+}
+
 export interface Primitives {
   readonly kind: 'embedded' | 'prometheus';
   readonly capabilities: {
@@ -102,6 +114,12 @@ export interface Primitives {
   latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]>;
   /** Each instance's current state of each breaker (only processes that report a breaker). */
   instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]>;
+  /**
+   * A page of breakers (worst first: reported before stale, then open, half-open, closed, then by server and
+   * tool) and the counts of the filter, without reading every breaker's rows (SQL LIMIT/OFFSET). Optional: a
+   * backend without it is paged from `instanceBreakers` (aggregated once, no per-breaker query).
+   */
+  breakerPage?(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage>;
   /** Calls waiting at each breaker's gate now. */
   breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;

@@ -4,13 +4,21 @@ import {
   OUTCOME_VALUE_REJECTED,
   OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
-import { aggregateBreakers, breakerSummaries, compareTiles } from './breakers';
+import {
+  aggregateBreakers,
+  breakerSummaries,
+  compareTiles,
+  type InstanceBreakerState,
+  pageOfBreakers,
+} from './breakers';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
 import type {
   AgentInstance,
   BreakdownBy,
   BreakdownRow,
+  BreakerPage,
+  BreakerPageQuery,
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
@@ -50,6 +58,18 @@ const byOutcome = (rows: readonly CountRow[], o: string) => sum(rows, (r) => r.l
 const classKey = (v: string | undefined) => v || '_OTHER';
 /** A breaker tile's calls are grouped by service too: only the services that report the breaker count. */
 const TILE_DIMS: readonly Dim[] = ['service', 'server', 'tool', 'outcome'];
+
+/** Rows grouped by a key, looked up per key (instead of filtering every row per tile). */
+function groupBy<T>(list: readonly T[], key: (t: T) => string): (k: string) => readonly T[] {
+  const m = new Map<string, T[]>();
+  for (const t of list) {
+    const k = key(t);
+    const l = m.get(k);
+    if (l) l.push(t);
+    else m.set(k, [t]);
+  }
+  return (k) => m.get(k) ?? [];
+}
 
 /** The resolution the first data of a window is looked for at (the finest bucket both backends keep). */
 export const FIRST_DATA_RESOLUTION_MS = 10_000;
@@ -459,15 +479,46 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   }
 
   /**
-   * One tile per breaker. Its calls (error rates, calls/s, sparkline) are those of the services whose instances
+   * One tile per breaker (every breaker: the JSON-free API of tests and small fleets; the Breakers page reads
+   * `breakerPage`). Its calls (error rates, calls/s, sparkline) are those of the services whose instances
    * report that breaker: an agent without a breaker (a naive agent) calling the same server is not mixed in.
    */
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
+    const instances = await this.p.instanceBreakers(q.filters);
+    return this.tilesOf(q, instances);
+  }
+
+  /**
+   * One page of the Breakers page: the page's breakers are chosen first (`Primitives.breakerPage`, or one
+   * pass over the aggregated states), then every query reads those breakers only (`filters.breakers`), so the
+   * work is linear in what is shown, whatever the store holds.
+   */
+  async breakerPage(q: TimeQuery, page: BreakerPageQuery): Promise<BreakerPage> {
+    const listed = this.p.breakerPage
+      ? await this.p.breakerPage(q.filters, page)
+      : pageOfBreakers(aggregateBreakers(await this.p.instanceBreakers(q.filters)), page);
+    const base = { counts: listed.counts, total: listed.total, offset: page.offset, limit: page.limit };
+    if (listed.keys.length === 0) return { ...base, tiles: [], timeline: [] };
+    const shown = new Set(listed.keys.map((k) => `${k.server}\u0001${k.tool}`));
+    const isShown = (server: string, tool: string | null) => shown.has(`${server}\u0001${tool ?? ''}`);
+    const scoped: TimeQuery = { ...q, filters: { ...q.filters, breakers: listed.keys } };
+    const [instances, timeline] = await Promise.all([
+      this.p.instanceBreakers(scoped.filters),
+      this.p.breakerTimeline(scoped),
+    ]);
+    const tiles = await this.tilesOf(
+      scoped,
+      instances.filter((i) => isShown(i.server, i.tool)),
+    );
+    return { ...base, tiles, timeline: timeline.filter((r) => isShown(r.server, r.tool)) };
+  }
+
+  /** The tiles of the breakers `instances` report, from one set of queries over `q` (indexed, not scanned per tile). */
+  private async tilesOf(q: TimeQuery, instances: readonly InstanceBreakerState[]): Promise<BreakerTile[]> {
     const plan = this.plan(q, 30);
     const nowQ = this.nowWindow(q);
     const nowPlan = this.plan(nowQ, 30);
-    const [instances, totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
-      this.p.instanceBreakers(q.filters),
+    const [totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
       this.p.totals('calls', q, TILE_DIMS),
       this.p.totals('calls', nowQ, TILE_DIMS),
       this.p.buckets('calls', q, plan, TILE_DIMS),
@@ -477,18 +528,25 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       this.p.totals('breakerShed', q, ['server', 'tool']),
     ]);
     const partialFrom = this.partialFrom(q, plan);
-    const aggregated = aggregateBreakers(instances);
     const now = this.p.now();
+    const rowServer = (r: CountRow) => r.labels.server ?? '';
+    const totalsOf = groupBy(totals, rowServer);
+    const totalsNowOf = groupBy(totalsNow, rowServer);
+    const rowsOf = groupBy(rows, rowServer);
+    const rowsNowOf = groupBy(rowsNow, rowServer);
+    const shedOf = groupBy(shed, rowServer);
+    const transitionsOf = groupBy(transitions, (t) => t.server);
+    const waitingOf = groupBy(waiting, (w) => w.server);
+    const instancesOf = groupBy(instances, (i) => `${i.server}\u0001${i.tool}`);
     const rate = (rows: readonly CountRow[], mine: (r: CountRow) => boolean) => {
       const success = sum(rows, (r) => mine(r) && r.labels.outcome === SUCCESS);
       const failure = sum(rows, (r) => mine(r) && r.labels.outcome === FAILURE);
       return success + failure > 0 ? failure / (success + failure) : null;
     };
     const tiles: BreakerTile[] = await Promise.all(
-      aggregated.map(async (b) => {
-        const services = new Set(
-          instances.filter((i) => i.server === b.server && i.tool === b.tool).map((i) => i.service),
-        );
+      aggregateBreakers(instances).map(async (b) => {
+        const reporting = instancesOf(`${b.server}\u0001${b.tool}`);
+        const services = new Set(reporting.map((i) => i.service));
         const mine = (r: CountRow) =>
           r.labels.server === b.server &&
           (b.tool === '' || (r.labels.tool ?? '') === b.tool) &&
@@ -498,7 +556,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           calls: 0,
           failures: 0,
         }));
-        for (const r of rows) {
+        for (const r of rowsOf(b.server)) {
           if (!mine(r)) continue;
           const p = sparkline[r.k];
           if (!p) continue;
@@ -507,12 +565,9 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
         }
         // The instances now in the tile's state, and the transition that put the first of them there: "in
         // state" (since the earliest of them entered it) and the transition shown are the same event.
-        const holders = instances.filter(
-          (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
-        );
-        const into = transitions.filter(
+        const holders = reporting.filter((i) => i.stale === b.stale && i.state === b.state);
+        const into = transitionsOf(b.server).filter(
           (t) =>
-            t.server === b.server &&
             (t.tool ?? '') === b.tool &&
             t.to === b.state &&
             holders.some((h) => h.service === t.service && h.instance === t.instance),
@@ -521,8 +576,12 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           into.length === 0
             ? undefined
             : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
-        const first = await this.firstData(nowQ, nowPlan, rowsNow.filter(mine), async (sub, fine) =>
-          (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
+        const first = await this.firstData(
+          nowQ,
+          nowPlan,
+          rowsNowOf(b.server).filter(mine),
+          async (sub, fine) =>
+            (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
         );
         const nowSeconds = dataExtent(nowQ, first, now).dataSeconds;
         const tile: BreakerTile = {
@@ -532,18 +591,18 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
           instances: b.instances,
           stale: b.stale,
-          errorRate: rate(totalsNow, mine),
-          errorRateRange: rate(totals, mine),
-          calls: sum(totals, mine),
-          callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
+          errorRate: rate(totalsNowOf(b.server), mine),
+          errorRateRange: rate(totalsOf(b.server), mine),
+          calls: sum(totalsOf(b.server), mine),
+          callsPerSecond: nowSeconds > 0 ? sum(totalsNowOf(b.server), mine) / nowSeconds : 0,
           sparkline,
           lastTransition: entered
             ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
             : null,
-          waiting: waiting
-            .filter((w) => w.server === b.server && w.tool === b.tool)
+          waiting: waitingOf(b.server)
+            .filter((w) => w.tool === b.tool)
             .reduce((s, w) => s + w.waiting, 0),
-          shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
+          shed: sum(shedOf(b.server), (r) => (r.labels.tool ?? '') === b.tool),
         };
         return partialFrom === undefined ? tile : { ...tile, partialFrom };
       }),

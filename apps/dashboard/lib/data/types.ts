@@ -12,6 +12,44 @@ export interface Filters {
   readonly tool?: string | undefined;
   /** `mcp.resilience.variant` (canary/shadow experiments). */
   readonly variant?: string | undefined;
+  /**
+   * Only these breakers (a page of the Breakers page): the queries of a page read what it shows, not every
+   * breaker. A backend may answer a superset (the shaping keeps the exact keys); never set from a URL.
+   */
+  readonly breakers?: readonly BreakerKey[] | undefined;
+}
+
+/** A breaker: its server and tool ('' for a per-server breaker). */
+export interface BreakerKey {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/** What the Breakers page asks for: a page of breakers, worst first, optionally filtered. */
+export interface BreakerPageQuery {
+  /** Breakers skipped (the page's start). */
+  readonly offset: number;
+  /** Breakers shown at most. */
+  readonly limit: number;
+  /** Case-insensitive substring of `server` or `server/tool`. */
+  readonly match?: string | undefined;
+  /** Only breakers in this state (`stale`: no instance reports them any more). */
+  readonly state?: BreakerStateName | 'stale' | undefined;
+}
+
+/** Breakers per shown state: what the page's filter chips count. */
+export type BreakerCounts = Record<BreakerStateName | 'stale', number>;
+
+/** One page of the Breakers page: its tiles and timeline, and how many breakers match in all. */
+export interface BreakerPage {
+  readonly tiles: BreakerTile[];
+  readonly timeline: BreakerTimelineRow[];
+  /** Breakers matching `match` (every state), per state. */
+  readonly counts: BreakerCounts;
+  /** Breakers matching `match` and `state`: `total - offset - tiles.length` more are not shown. */
+  readonly total: number;
+  readonly offset: number;
+  readonly limit: number;
 }
 
 export interface TimeQuery {

@@ -13,7 +13,16 @@ const RANK = { closed: 0, half_open: 1, open: 2 } as const;
  * times start from the server's render time (`renderedAt`), so the server HTML and the first client render
  * are identical (no hydration mismatch); a timer then moves them on.
  */
-export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[]; renderedAt: number }) {
+export default function BreakerGrid({
+  tiles,
+  renderedAt,
+  complete = true,
+}: {
+  tiles: BreakerTile[];
+  renderedAt: number;
+  /** Every breaker is on this page: a breaker reported live for the first time joins it (else: its own page). */
+  complete?: boolean;
+}) {
   const live = useLive().breakers;
   const [now, setNow] = useState(renderedAt);
   useEffect(() => {
@@ -28,7 +37,7 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
     return tile;
   });
   for (const [key, l] of Object.entries(live)) {
-    if (!l || merged.some((t) => breakerKey(t.server, t.tool) === key)) continue;
+    if (!complete || !l || merged.some((t) => breakerKey(t.server, t.tool) === key)) continue;
     merged.push({
       server: l.server,
       tool: l.tool,
