@@ -77,6 +77,9 @@ const STATE_OF_RANK: readonly BreakerStateName[] = ['closed', 'half_open', 'open
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
 
+/** Attempt spans shown per call at most (a call makes a few; more are counted, not listed). */
+export const MAX_ATTEMPTS_PER_CALL = 50;
+
 /** Transitions a breaker timeline reads at most (the newest of its window). */
 const MAX_TIMELINE_TRANSITIONS = 10_000;
 
@@ -485,7 +488,8 @@ export class EmbeddedPrimitives implements Primitives {
     }));
   }
 
-  async recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]> {
+  /** The SQL conditions of the Calls page's query over `calls`. */
+  private static callsWhere(q: CallsQuery): { sql: string; args: Array<string | number> } {
     const parts = ['start_ms >= ?', 'start_ms < ?'];
     const args: Array<string | number> = [q.from, q.to];
     for (const [col, value] of [
@@ -504,19 +508,41 @@ export class EmbeddedPrimitives implements Primitives {
     }
     if (q.only === 'failed') parts.push(`outcome <> '${SUCCESS}'`);
     if (q.only === 'retried') parts.push('attempts > 1');
+    return { sql: parts.join(' AND '), args };
+  }
+
+  /** Stored calls matching the query (at most `MAX_STORED_CALLS` exist): the Calls page's "N more". */
+  async countCalls(q: CallsQuery): Promise<number> {
+    const w = EmbeddedPrimitives.callsWhere(q);
+    return (this.prepare(`SELECT COUNT(*) AS n FROM calls WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  }
+
+  /**
+   * The newest calls of the query (a page: `offset`), each with its attempt spans: the spans of the same
+   * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
+   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
+   */
+  async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
+    const w = EmbeddedPrimitives.callsWhere(q);
     const calls = this.prepare(
-      `SELECT * FROM calls WHERE ${parts.join(' AND ')} ORDER BY start_ms DESC LIMIT ?`,
-    ).all(...args, limit) as Array<Record<string, string | number>>;
+      `SELECT * FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
+    ).all(...w.args, limit, offset) as Array<Record<string, string | number>>;
     if (calls.length === 0) return [];
-    const ids = calls.map((c) => c.span_id as string);
-    const attempts = this.store.db
-      .prepare(
-        `SELECT * FROM attempts WHERE parent_span_id IN (${ids.map(() => '?').join(', ')}) ORDER BY attempt`,
-      )
-      .all(...ids) as Array<Record<string, string | number>>;
+    const attempts = this.prepare(
+      `SELECT * FROM (
+         SELECT a.*, ROW_NUMBER() OVER (PARTITION BY a.trace_id, a.parent_span_id ORDER BY a.attempt, a.start_ms, a.id) AS n,
+                COUNT(*) OVER (PARTITION BY a.trace_id, a.parent_span_id) AS of
+         FROM attempts a WHERE (a.parent_span_id, a.trace_id) IN (VALUES ${calls.map(() => '(?, ?)').join(', ')}))
+       WHERE n <= ? ORDER BY n`,
+    ).all(...calls.flatMap((c) => [c.span_id, c.trace_id]), MAX_ATTEMPTS_PER_CALL) as Array<
+      Record<string, string | number>
+    >;
     const byParent = new Map<string, AttemptRow[]>();
+    const stored = new Map<string, number>();
     for (const a of attempts) {
-      const list = byParent.get(a.parent_span_id as string) ?? [];
+      const key = `${a.trace_id}\u0001${a.parent_span_id}`;
+      stored.set(key, a.of as number);
+      const list = byParent.get(key) ?? [];
       list.push({
         attempt: a.attempt as number,
         name: a.name as string,
@@ -530,8 +556,9 @@ export class EmbeddedPrimitives implements Primitives {
         giveUpReason: a.give_up_reason as string,
         message: a.message as string,
       });
-      byParent.set(a.parent_span_id as string, list);
+      byParent.set(key, list);
     }
+    const keyOf = (c: Record<string, string | number>) => `${c.trace_id}\u0001${c.span_id}`;
     return calls.map((c) => ({
       traceId: c.trace_id as string,
       spanId: c.span_id as string,
@@ -550,7 +577,8 @@ export class EmbeddedPrimitives implements Primitives {
       wastedRetries: c.wasted_retries as number,
       wastedTimeMs: c.wasted_time_ms as number,
       message: c.message as string,
-      attemptRows: byParent.get(c.span_id as string) ?? [],
+      attemptRows: byParent.get(keyOf(c)) ?? [],
+      attemptsOmitted: Math.max(0, (stored.get(keyOf(c)) ?? 0) - MAX_ATTEMPTS_PER_CALL),
     }));
   }
 

@@ -32,8 +32,17 @@ export const fetchBreakerPage = (q: TimeQuery, page: BreakerPageQuery) =>
   read('breakers', () => source().breakerPage(q, page));
 export const fetchBreakerTimeline = (q: TimeQuery) =>
   read('breaker timeline', () => source().breakerTimeline(q));
-export const fetchRecentCalls = (q: CallsQuery) =>
-  read('recent calls', () => source().recentCalls(q, { limit: 50 }));
+/** Calls per page of the Calls page. */
+export const CALLS_PER_PAGE = 50;
+/** One page of the Calls page (newest first) and how many calls match in all. */
+export const fetchRecentCalls = (q: CallsQuery, page = 1) =>
+  read('recent calls', async () => {
+    const [calls, total] = await Promise.all([
+      source().recentCalls(q, { limit: CALLS_PER_PAGE, offset: (page - 1) * CALLS_PER_PAGE }),
+      source().countCalls(q),
+    ]);
+    return { calls, total, offset: (page - 1) * CALLS_PER_PAGE };
+  });
 export const fetchLatency = (q: TimeQuery) => read('latency', () => source().latency(q));
 export const fetchCompare = (q: TimeQuery, by: CompareBy) =>
   read(`compare by ${by}`, () => source().compare(q, by));

@@ -79,7 +79,12 @@ export interface MetricsSource {
   /** Breaker transitions in the window, oldest first, at most `limit` (the newest ones). */
   transitions(q: TimeQuery, options?: { limit?: number }): Promise<BreakerTransition[]>;
 
-  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
+  recentCalls(
+    q: CallsQuery,
+    options: { limit: number; offset?: number; only?: 'failed' | 'retried' },
+  ): Promise<CallRow[]>;
+  /** How many stored calls match (the Calls page's "N more"). */
+  countCalls(q: CallsQuery): Promise<number>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
 
   /** Experiments: per variant counts, shadow disagreements (and examples when spans are stored). */

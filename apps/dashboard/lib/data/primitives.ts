@@ -125,7 +125,10 @@ export interface Primitives {
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
   transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
   instances(q: TimeQuery): Promise<AgentInstance[]>;
-  recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]>;
+  /** The newest stored calls of the query, `offset` skipped, at most `limit`. */
+  recentCalls(q: CallsQuery, limit: number, offset?: number): Promise<CallRow[]>;
+  /** How many stored calls match the query (none when spans are not stored). */
+  countCalls?(q: CallsQuery): Promise<number>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
   subscribe?(listener: {
     breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;

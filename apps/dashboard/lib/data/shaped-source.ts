@@ -622,11 +622,19 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return this.p.transitions(q, Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS)));
   }
 
-  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]> {
+  recentCalls(
+    q: CallsQuery,
+    options: { limit: number; offset?: number; only?: 'failed' | 'retried' },
+  ): Promise<CallRow[]> {
     return this.p.recentCalls(
       { ...q, only: options.only ?? q.only },
       Math.max(1, Math.min(500, options.limit)),
+      Math.max(0, Math.floor(options.offset ?? 0)),
     );
+  }
+
+  async countCalls(q: CallsQuery): Promise<number> {
+    return this.p.countCalls ? this.p.countCalls(q) : 0;
   }
 
   dimensions(q: TimeQuery): Promise<Dimensions> {

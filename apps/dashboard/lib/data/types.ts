@@ -267,7 +267,10 @@ export interface CallRow {
   readonly wastedRetries: number;
   readonly wastedTimeMs: number;
   readonly message: string;
+  /** The call's attempt spans, in order, at most `MAX_ATTEMPTS_PER_CALL`. */
   readonly attemptRows: AttemptRow[];
+  /** Attempt spans stored for the call beyond those listed. */
+  readonly attemptsOmitted: number;
 }
 
 export interface Dimensions {
