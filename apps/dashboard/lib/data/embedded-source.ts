@@ -35,6 +35,7 @@ import type {
   Filters,
   TimelineSegment,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
@@ -522,6 +523,31 @@ export class EmbeddedPrimitives implements Primitives {
    * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
    * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
    */
+  /** Every transition of the window, counted per slice and target state in SQL (a few rows whatever the count). */
+  async transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]> {
+    const { parts, args } = breakerFilters(q.filters);
+    const rows = this.prepare(
+      `SELECT CAST((ts - ?) / ? AS INTEGER) AS k, to_state, COUNT(*) AS n, MIN(ts) AS t,
+              COUNT(DISTINCT server || char(1) || tool) AS breakers,
+              MIN(printf('%020d', ts) || server || CASE WHEN tool = '' THEN '' ELSE '/' || tool END) AS example
+       FROM breaker_transitions WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')}
+       GROUP BY k, to_state ORDER BY t`,
+    ).all(q.from, sliceMs, q.from, q.to, ...args) as Array<{
+      to_state: string;
+      n: number;
+      t: number;
+      breakers: number;
+      example: string;
+    }>;
+    return rows.map((r) => ({
+      t: r.t,
+      to: r.to_state,
+      count: r.n,
+      breakers: r.breakers,
+      example: r.example.slice(20),
+    }));
+  }
+
   async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
     const w = EmbeddedPrimitives.callsWhere(q);
     const calls = this.prepare(

@@ -48,46 +48,65 @@ export const fetchCompare = (q: TimeQuery, by: CompareBy) =>
   read(`compare by ${by}`, () => source().compare(q, by));
 export const fetchErrorMatrix = (q: TimeQuery) => read('errors by type', () => source().errorMatrix(q));
 
-/** At most this many marks per chart (the newest). */
-const MAX_ANNOTATIONS = 60;
+/** Slices of a chart's range marks are aggregated into (about a pixel column each on a wide chart). */
+export const MARK_SLICES = 120;
+/** Alert history rows read for a range's marks at most (the history keeps `MAX_ALERT_HISTORY`). */
+const MAX_ALERT_MARK_ROWS = 10_000;
 
 /**
- * Marks for every time chart of a window: breaker transitions (per breaker, the instances' changes of the
- * worst state are what matters: one mark per transition) and alerts firing or resolving.
+ * Marks for every time chart of a window: every breaker transition and every alert firing or resolving of the
+ * range, one mark per slice (range / MARK_SLICES) and state, with the count it stands for, so a flapping
+ * breaker cannot push earlier outages and alerts off the chart.
  */
 export async function fetchAnnotations(q: TimeQuery): Promise<Annotation[]> {
+  const sliceMs = Math.max(1, Math.ceil((q.to - q.from) / MARK_SLICES));
   const [transitions, history] = await Promise.all([
-    read('transitions', () => source().transitions(q, { limit: MAX_ANNOTATIONS })),
+    read('transitions', () => source().transitionMarks(q, sliceMs)),
     Promise.resolve().then(() => {
       try {
-        return getRuntime().alertStore.historyBetween(q.from, q.to, MAX_ANNOTATIONS, ['firing', 'resolved']);
+        return getRuntime().alertStore.historyBetween(q.from, q.to, MAX_ALERT_MARK_ROWS, [
+          'firing',
+          'resolved',
+        ]);
       } catch (error) {
         console.error('[dashboard] failed to fetch alert history:', error);
         return [];
       }
     }),
   ]);
+  const alerts = new Map<string, { t: number; state: string; names: Map<string, number>; count: number }>();
+  for (const h of history) {
+    if (h.at < q.from || h.at >= q.to || (h.state !== 'firing' && h.state !== 'resolved')) continue;
+    const key = `${Math.floor((h.at - q.from) / sliceMs)}\u0001${h.state}`;
+    const a = alerts.get(key) ?? { t: h.at, state: h.state, names: new Map(), count: 0 };
+    a.t = Math.min(a.t, h.at);
+    a.count++;
+    a.names.set(h.name, (a.names.get(h.name) ?? 0) + 1);
+    alerts.set(key, a);
+  }
   const marks: Annotation[] = [
     ...transitions.map((t) => ({
-      t: t.ts,
+      t: t.t,
       kind: 'transition' as const,
       state: t.to,
-      label: `${t.server}${t.tool ? `/${t.tool}` : ''} → ${t.to}`,
+      count: t.count,
+      label:
+        t.count === 1
+          ? `${t.example} → ${t.to}`
+          : `${t.count} transitions → ${t.to} (${t.breakers === 1 ? t.example : `${t.breakers} breakers, first ${t.example}`})`,
     })),
-    ...history
-      .filter((h) => h.at >= q.from && h.at < q.to && (h.state === 'firing' || h.state === 'resolved'))
-      .map((h) => ({ t: h.at, kind: 'alert' as const, state: h.state, label: `${h.name} ${h.state}` })),
+    ...[...alerts.values()].map((a) => ({
+      t: a.t,
+      kind: 'alert' as const,
+      state: a.state,
+      count: a.count,
+      label:
+        a.count === 1
+          ? `${[...a.names.keys()][0]} ${a.state}`
+          : `${a.count} alerts ${a.state}: ${[...a.names].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(', ')}`,
+    })),
   ];
-  const seen = new Set<string>();
-  return marks
-    .sort((a, b) => a.t - b.t)
-    .filter((m) => {
-      const key = `${m.kind}-${m.t}-${m.state}-${m.label}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .slice(-MAX_ANNOTATIONS);
+  return marks.sort((a, b) => a.t - b.t || a.kind.localeCompare(b.kind));
 }
 export const fetchDimensions = (q: TimeQuery) => read('filters', () => source().dimensions(q));
 export const sourceCapabilities = () => source().capabilities;

@@ -23,6 +23,7 @@ import type {
   Series,
   Summary,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 /**
@@ -78,6 +79,8 @@ export interface MetricsSource {
   instances(q: TimeQuery): Promise<AgentInstance[]>;
   /** Breaker transitions in the window, oldest first, at most `limit` (the newest ones). */
   transitions(q: TimeQuery, options?: { limit?: number }): Promise<BreakerTransition[]>;
+  /** Every transition of the window, counted per slice of `sliceMs` and target state (the charts' marks). */
+  transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]>;
 
   recentCalls(
     q: CallsQuery,

@@ -11,6 +11,7 @@ import type {
   Dimensions,
   Filters,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 /*
@@ -124,6 +125,11 @@ export interface Primitives {
   breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
   transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
+  /**
+   * Every transition of the window counted per slice of `sliceMs` (from `q.from`) and target state. Optional:
+   * without it, the marks come from `transitions` (the newest `MAX_TRANSITIONS`).
+   */
+  transitionMarks?(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]>;
   instances(q: TimeQuery): Promise<AgentInstance[]>;
   /** The newest stored calls of the query, `offset` skipped, at most `limit`. */
   recentCalls(q: CallsQuery, limit: number, offset?: number): Promise<CallRow[]>;

@@ -38,6 +38,7 @@ import type {
   Series,
   Summary,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
@@ -620,6 +621,23 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   transitions(q: TimeQuery, options: { limit?: number } = {}): Promise<BreakerTransition[]> {
     return this.p.transitions(q, Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS)));
+  }
+
+  async transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]> {
+    const slice = Math.max(1, Math.ceil(sliceMs));
+    if (this.p.transitionMarks) return this.p.transitionMarks(q, slice);
+    const marks = new Map<string, TransitionMark & { seen: Set<string> }>();
+    for (const t of await this.p.transitions(q, MAX_TRANSITIONS)) {
+      const name = t.tool ? `${t.server}/${t.tool}` : t.server;
+      const key = `${Math.floor((t.ts - q.from) / slice)}\u0001${t.to}`;
+      const m = marks.get(key);
+      if (m) {
+        m.seen.add(name);
+        marks.set(key, { ...m, count: m.count + 1, breakers: m.seen.size });
+      } else
+        marks.set(key, { t: t.ts, to: t.to, count: 1, breakers: 1, example: name, seen: new Set([name]) });
+    }
+    return [...marks.values()].map(({ seen: _, ...m }) => m).sort((a, b) => a.t - b.t);
   }
 
   recentCalls(

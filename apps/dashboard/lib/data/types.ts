@@ -142,13 +142,31 @@ export interface CompareGroup {
   readonly failures: number;
 }
 
-/** Something to mark on every time chart: a breaker transition or an alert firing/resolving. */
+/**
+ * Something to mark on every time chart: breaker transitions or alerts firing/resolving. Dense marks are
+ * aggregated: one mark per slice of the range (about a pixel column) and state, with how many it stands for.
+ */
 export interface Annotation {
+  /** The first event of the mark. */
   readonly t: number;
   readonly kind: 'transition' | 'alert';
   /** open / half_open / closed for transitions; firing / resolved for alerts. */
   readonly state: string;
   readonly label: string;
+  /** Events this mark stands for (1 unless aggregated). */
+  readonly count: number;
+}
+
+/** Breaker transitions into one state within one slice of a range (`MetricsSource.transitionMarks`). */
+export interface TransitionMark {
+  /** The first transition of the slice. */
+  readonly t: number;
+  readonly to: string;
+  readonly count: number;
+  /** Distinct breakers among them. */
+  readonly breakers: number;
+  /** One of them (`server` or `server/tool`): the first. */
+  readonly example: string;
 }
 
 export interface Series<P> {
