@@ -448,6 +448,14 @@ export class EmbeddedPrimitives implements Primitives {
     );
   }
 
+  async lastDataAt(filters: Filters): Promise<number | undefined> {
+    const service = filters.service;
+    const row = this.prepare(
+      `SELECT MAX(last_seen) AS t FROM instances${service === undefined ? '' : ' WHERE service = ?'}`,
+    ).get(...(service === undefined ? [] : [service])) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
   async instances(q: TimeQuery): Promise<AgentInstance[]> {
     // An instance counts when the period over which it was seen overlaps the window.
     const service = q.filters.service;

@@ -131,6 +131,11 @@ export interface Primitives {
    */
   transitionMarks?(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]>;
   instances(q: TimeQuery): Promise<AgentInstance[]>;
+  /**
+   * When the newest data (of the service filter) arrived: a still-filling bucket's data ends there, not now.
+   * Optional: without it, a partial bucket's rate is taken up to now.
+   */
+  lastDataAt?(filters: Filters): Promise<number | undefined>;
   /** The newest stored calls of the query, `offset` skipped, at most `limit`. */
   recentCalls(q: CallsQuery, limit: number, offset?: number): Promise<CallRow[]>;
   /** How many stored calls match the query (none when spans are not stored). */

@@ -138,13 +138,18 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   }
 
   /**
-   * Where a partial bucket's data can end, for its rate: now (or the window's end), but at least one export
-   * interval into the last bucket (a point is dated by its export, which carries the interval before it: over
-   * less, one export would read as a spike).
+   * Where a partial bucket's data can end, for its rate: the newest data received (`lastData`, when the
+   * backend knows it), else now (or the window's end); but at least half an export lag into the last bucket
+   * (a point is dated by its export, which carries the interval before it: over less, one export would read
+   * as a spike).
    */
-  private dataEnd(q: TimeQuery, plan: BucketPlan): number {
+  private dataEnd(q: TimeQuery, plan: BucketPlan, lastData?: number): number {
     const last = plan.origin + (plan.count - 1) * plan.step;
-    return Math.max(Math.min(q.to, this.p.now()), last + Math.min(plan.step, this.p.freshnessMs));
+    const end = Math.min(q.to, this.p.now());
+    if (lastData !== undefined) {
+      return Math.min(end, Math.max(lastData, last + Math.min(plan.step, this.p.freshnessMs / 2)));
+    }
+    return Math.max(end, last + Math.min(plan.step, this.p.freshnessMs));
   }
 
   /**
@@ -182,11 +187,15 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return first;
   }
 
-  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[]): Series<P> {
+  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[], lastData?: number): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
     return partialFrom === undefined
       ? { step: plan.step, points }
-      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan) };
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, lastData) };
+  }
+
+  private lastData(q: TimeQuery): Promise<number | undefined> {
+    return this.p.lastDataAt ? this.p.lastDataAt(q.filters) : Promise.resolve(undefined);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -349,11 +358,11 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
     const plan = this.plan(q);
-    return this.series(
-      q,
-      plan,
-      ShapedSource.callPoints(plan, await this.p.buckets('calls', q, plan, ['outcome'])),
-    );
+    const [rows, lastData] = await Promise.all([
+      this.p.buckets('calls', q, plan, ['outcome']),
+      this.lastData(q),
+    ]);
+    return this.series(q, plan, ShapedSource.callPoints(plan, rows), lastData);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
