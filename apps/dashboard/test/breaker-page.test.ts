@@ -137,3 +137,26 @@ describe('Breakers page (breakerPage)', () => {
     expect(b.tiles.map((t) => `${t.server}/${t.tool}`)).toEqual(a.tiles.map((t) => `${t.server}/${t.tool}`));
   });
 });
+
+describe('breaker timeline before the first data', () => {
+  it('paints no state before the breaker was first seen', async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: 7 * 86_400_000,
+      maxCalls: 100,
+      maxAttempts: 100,
+      now: () => now,
+    });
+    open.push(store);
+    const firstSeen = now;
+    const body = Buffer.from(
+      JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
+    );
+    store.metrics(decodeMetrics(body, 'json'));
+    now += 10 * 60_000;
+    const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
+    const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
+    expect(row?.segments).toEqual([{ from: firstSeen, to: now, state: 'closed' }]);
+  });
+});

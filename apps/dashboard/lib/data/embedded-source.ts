@@ -409,6 +409,15 @@ export class EmbeddedPrimitives implements Primitives {
       (i as Inst & { current?: string }).current = r.state;
     }
     for (const r of before) inst(r).initial = r.to_state;
+    // When each instance was first seen: a breaker has no state on the timeline before any of its data existed.
+    const firstSeen = new Map<string, number>();
+    const services = [...new Set(current.map((r) => r.service))];
+    if (services.length > 0 && services.length <= 500) {
+      for (const r of this.prepare(
+        `SELECT service, instance, first_seen FROM instances WHERE service IN (${services.map(() => '?').join(', ')})`,
+      ).all(...services) as Array<{ service: string; instance: string; first_seen: number }>)
+        firstSeen.set(`${r.service}\u0001${r.instance}`, r.first_seen);
+    }
     for (const r of inWindow) {
       const i = inst(r);
       if (i.events.length === 0) i.firstFrom = r.from_state;
@@ -430,14 +439,22 @@ export class EmbeddedPrimitives implements Primitives {
         return s;
       };
       const segments: TimelineSegment[] = [];
-      let start = q.from;
+      // known from the window's start if a state before it is known, else from the first data of an instance
+      let knownFrom = q.to;
+      for (const [k, i] of b.instances) {
+        const firstEvent = i.events[0]?.ts ?? Number.POSITIVE_INFINITY;
+        const seen = firstSeen.get(k) ?? Number.POSITIVE_INFINITY;
+        const from = i.initial !== undefined ? q.from : Math.min(firstEvent, seen);
+        knownFrom = Math.min(knownFrom, Number.isFinite(from) ? Math.max(q.from, from) : q.from);
+      }
+      let start = knownFrom;
       let state = worst();
       for (const e of events) {
         states.set(e.key, e.to);
         const next = worst();
         if (next === state) continue;
         if (e.ts > start) segments.push({ from: start, to: e.ts, state });
-        start = e.ts;
+        start = Math.max(start, e.ts);
         state = next;
       }
       segments.push({ from: start, to: q.to, state });
