@@ -87,11 +87,11 @@ export function matchesBreaker(match: string | undefined, server: string, tool: 
   return `${server}/${tool}`.toLowerCase().includes(match.toLowerCase());
 }
 
-/** The order of the Breakers page across pages: reported before stale, worst state first, then by name. */
+/** The order of the Breakers page across pages: reported ones worst state first, then stale ones; then by name. */
 export function comparePageOrder(a: AggregatedBreaker, b: AggregatedBreaker): number {
   return (
     Number(a.stale) - Number(b.stale) ||
-    RANK[b.state] - RANK[a.state] ||
+    (a.stale ? 0 : RANK[b.state] - RANK[a.state]) ||
     (a.server < b.server ? -1 : a.server > b.server ? 1 : 0) ||
     (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)
   );

@@ -73,7 +73,8 @@ function col(d: Dim): Col {
   return COL[d];
 }
 
-const STATE_OF_RANK: readonly BreakerStateName[] = ['closed', 'half_open', 'open'];
+/** How long the Breakers page's counts by state are reused (they read every breaker's key). */
+const COUNTS_TTL_MS = 2_000;
 
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
@@ -107,11 +108,16 @@ export class EmbeddedPrimitives implements Primitives {
   readonly capabilities = { traces: true, push: true, instances: false } as const;
   readonly freshnessMs = EXPORT_LAG_MS;
   private readonly statements = new Map<string, Statement>();
+  private readonly countsCache = new Map<string, { at: number; counts: BreakerCounts }>();
 
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
-  ) {}
+  ) {
+    // The Breakers page's read paths (a segment by state in name order; a breaker's other instances).
+    store.db.exec(`CREATE INDEX IF NOT EXISTS breakers_by_state ON breakers (state, server, tool, updated);
+      CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);`);
+  }
 
   now(): number {
     return this.store.now();
@@ -310,43 +316,99 @@ export class EmbeddedPrimitives implements Primitives {
   }
 
   /**
-   * A page of breakers in SQL: each breaker's worst state over its live instances (else over all, stale), then
-   * ORDER BY … LIMIT/OFFSET and one GROUP BY for the counts; the rows of the other breakers are only scanned.
+   * A page of breakers in SQL, in four segments (reported open, half-open, closed, then stale), each read
+   * through an index with LIMIT/OFFSET: a breaker is in the segment of the worst state of its reporting
+   * instances. Only the counts read every breaker's key (index-only, kept `COUNTS_TTL_MS`).
    */
   async breakerPage(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage> {
-    const { parts, args } = breakerFilters({ ...filters, breakers: undefined });
-    const matchArgs: string[] = [];
-    if (page.match !== undefined && page.match !== '') {
-      parts.push("instr(lower(server || '/' || tool), ?) > 0");
-      matchArgs.push(page.match.toLowerCase());
-    }
+    const f = this.breakerPageFilter(filters, page.match);
     const cut = this.now() - this.options.staleMs;
-    const grouped = `SELECT server, tool, MAX(updated >= ?) AS live,
-        COALESCE(MAX(CASE WHEN updated >= ? THEN r END), MAX(r)) AS rank
-      FROM (SELECT server, tool, updated,
-              CASE state WHEN 'open' THEN 2 WHEN 'half_open' THEN 1 ELSE 0 END AS r
-            FROM breakers${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''})
-      GROUP BY server, tool`;
-    const whereArgs = [cut, cut, ...args, ...matchArgs];
-    const counts: BreakerCounts = { open: 0, half_open: 0, closed: 0, stale: 0 };
-    const countRows = this.prepare(
-      `SELECT live, rank, COUNT(*) AS n FROM (${grouped}) GROUP BY live, rank`,
-    ).all(...whereArgs) as Array<{ live: number; rank: number; n: number }>;
-    for (const r of countRows) counts[r.live ? (STATE_OF_RANK[r.rank] ?? 'closed') : 'stale'] += r.n;
-    const state = page.state;
-    const stateSql =
-      state === undefined ? '' : state === 'stale' ? ' WHERE live = 0' : ' WHERE live = 1 AND rank = ?';
-    const keys = this.prepare(
-      `SELECT server, tool FROM (${grouped})${stateSql}
-       ORDER BY live DESC, rank DESC, server, tool LIMIT ? OFFSET ?`,
-    ).all(
-      ...whereArgs,
-      ...(state === undefined || state === 'stale' ? [] : [RANK[state]]),
-      page.limit,
-      page.offset,
-    ) as BreakerKey[];
-    const total = state === undefined ? countRows.reduce((s, r) => s + r.n, 0) : counts[state];
+    const counts = this.breakerCounts(f, cut);
+    const segments = (['open', 'half_open', 'closed', 'stale'] as const).filter(
+      (s) => page.state === undefined || page.state === s,
+    );
+    const keys: BreakerKey[] = [];
+    let offset = page.offset;
+    for (const segment of segments) {
+      if (keys.length >= page.limit) break;
+      const n = counts[segment];
+      if (offset >= n) {
+        offset -= n;
+        continue;
+      }
+      keys.push(...this.breakerSegment(segment, f, cut, page.limit - keys.length, offset));
+      offset = 0;
+    }
+    const total = segments.reduce((s, k) => s + counts[k], 0);
     return { keys, counts, total };
+  }
+
+  /** The filters and text match of the Breakers page as SQL conditions on `breakers` (unqualified columns). */
+  private breakerPageFilter(filters: Filters, match: string | undefined): { sql: string; args: string[] } {
+    const { parts, args } = breakerFilters({ ...filters, breakers: undefined });
+    if (match !== undefined && match !== '') {
+      parts.push("instr(lower(server || '/' || tool), ?) > 0");
+      args.push(match.toLowerCase());
+    }
+    return { sql: parts.map((p) => ` AND ${p}`).join(''), args };
+  }
+
+  private breakerCounts(f: { sql: string; args: string[] }, cut: number): BreakerCounts {
+    const key = `${f.sql}\u0001${f.args.join('\u0001')}`;
+    const cached = this.countsCache.get(key);
+    const now = this.now();
+    if (cached && now - cached.at >= 0 && now - cached.at < COUNTS_TTL_MS) return cached.counts;
+    const distinct = (where: string, ...args: Array<string | number>) =>
+      this.prepare(
+        `SELECT COUNT(*) FROM (SELECT 1 FROM breakers WHERE 1${where}${f.sql} GROUP BY server, tool)`,
+      )
+        .pluck()
+        .get(...args, ...f.args) as number;
+    const all = distinct('');
+    const live = distinct(' AND updated >= ?', cut);
+    const open = distinct(" AND state = 'open' AND updated >= ?", cut);
+    const halfOpen = this.prepare(
+      `SELECT COUNT(*) FROM (SELECT 1 FROM breakers b WHERE state = 'half_open' AND updated >= ?${f.sql}
+         AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND state = 'open'
+                         AND updated >= ?${f.sql})
+       GROUP BY server, tool)`,
+    )
+      .pluck()
+      .get(cut, ...f.args, cut, ...f.args) as number;
+    const counts: BreakerCounts = {
+      open,
+      half_open: halfOpen,
+      closed: live - open - halfOpen,
+      stale: all - live,
+    };
+    if (this.countsCache.size >= 100) this.countsCache.clear();
+    this.countsCache.set(key, { at: now, counts });
+    return counts;
+  }
+
+  /** One segment's breakers in name order, `limit` from `offset`. */
+  private breakerSegment(
+    segment: BreakerStateName | 'stale',
+    f: { sql: string; args: string[] },
+    cut: number,
+    limit: number,
+    offset: number,
+  ): BreakerKey[] {
+    if (segment === 'stale') {
+      return this.prepare(
+        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING MAX(updated) < ?
+         ORDER BY server, tool LIMIT ? OFFSET ?`,
+      ).all(...f.args, cut, limit, offset) as BreakerKey[];
+    }
+    const worse = segment === 'open' ? '' : segment === 'half_open' ? "state = 'open'" : "state <> 'closed'";
+    const notWorse = worse
+      ? ` AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND ${worse}
+            AND updated >= ?${f.sql})`
+      : '';
+    return this.prepare(
+      `SELECT DISTINCT server, tool FROM breakers b WHERE state = ? AND updated >= ?${f.sql}${notWorse}
+       ORDER BY server, tool LIMIT ? OFFSET ?`,
+    ).all(segment, cut, ...f.args, ...(worse ? [cut, ...f.args] : []), limit, offset) as BreakerKey[];
   }
 
   private rawBreakers(filters: Filters): InstanceBreaker[] {

@@ -265,12 +265,18 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   async headline(q: TimeQuery): Promise<Headline> {
     const nowQ = this.nowWindow(q);
-    const [range, now, breakers] = await Promise.all([
+    const [range, now, openBreakers] = await Promise.all([
       this.headlineWindow(q),
       this.headlineWindow(nowQ),
-      this.breakers(q),
+      this.openBreakers(q),
     ]);
-    return { ...range, openBreakers: breakers.filter((b) => b.state === 'open').length, now };
+    return { ...range, openBreakers, now };
+  }
+
+  /** Open breakers: counted by the backend's breaker page when it has one (not by reading every breaker). */
+  private async openBreakers(q: TimeQuery): Promise<number> {
+    if (this.p.breakerPage) return (await this.p.breakerPage(q.filters, { offset: 0, limit: 0 })).counts.open;
+    return (await this.breakers(q)).filter((b) => b.state === 'open').length;
   }
 
   async summary(q: TimeQuery): Promise<Summary> {
