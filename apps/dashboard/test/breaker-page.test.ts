@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { GONE_AFTER_MS } from '@/lib/data/breakers';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { Primitives } from '@/lib/data/primitives';
 import { ShapedSource } from '@/lib/data/shaped-source';
@@ -158,5 +159,44 @@ describe('breaker timeline before the first data', () => {
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
     const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
     expect(row?.segments).toEqual([{ from: firstSeen, to: now, state: 'closed' }]);
+  });
+});
+
+describe('instances of a breaker tile', () => {
+  it('counts live instances; those not seen for over GONE_AFTER_MS are counted apart as gone', async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: 7 * 86_400_000,
+      maxCalls: 100,
+      maxAttempts: 100,
+      now: () => now,
+    });
+    open.push(store);
+    const report = (instance: string, state: GaugeBreaker['state']) =>
+      store.metrics(
+        decodeMetrics(
+          Buffer.from(
+            JSON.stringify(
+              breakerGaugeRequest([{ server: 'weather', tool: '', state }], now - 500, { instance }),
+            ),
+          ),
+          'json',
+        ),
+      );
+    // 18 agents ran and exited 5 minutes ago (within the 10-minute stale time), 3 report now
+    for (let i = 0; i < 18; i++) report(`old-${i}`, 'open');
+    now += 5 * 60_000;
+    for (let i = 0; i < 3; i++) report(`new-${i}`, 'closed');
+    const source = new EmbeddedSource(store, { staleMs: 600_000 });
+    const [tile] = await source.breakerTiles({ from: now - 3_600_000, to: now, filters: {} });
+    expect(tile).toMatchObject({
+      state: 'closed',
+      instances: { closed: 3, open: 0, half_open: 0 },
+      gone: 18,
+    });
+    expect(GONE_AFTER_MS).toBeLessThan(5 * 60_000);
+    const [summary] = await source.breakers({ filters: {} });
+    expect(summary?.state).toBe('closed');
   });
 });

@@ -21,6 +21,8 @@ export interface InstanceBreakerState {
   readonly since: number;
   /** The instance stopped reporting this breaker. */
   readonly stale: boolean;
+  /** When the instance last reported it (epoch ms), where the backend knows it. */
+  readonly lastSeen?: number;
 }
 
 export interface AggregatedBreaker {
@@ -30,10 +32,24 @@ export interface AggregatedBreaker {
   readonly since: number;
   /** No instance reports it any more. */
   readonly stale: boolean;
+  /** Live instances per state (or, when none is live, the instances the state comes from). */
   readonly instances: Record<BreakerStateName, number>;
+  /** Instances not seen for over `GONE_AFTER_MS` (exited agents), counted apart. */
+  readonly gone: number;
 }
 
-export function aggregateBreakers(rows: readonly InstanceBreakerState[]): AggregatedBreaker[] {
+/**
+ * An instance not seen for this long is "gone" (an agent that exited): three of the OTel SDK's default 60 s
+ * export interval (the telemetry package exports every 5 s). Its state no longer counts while a live instance
+ * reports the breaker, and it is counted apart ("Closed 3 · 18 gone").
+ */
+export const GONE_AFTER_MS = 3 * 60_000;
+
+const isGone = (r: InstanceBreakerState, now: number | undefined) =>
+  now !== undefined && r.lastSeen !== undefined && now - r.lastSeen > GONE_AFTER_MS;
+
+/** Per breaker: the worst state of its live instances (else of the gone ones, else stale), since when. */
+export function aggregateBreakers(rows: readonly InstanceBreakerState[], now?: number): AggregatedBreaker[] {
   const groups = new Map<string, { server: string; tool: string; rows: InstanceBreakerState[] }>();
   for (const row of rows) {
     const key = `${row.server}\u0001${row.tool}`;
@@ -43,15 +59,17 @@ export function aggregateBreakers(rows: readonly InstanceBreakerState[]): Aggreg
   }
   const result: AggregatedBreaker[] = [];
   for (const g of groups.values()) {
-    const live = g.rows.filter((r) => !r.stale);
-    const stale = live.length === 0;
-    const considered = stale ? g.rows : live;
+    const reporting = g.rows.filter((r) => !r.stale);
+    const live = reporting.filter((r) => !isGone(r, now));
+    const stale = reporting.length === 0;
+    const considered = live.length > 0 ? live : stale ? g.rows : reporting;
     let state: BreakerStateName = 'closed';
     for (const r of considered) if (RANK[asState(r.state)] > RANK[state]) state = asState(r.state);
     const since = Math.min(...considered.filter((r) => asState(r.state) === state).map((r) => r.since));
     const instances: Record<BreakerStateName, number> = { closed: 0, open: 0, half_open: 0 };
     for (const r of considered) instances[asState(r.state)]++;
-    result.push({ server: g.server, tool: g.tool, state, since, stale, instances });
+    const gone = live.length > 0 ? reporting.length - live.length : 0;
+    result.push({ server: g.server, tool: g.tool, state, since, stale, instances, gone });
   }
   return result;
 }

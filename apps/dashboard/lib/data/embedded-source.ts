@@ -312,7 +312,11 @@ export class EmbeddedPrimitives implements Primitives {
 
   async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
     const now = this.now();
-    return this.rawBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs }));
+    return this.rawBreakers(filters).map((r) => ({
+      ...r,
+      stale: now - r.updated > this.options.staleMs,
+      lastSeen: r.updated,
+    }));
   }
 
   /**

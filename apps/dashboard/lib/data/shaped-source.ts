@@ -8,6 +8,7 @@ import {
   aggregateBreakers,
   breakerSummaries,
   compareTiles,
+  GONE_AFTER_MS,
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
@@ -491,7 +492,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   // ---------------------------------------------------------------------------------------------------------
 
   async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters)));
+    return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters), this.p.now()));
   }
 
   /**
@@ -512,7 +513,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   async breakerPage(q: TimeQuery, page: BreakerPageQuery): Promise<BreakerPage> {
     const listed = this.p.breakerPage
       ? await this.p.breakerPage(q.filters, page)
-      : pageOfBreakers(aggregateBreakers(await this.p.instanceBreakers(q.filters)), page);
+      : pageOfBreakers(aggregateBreakers(await this.p.instanceBreakers(q.filters), this.p.now()), page);
     const base = { counts: listed.counts, total: listed.total, offset: page.offset, limit: page.limit };
     if (listed.keys.length === 0) return { ...base, tiles: [], timeline: [] };
     const shown = new Set(listed.keys.map((k) => `${k.server}\u0001${k.tool}`));
@@ -560,7 +561,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       return success + failure > 0 ? failure / (success + failure) : null;
     };
     const tiles: BreakerTile[] = await Promise.all(
-      aggregateBreakers(instances).map(async (b) => {
+      aggregateBreakers(instances, now).map(async (b) => {
         const reporting = instancesOf(`${b.server}\u0001${b.tool}`);
         const services = new Set(reporting.map((i) => i.service));
         const mine = (r: CountRow) =>
@@ -581,7 +582,12 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
         }
         // The instances now in the tile's state, and the transition that put the first of them there: "in
         // state" (since the earliest of them entered it) and the transition shown are the same event.
-        const holders = reporting.filter((i) => i.stale === b.stale && i.state === b.state);
+        const holders = reporting.filter(
+          (i) =>
+            i.stale === b.stale &&
+            i.state === b.state &&
+            (b.gone === 0 || i.lastSeen === undefined || now - i.lastSeen <= GONE_AFTER_MS),
+        );
         const into = transitionsOf(b.server).filter(
           (t) =>
             (t.tool ?? '') === b.tool &&
@@ -606,6 +612,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           state: b.state,
           since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
           instances: b.instances,
+          gone: b.gone,
           stale: b.stale,
           errorRate: rate(totalsNowOf(b.server), mine),
           errorRateRange: rate(totalsOf(b.server), mine),

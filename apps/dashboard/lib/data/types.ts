@@ -214,8 +214,10 @@ export interface BreakerTile {
   /** The worst state among the instances reporting this breaker. */
   readonly state: BreakerStateName;
   readonly since: number;
-  /** Instances per state ("open 1 / closed 3"). */
+  /** Live instances per state ("open 1 / closed 3"). */
   readonly instances: Record<BreakerStateName, number>;
+  /** Instances that reported it but exited (not seen for over `GONE_AFTER_MS`), counted apart. */
+  readonly gone: number;
   /** No instance has reported this breaker recently. */
   readonly stale: boolean;
   /** Failed / (successful + failed) calls "now" (the last 5 minutes of the window); null without calls. */
