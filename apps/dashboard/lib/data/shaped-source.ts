@@ -50,6 +50,8 @@ const REJECTED = OUTCOME_VALUE_REJECTED;
 export const NOW_WINDOW_MS = 5 * 60_000;
 /** Points per chart at most (server-side down-sampling). */
 export const MAX_POINTS = 200;
+/** Breakers `breakers()` (and `GET /api/v1/summary`) lists at most: the worst. */
+export const MAX_LISTED_BREAKERS = 1000;
 /** Groups a compare view shows at most (the busiest). */
 export const MAX_COMPARE_GROUPS = 8;
 export const LATENCY_QUANTILES = [0.5, 0.95, 0.99] as const;
@@ -491,8 +493,19 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   // breakers
   // ---------------------------------------------------------------------------------------------------------
 
+  /**
+   * The breakers still reported, worst first: at most `MAX_LISTED_BREAKERS` (the worst; a backend with
+   * `breakerPage` reads only those), unless `filters.breakers` names them.
+   */
   async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters), this.p.now()));
+    let filters = q.filters;
+    if (filters.breakers === undefined && this.p.breakerPage) {
+      const page = await this.p.breakerPage(filters, { offset: 0, limit: MAX_LISTED_BREAKERS });
+      if (page.keys.length === 0) return [];
+      filters = { ...filters, breakers: page.keys };
+    }
+    const all = breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(filters), this.p.now()));
+    return filters === q.filters ? all.slice(0, MAX_LISTED_BREAKERS) : all;
   }
 
   /**
