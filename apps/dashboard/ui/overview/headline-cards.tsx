@@ -9,7 +9,6 @@ import {
   MIN_RETRIES_FOR_EFFICIENCY,
   TARGET_EFFICIENCY,
 } from '@/lib/format';
-import { useLive } from '../live/live-provider';
 
 const efficiencyText = (w: HeadlineWindow) => {
   const v = efficiencyVerdict(w.retries.successful, w.retries.total);
@@ -19,8 +18,9 @@ const rate = (w: HeadlineWindow) => fmtNumber(w.callsPerMinute, w.callsPerMinute
 
 /**
  * The KPI strip of the incident view: on every card the big figure is "now" (the last 5 minutes; breakers:
- * their state now), the selected range on the line below it, labelled once ("last 1h: …"). Rates are over the time that has data. Live: replaced by the SSE `headline` events (not for
- * a custom range, which is history).
+ * their state now), the selected range on the line below it, labelled once ("last 1h: …"). Rates are over
+ * the time that has data. Live: the SSE `headline` events refresh the whole page (cards and charts together,
+ * one snapshot), not the cards alone.
  */
 export default function HeadlineCards({
   initial,
@@ -31,11 +31,9 @@ export default function HeadlineCards({
   rangeLabel: string;
   custom: boolean;
 }) {
-  const live = useLive().headline;
-  const h =
-    !custom && live && live.to >= initial.to && live.from === live.to - (initial.to - initial.from)
-      ? live
-      : initial;
+  // One snapshot per render: the cards show the numbers the charts below were drawn from (the live stream
+  // re-renders the whole page at most every 5 s), never a newer headline beside older charts.
+  const h = initial;
   const now = h.now;
   const nowLabel = custom ? 'last 5 min of range' : 'now (5 min)';
   const effNow = efficiencyText(now);
