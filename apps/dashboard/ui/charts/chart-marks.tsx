@@ -32,7 +32,7 @@ export function annotationMarks(
         className={`annotation annotation-${a.kind}`}
         data-count={a.count}
         label={
-          i < 12 || a.count > 1
+          i < 12
             ? {
                 value: `${a.kind === 'alert' ? '⚑' : '●'}${a.count > 1 ? a.count : ''}`,
                 position: 'top',
