@@ -40,7 +40,7 @@ export default async function OverviewPage(props: { searchParams: Promise<PageSe
     if (by) p.set('compare', by);
     return `/?${p}`;
   };
-  const rangeLabel = custom ? 'range' : `range (${range})`;
+  const rangeLabel = custom ? 'range' : `last ${range}`;
   return (
     <main>
       <Suspense key={`h${key}`} fallback={<CardsSkeleton />}>

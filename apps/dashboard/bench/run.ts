@@ -38,6 +38,7 @@ import type { MetricsRequest } from '../lib/otlp/model';
 import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from '../lib/otlp/schema';
 import { createRuntime } from '../lib/runtime';
 import { createRequestListener } from '../lib/server/handler';
+import { breakerGaugeRequest, type GaugeBreaker } from '../test/support/breaker-gauges';
 
 const APP_DIR = path.resolve(import.meta.dirname, '..');
 const SERVERS = ['weather', 'search', 'tickets', 'reports', 'files'];
@@ -52,6 +53,10 @@ const pct = (xs: number[], p: number) => {
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 /** The overview's latency target with 1M calls stored (design: a dashboard that answers during an incident). */
 const OVERVIEW_P95_TARGET_MS = 150;
+/** The Breakers page with 100,000 breakers stored (issue #22): p95 and size of one page. */
+const BREAKERS_STORED = 100_000;
+const BREAKERS_P95_TARGET_MS = 300;
+const BREAKERS_PAGE_TARGET_BYTES = 1_000_000;
 const log = (...a: unknown[]) => console.error('[bench]', ...a);
 
 /** A traces export: `calls` calls, 40% of them retried (1-2 failed attempts with classification events). */
@@ -274,7 +279,13 @@ async function post(url: string, body: Uint8Array) {
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-bench-'));
   // 8 days: the fill starts 7 days back and must stay inside the retention while it runs (older points are refused)
-  const config = loadConfig({ DATA_DIR: dataDir, OTLP_MAX_CONCURRENT: '16', RETENTION_DAYS: '8' });
+  // MAX_LABEL_VALUES: the breakers part stores 1,000 tools on 100 servers
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    OTLP_MAX_CONCURRENT: '16',
+    RETENTION_DAYS: '8',
+    MAX_LABEL_VALUES: '2000',
+  });
   const rt = createRuntime(config, { log: () => undefined });
   const server = http.createServer(createRequestListener(rt));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -386,13 +397,18 @@ async function main() {
       max: round(Math.max(...times), 2),
     };
   }
+  // ---- 5. 100,000 breakers (100 instances × 1,000 per-tool breakers, 1% of them then open) ----
+  const breakerFill = fillBreakers(store, decodeMetrics);
+  log(`stored ${breakerFill.breakers.toLocaleString()} breakers in ${round(breakerFill.seconds)} s`);
+
   clearInterval(sampler);
   sample();
   server.closeAllConnections();
   server.close();
   await rt.close();
 
-  // ---- 5. overview page latency through the built server (GET /?range=...) ----
+  // ---- 6. overview and Breakers page latency through the built server (GET /?range=..., /breakers) ----
+  const breakerPages: Record<string, { p50: number; p95: number; max: number; bytes: number }> = {};
   const built =
     fs.existsSync(path.join(APP_DIR, 'dist', 'server.mjs')) &&
     fs.existsSync(path.join(APP_DIR, '.next', 'BUILD_ID'));
@@ -445,6 +461,31 @@ async function main() {
       p95: round(pct(times, 95), 2),
       max: round(Math.max(...times), 2),
     };
+    for (const [label, qs] of [
+      ['first page', ''],
+      ['page 1,000', '?page=1000'],
+      ['filtered (match)', '?match=tool-0042'],
+      ['open only', '?state=open'],
+    ] as const) {
+      const times: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < 25; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${url}/breakers${qs}`);
+        const html = await res.text();
+        if (res.status !== 200) throw new Error(`GET /breakers${qs} answered ${res.status}`);
+        if (i === 0 && !html.includes('breaker-more') && qs === '')
+          throw new Error('the Breakers page does not say how many more breakers there are');
+        bytes = Buffer.byteLength(html);
+        if (i >= 3) times.push(performance.now() - t0);
+      }
+      breakerPages[label] = {
+        p50: round(pct(times, 50), 2),
+        p95: round(pct(times, 95), 2),
+        max: round(Math.max(...times), 2),
+        bytes,
+      };
+    }
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   } else {
@@ -488,6 +529,17 @@ async function main() {
     overviewLatencyMs: latency,
     overviewTarget: `p95 < ${OVERVIEW_P95_TARGET_MS} ms`,
     overviewTargetMet: Object.values(latency).every((v) => v.p95 < OVERVIEW_P95_TARGET_MS),
+    breakersPage: {
+      breakersStored: breakerFill.breakers,
+      fillSeconds: round(breakerFill.seconds),
+      latencyMs: breakerPages,
+      target: `p95 < ${BREAKERS_P95_TARGET_MS} ms, page < ${BREAKERS_PAGE_TARGET_BYTES} bytes`,
+      targetMet:
+        Object.keys(breakerPages).length > 0 &&
+        Object.values(breakerPages).every(
+          (v) => v.p95 < BREAKERS_P95_TARGET_MS && v.bytes < BREAKERS_PAGE_TARGET_BYTES,
+        ),
+    },
     peakRssMiB: round(peakRss / 2 ** 20),
   };
   fs.writeFileSync(path.join(APP_DIR, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -520,9 +572,54 @@ async function main() {
         },
       ]),
     ),
+    ...Object.fromEntries(
+      Object.entries(breakerPages).map(([k, v]) => [
+        `breakers page, ${k} (${(breakerFill.breakers / 1000).toFixed(0)}k stored)`,
+        {
+          value: `p50 ${v.p50} ms`,
+          detail: `p95 ${v.p95} ms (max ${v.max}), ${round(v.bytes / 1024)} KiB`,
+          target: `p95 < ${BREAKERS_P95_TARGET_MS} ms, < 1 MB: ${v.p95 < BREAKERS_P95_TARGET_MS && v.bytes < BREAKERS_PAGE_TARGET_BYTES ? 'met' : 'MISSED'}`,
+        },
+      ]),
+    ),
     'peak RSS': { value: `${results.peakRssMiB} MiB`, detail: '', target: 'bounded' },
   });
   console.log('written to bench-results.json');
+}
+
+/**
+ * Fills the store with BREAKERS_STORED per-tool breakers: 100 instances report 1,000 breakers each (one server
+ * per instance), all closed, then 1% of them open and 0.5% half-open (transitions included).
+ */
+function fillBreakers(
+  store: NonNullable<ReturnType<typeof createRuntime>['store']>,
+  decode: (body: Buffer, encoding: 'json') => MetricsRequest,
+): { breakers: number; seconds: number } {
+  const t0 = performance.now();
+  const perInstance = 1000;
+  const instances = BREAKERS_STORED / perInstance;
+  const now = Date.now();
+  for (const round of [0, 1]) {
+    for (let n = 0; n < instances; n++) {
+      const breakers = Array.from({ length: perInstance }, (_, i) => {
+        const k = n * perInstance + i;
+        const state: GaugeBreaker['state'] =
+          round === 0 ? 'closed' : k % 100 === 7 ? 'open' : k % 200 === 13 ? 'half_open' : 'closed';
+        return {
+          server: `fleet-srv-${String(n).padStart(3, '0')}`,
+          tool: `tool-${String(i).padStart(4, '0')}`,
+          state,
+        };
+      });
+      const request = breakerGaugeRequest(breakers, now - 60_000 + round * 30_000, {
+        service: 'fleet-agent',
+        instance: `fleet-${n}`,
+      });
+      store.metrics(decode(Buffer.from(JSON.stringify(request)), 'json'));
+    }
+  }
+  const { n } = store.db.prepare('SELECT COUNT(*) AS n FROM breakers').get() as { n: number };
+  return { breakers: n, seconds: (performance.now() - t0) / 1000 };
 }
 
 main().catch((error) => {

@@ -8,6 +8,20 @@ export function fmtPct(v: number | null | undefined, digits = 1): string {
   return `${(v * 100).toFixed(digits)}%`;
 }
 
+/**
+ * A share that is never rounded to a false figure: 0 only when nothing, "<0.1%" when tiny, one decimal below
+ * 10% (17 errors in 4,000 calls read "0.4%", not "0%"), whole percents above; 100% only when all.
+ */
+export function fmtShare(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v <= 0) return '0%';
+  if (v >= 1) return '100%';
+  if (v < 0.001) return '<0.1%';
+  if (v > 0.999) return '>99.9%';
+  if (v < 0.1) return `${(v * 100).toFixed(1)}%`;
+  return `${Math.min(99, Math.round(v * 100))}%`;
+}
+
 export function fmtNumber(v: number, digits = 0): string {
   if (!Number.isFinite(v)) return '–';
   return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });

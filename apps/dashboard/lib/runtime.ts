@@ -52,6 +52,9 @@ interface Backend {
   readonly poller?: BreakerPoller;
 }
 
+/** Changed breakers read (and pushed live) per query at most. */
+const LIVE_BREAKER_CHUNK = 500;
+
 function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, log: (m: string) => void) {
   const store = new EmbeddedStore({
     dataDir: config.dataDir,
@@ -67,18 +70,25 @@ function embeddedBackend(config: Config, options: RuntimeOptions, hub: LiveHub, 
   });
   const source = new EmbeddedSource(store, { staleMs: config.breakerStaleMs });
   store.subscribe({
+    // Only the changed breakers are read (in chunks: SQL parameters), never every breaker per ingest.
     breakers: (changed) => {
-      void source.breakers({ filters: {} }).then((all) => {
-        const match = (b: { server: string; tool: string | null }, c: { server: string; tool: string }) =>
-          b.server === c.server && (b.tool ?? '') === c.tool;
-        hub.publish({
-          type: 'breaker',
-          breakers: all.filter((b) => changed.some((c) => match(b, c))),
-          removed: changed
-            .filter((c) => !all.some((b) => match(b, c)))
-            .map((c) => ({ server: c.server, tool: c.tool || null })),
-        });
-      });
+      void (async () => {
+        const key = (server: string, tool: string | null) => `${server}\u0001${tool ?? ''}`;
+        for (let i = 0; i < changed.length; i += LIVE_BREAKER_CHUNK) {
+          const chunk = changed.slice(i, i + LIVE_BREAKER_CHUNK);
+          const found = await source.breakers({ filters: { breakers: chunk } });
+          const wanted = new Set(chunk.map((c) => key(c.server, c.tool)));
+          const breakers = found.filter((b) => wanted.has(key(b.server, b.tool)));
+          const present = new Set(breakers.map((b) => key(b.server, b.tool)));
+          hub.publish({
+            type: 'breaker',
+            breakers,
+            removed: chunk
+              .filter((c) => !present.has(key(c.server, c.tool)))
+              .map((c) => ({ server: c.server, tool: c.tool || null })),
+          });
+        }
+      })().catch((error) => log(`live breakers failed: ${(error as Error)?.message ?? String(error)}`));
     },
     ingested: (signal) => hub.publish({ type: 'ingest', signal }),
   });

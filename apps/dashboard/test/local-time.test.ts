@@ -64,6 +64,7 @@ describe('times rendered on the server', () => {
       wastedTimeMs: 0,
       message: '',
       attemptRows: [],
+      attemptsOmitted: 0,
     };
     const html = renderToString(createElement(CallList, { calls: [call] }));
     expect(html).toContain(`<time dateTime="${iso}" title="${iso}">06:05:09 UTC</time>`);

@@ -211,6 +211,22 @@ describe('ShapedSource', () => {
     expect(past.partialFrom).toBeUndefined();
   });
 
+  it("takes a partial bucket's rate up to the newest data received, not up to now", async () => {
+    // 30 s buckets over an hour: the last began 30 s ago; its data arrived until 20 s ago (an export is due)
+    const q: TimeQuery = { from: NOW - 60 * MIN, to: NOW, filters: {} };
+    const p = memory([calls(NOW - 24_000, 20)]);
+    const s = await new ShapedSource({ ...p, lastDataAt: async () => NOW - 20_000 }).callSeries(q);
+    expect(s.step).toBe(30_000);
+    const last = s.points.at(-1)!;
+    expect(last.t).toBe(NOW - 30_000);
+    // 20 calls over the 10 s with data: 120/min (up to now, 40/min: a drop that is not there)
+    expect(s.end).toBe(NOW - 20_000);
+    expect((last.success / (s.end! - last.t)) * 60_000).toBe(120);
+    // data not yet in the bucket: at least half the export lag into it (one export would read as a spike)
+    const early = await new ShapedSource({ ...p, lastDataAt: async () => NOW - 40_000 }).callSeries(q);
+    expect(early.end).toBe(NOW - 25_000);
+  });
+
   it('builds the class and the type tables from the same rows', async () => {
     const err = (type: string, cls: string, n: number): Event => ({
       metric: 'errors',

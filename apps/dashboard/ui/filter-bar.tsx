@@ -2,6 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { RANGES as RANGE_MS } from '@/lib/data/query-params';
 import { useLive } from './live/live-provider';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -12,6 +13,7 @@ const toLocalInput = (t: number) => {
 };
 
 const RANGES = ['15m', '1h', '6h', '24h', '7d'] as const;
+const PRESET_MS: Readonly<Record<string, number>> = RANGE_MS;
 const TITLES: Record<string, string> = {
   '/': 'Overview',
   '/breakers': 'Circuit breakers',
@@ -39,13 +41,19 @@ export default function FilterBar(props: {
   const range = custom ? 'custom' : (params.get('range') ?? '1h');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
+  // edited since they showed the range in effect: only then does "apply" switch to a custom range
+  const [dirty, setDirty] = useState(false);
   // Client-only (the browser's time zone): filled after mount, so server and client render the same HTML.
+  // They show the range in effect: the custom one, else the preset's (15m shows the last 15 minutes).
   useEffect(() => {
     const f = Number(params.get('from'));
     const t = Number(params.get('to'));
-    setFrom(custom && f > 0 ? toLocalInput(f) : toLocalInput(Date.now() - 3_600_000));
-    setTo(custom && t > 0 ? toLocalInput(t) : toLocalInput(Date.now()));
-  }, [params, custom]);
+    const now = Date.now();
+    const preset = PRESET_MS[range] ?? PRESET_MS['1h']!;
+    setFrom(custom && f > 0 ? toLocalInput(f) : toLocalInput(now - preset));
+    setTo(custom && t > 0 ? toLocalInput(t) : toLocalInput(now));
+    setDirty(false);
+  }, [params, custom, range]);
   const go = (next: URLSearchParams) => {
     const qs = next.toString();
     router.replace(qs ? `${pathname}?${qs}` : pathname);
@@ -63,7 +71,7 @@ export default function FilterBar(props: {
   const applyCustom = () => {
     const f = new Date(from).getTime();
     const t = new Date(to).getTime();
-    if (!(Number.isFinite(f) && Number.isFinite(t) && t > f)) return;
+    if (!dirty || !(Number.isFinite(f) && Number.isFinite(t) && t > f)) return;
     const next = new URLSearchParams(params.toString());
     next.set('from', String(f));
     next.set('to', String(t));
@@ -119,12 +127,28 @@ export default function FilterBar(props: {
             type="datetime-local"
             aria-label="from"
             value={from}
-            onChange={(e) => setFrom(e.target.value)}
+            onChange={(e) => {
+              setFrom(e.target.value);
+              setDirty(true);
+            }}
           />
           <span>–</span>
-          <input type="datetime-local" aria-label="to" value={to} onChange={(e) => setTo(e.target.value)} />
-          <button type="submit" className={range === 'custom' ? 'active' : ''}>
-            {range === 'custom' ? 'custom ✓' : 'apply'}
+          <input
+            type="datetime-local"
+            aria-label="to"
+            value={to}
+            onChange={(e) => {
+              setTo(e.target.value);
+              setDirty(true);
+            }}
+          />
+          <button
+            type="submit"
+            className={range === 'custom' && !dirty ? 'active' : ''}
+            disabled={!dirty}
+            title={dirty ? 'show this range' : 'edit the dates to choose a custom range'}
+          >
+            {range === 'custom' && !dirty ? 'custom ✓' : 'apply'}
           </button>
         </form>
       </div>

@@ -2,10 +2,58 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchRecentCalls, sourceCapabilities } from '@/lib/data/fetchers';
 import { type PageSearchParams, parseCallsQuery } from '@/lib/data/query-params';
+import { fmtNumber } from '@/lib/format';
 import CallList from '@/ui/calls/call-list';
 import LocalTime from '@/ui/local-time';
 
 export const metadata: Metadata = { title: 'Calls' };
+
+/** What is shown of how many stored calls match, how many more, and the neighbouring pages. */
+function CallsShown(props: {
+  total: number;
+  offset: number;
+  shown: number;
+  pageNumber: number;
+  params: URLSearchParams;
+}) {
+  const { total, offset, shown, pageNumber, params } = props;
+  const more = Math.max(0, total - offset - shown);
+  const href = (n: number) => {
+    const p = new URLSearchParams(params);
+    if (n > 1) p.set('page', String(n));
+    else p.delete('page');
+    return `/calls?${p}`;
+  };
+  if (total === 0) return null;
+  return (
+    <p className="muted" data-testid="calls-shown" style={{ fontSize: 13 }}>
+      Showing {fmtNumber(Math.min(total, offset + 1))}–{fmtNumber(offset + shown)} of {fmtNumber(total)}{' '}
+      stored calls
+      {more > 0 ? (
+        <>
+          {' · '}
+          <b data-testid="calls-more">{fmtNumber(more)} more</b>
+        </>
+      ) : null}
+      {pageNumber > 1 ? (
+        <>
+          {' · '}
+          <Link href={href(pageNumber - 1)} rel="prev">
+            ← newer
+          </Link>
+        </>
+      ) : null}
+      {more > 0 ? (
+        <>
+          {' · '}
+          <Link href={href(pageNumber + 1)} rel="next">
+            older →
+          </Link>
+        </>
+      ) : null}
+    </p>
+  );
+}
 
 /** Failed, rejected or retried calls; chart points link here with their bucket, server and class. */
 export default async function CallsPage(props: { searchParams: Promise<PageSearchParams> }) {
@@ -24,13 +72,16 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
       </main>
     );
   }
-  const calls = await fetchRecentCalls(query);
+  const rawPage = typeof sp.page === 'string' && /^\d{1,6}$/.test(sp.page) ? Number(sp.page) : 1;
+  const pageNumber = Math.max(1, rawPage);
+  const { calls, total, offset } = await fetchRecentCalls(query, pageNumber);
   const params = () =>
     new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const link = (value: string | undefined, label: string) => {
     const p = params();
     if (value) p.set('only', value);
     else p.delete('only');
+    p.delete('page');
     return (
       <Link href={`/calls?${p}`} className={`badge${query.only === value ? ' success' : ''}`}>
         {label}
@@ -78,6 +129,13 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
         </p>
       ) : null}
       <CallList calls={calls} />
+      <CallsShown
+        total={total}
+        offset={offset}
+        shown={calls.length}
+        pageNumber={pageNumber}
+        params={params()}
+      />
     </main>
   );
 }

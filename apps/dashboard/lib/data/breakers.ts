@@ -1,4 +1,5 @@
-import type { BreakerStateName, BreakerSummary } from './types';
+import type { BreakerKeysPage } from './primitives';
+import type { BreakerCounts, BreakerPageQuery, BreakerStateName, BreakerSummary } from './types';
 
 /*
  * How the per-instance states of a breaker add up to what the pages show, shared by every MetricsSource so
@@ -20,6 +21,8 @@ export interface InstanceBreakerState {
   readonly since: number;
   /** The instance stopped reporting this breaker. */
   readonly stale: boolean;
+  /** When the instance last reported it (epoch ms), where the backend knows it. */
+  readonly lastSeen?: number;
 }
 
 export interface AggregatedBreaker {
@@ -29,10 +32,24 @@ export interface AggregatedBreaker {
   readonly since: number;
   /** No instance reports it any more. */
   readonly stale: boolean;
+  /** Live instances per state (or, when none is live, the instances the state comes from). */
   readonly instances: Record<BreakerStateName, number>;
+  /** Instances not seen for over `GONE_AFTER_MS` (exited agents), counted apart. */
+  readonly gone: number;
 }
 
-export function aggregateBreakers(rows: readonly InstanceBreakerState[]): AggregatedBreaker[] {
+/**
+ * An instance not seen for this long is "gone" (an agent that exited): three of the OTel SDK's default 60 s
+ * export interval (the telemetry package exports every 5 s). Its state no longer counts while a live instance
+ * reports the breaker, and it is counted apart ("Closed 3 · 18 gone").
+ */
+export const GONE_AFTER_MS = 3 * 60_000;
+
+const isGone = (r: InstanceBreakerState, now: number | undefined) =>
+  now !== undefined && r.lastSeen !== undefined && now - r.lastSeen > GONE_AFTER_MS;
+
+/** Per breaker: the worst state of its live instances (else of the gone ones, else stale), since when. */
+export function aggregateBreakers(rows: readonly InstanceBreakerState[], now?: number): AggregatedBreaker[] {
   const groups = new Map<string, { server: string; tool: string; rows: InstanceBreakerState[] }>();
   for (const row of rows) {
     const key = `${row.server}\u0001${row.tool}`;
@@ -42,15 +59,17 @@ export function aggregateBreakers(rows: readonly InstanceBreakerState[]): Aggreg
   }
   const result: AggregatedBreaker[] = [];
   for (const g of groups.values()) {
-    const live = g.rows.filter((r) => !r.stale);
-    const stale = live.length === 0;
-    const considered = stale ? g.rows : live;
+    const reporting = g.rows.filter((r) => !r.stale);
+    const live = reporting.filter((r) => !isGone(r, now));
+    const stale = reporting.length === 0;
+    const considered = live.length > 0 ? live : stale ? g.rows : reporting;
     let state: BreakerStateName = 'closed';
     for (const r of considered) if (RANK[asState(r.state)] > RANK[state]) state = asState(r.state);
     const since = Math.min(...considered.filter((r) => asState(r.state) === state).map((r) => r.since));
     const instances: Record<BreakerStateName, number> = { closed: 0, open: 0, half_open: 0 };
     for (const r of considered) instances[asState(r.state)]++;
-    result.push({ server: g.server, tool: g.tool, state, since, stale, instances });
+    const gone = live.length > 0 ? reporting.length - live.length : 0;
+    result.push({ server: g.server, tool: g.tool, state, since, stale, instances, gone });
   }
   return result;
 }
@@ -78,4 +97,46 @@ export function compareTiles(
     b.calls - a.calls ||
     a.server.localeCompare(b.server)
   );
+}
+
+/** Whether a breaker matches the Breakers page's text filter (case-insensitive, `server` or `server/tool`). */
+export function matchesBreaker(match: string | undefined, server: string, tool: string): boolean {
+  if (match === undefined || match === '') return true;
+  return `${server}/${tool}`.toLowerCase().includes(match.toLowerCase());
+}
+
+/** The order of the Breakers page across pages: reported ones worst state first, then stale ones; then by name. */
+export function comparePageOrder(a: AggregatedBreaker, b: AggregatedBreaker): number {
+  return (
+    Number(a.stale) - Number(b.stale) ||
+    (a.stale ? 0 : RANK[b.state] - RANK[a.state]) ||
+    (a.server < b.server ? -1 : a.server > b.server ? 1 : 0) ||
+    (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)
+  );
+}
+
+/** The state a breaker is counted under on the Breakers page. */
+export const shownState = (b: { stale: boolean; state: BreakerStateName }): BreakerStateName | 'stale' =>
+  b.stale ? 'stale' : b.state;
+
+/** A page of already aggregated breakers (backends without `breakerPage`): one pass, one sort. */
+export function pageOfBreakers(
+  aggregated: readonly AggregatedBreaker[],
+  page: BreakerPageQuery,
+): BreakerKeysPage {
+  const counts: BreakerCounts = { open: 0, half_open: 0, closed: 0, stale: 0 };
+  const matching: AggregatedBreaker[] = [];
+  for (const b of aggregated) {
+    if (!matchesBreaker(page.match, b.server, b.tool)) continue;
+    counts[shownState(b)]++;
+    if (page.state === undefined || shownState(b) === page.state) matching.push(b);
+  }
+  matching.sort(comparePageOrder);
+  return {
+    keys: matching
+      .slice(page.offset, page.offset + page.limit)
+      .map((b) => ({ server: b.server, tool: b.tool })),
+    counts,
+    total: matching.length,
+  };
 }

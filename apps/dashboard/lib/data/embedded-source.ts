@@ -9,6 +9,7 @@ import { bucketQuantile } from './bucket-quantile';
 import { embeddedExperimentData } from './experiments-embedded';
 import type { ExperimentData } from './experiments-types';
 import type {
+  BreakerKeysPage,
   BucketPlan,
   BucketRow,
   CountRow,
@@ -22,6 +23,9 @@ import { ShapedSource } from './shaped-source';
 import type {
   AgentInstance,
   AttemptRow,
+  BreakerCounts,
+  BreakerKey,
+  BreakerPageQuery,
   BreakerStateName,
   BreakerTimelineRow,
   BreakerTransition,
@@ -31,6 +35,7 @@ import type {
   Filters,
   TimelineSegment,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
@@ -68,8 +73,14 @@ function col(d: Dim): Col {
   return COL[d];
 }
 
+/** How long the Breakers page's counts by state are reused (they read every breaker's key). */
+const COUNTS_TTL_MS = 2_000;
+
 /** How late an agent's export may be (the OTel SDK exports every 5-60 s; the telemetry package: 5 s). */
 const EXPORT_LAG_MS = 10_000;
+
+/** Attempt spans shown per call at most (a call makes a few; more are counted, not listed). */
+export const MAX_ATTEMPTS_PER_CALL = 50;
 
 /** Transitions a breaker timeline reads at most (the newest of its window). */
 const MAX_TIMELINE_TRANSITIONS = 10_000;
@@ -97,11 +108,16 @@ export class EmbeddedPrimitives implements Primitives {
   readonly capabilities = { traces: true, push: true, instances: false } as const;
   readonly freshnessMs = EXPORT_LAG_MS;
   private readonly statements = new Map<string, Statement>();
+  private readonly countsCache = new Map<string, { at: number; counts: BreakerCounts }>();
 
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
-  ) {}
+  ) {
+    // The Breakers page's read paths (a segment by state in name order; a breaker's other instances).
+    store.db.exec(`CREATE INDEX IF NOT EXISTS breakers_by_state ON breakers (state, server, tool, updated);
+      CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);`);
+  }
 
   now(): number {
     return this.store.now();
@@ -138,6 +154,18 @@ export class EmbeddedPrimitives implements Primitives {
     add('server', filters.server);
     add('tool', filters.tool);
     if (variantInExtra) add('extra', filters.variant);
+    const scope = filters.breakers;
+    if (scope !== undefined && scope.length > 0) {
+      // a page of breakers: their servers (and tools, unless one of them is per server): a superset
+      const servers = [...new Set(scope.map((b) => b.server))];
+      parts.push(`d.server IN (${servers.map(() => '?').join(', ')})`);
+      args.push(...servers);
+      if (!scope.some((b) => b.tool === '')) {
+        const tools = [...new Set(scope.map((b) => b.tool))];
+        parts.push(`d.tool IN (${tools.map(() => '?').join(', ')})`);
+        args.push(...tools);
+      }
+    }
     return { sql: parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '', args };
   }
 
@@ -284,7 +312,107 @@ export class EmbeddedPrimitives implements Primitives {
 
   async instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]> {
     const now = this.now();
-    return this.rawBreakers(filters).map((r) => ({ ...r, stale: now - r.updated > this.options.staleMs }));
+    return this.rawBreakers(filters).map((r) => ({
+      ...r,
+      stale: now - r.updated > this.options.staleMs,
+      lastSeen: r.updated,
+    }));
+  }
+
+  /**
+   * A page of breakers in SQL, in four segments (reported open, half-open, closed, then stale), each read
+   * through an index with LIMIT/OFFSET: a breaker is in the segment of the worst state of its reporting
+   * instances. Only the counts read every breaker's key (index-only, kept `COUNTS_TTL_MS`).
+   */
+  async breakerPage(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage> {
+    const f = this.breakerPageFilter(filters, page.match);
+    const cut = this.now() - this.options.staleMs;
+    const counts = this.breakerCounts(f, cut);
+    const segments = (['open', 'half_open', 'closed', 'stale'] as const).filter(
+      (s) => page.state === undefined || page.state === s,
+    );
+    const keys: BreakerKey[] = [];
+    let offset = page.offset;
+    for (const segment of segments) {
+      if (keys.length >= page.limit) break;
+      const n = counts[segment];
+      if (offset >= n) {
+        offset -= n;
+        continue;
+      }
+      keys.push(...this.breakerSegment(segment, f, cut, page.limit - keys.length, offset));
+      offset = 0;
+    }
+    const total = segments.reduce((s, k) => s + counts[k], 0);
+    return { keys, counts, total };
+  }
+
+  /** The filters and text match of the Breakers page as SQL conditions on `breakers` (unqualified columns). */
+  private breakerPageFilter(filters: Filters, match: string | undefined): { sql: string; args: string[] } {
+    const { parts, args } = breakerFilters({ ...filters, breakers: undefined });
+    if (match !== undefined && match !== '') {
+      parts.push("instr(lower(server || '/' || tool), ?) > 0");
+      args.push(match.toLowerCase());
+    }
+    return { sql: parts.map((p) => ` AND ${p}`).join(''), args };
+  }
+
+  private breakerCounts(f: { sql: string; args: string[] }, cut: number): BreakerCounts {
+    const key = `${f.sql}\u0001${f.args.join('\u0001')}`;
+    const cached = this.countsCache.get(key);
+    const now = this.now();
+    if (cached && now - cached.at >= 0 && now - cached.at < COUNTS_TTL_MS) return cached.counts;
+    const distinct = (where: string, ...args: Array<string | number>) =>
+      this.prepare(
+        `SELECT COUNT(*) FROM (SELECT 1 FROM breakers WHERE 1${where}${f.sql} GROUP BY server, tool)`,
+      )
+        .pluck()
+        .get(...args, ...f.args) as number;
+    const all = distinct('');
+    const live = distinct(' AND updated >= ?', cut);
+    const open = distinct(" AND state = 'open' AND updated >= ?", cut);
+    const halfOpen = this.prepare(
+      `SELECT COUNT(*) FROM (SELECT 1 FROM breakers b WHERE state = 'half_open' AND updated >= ?${f.sql}
+         AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND state = 'open'
+                         AND updated >= ?${f.sql})
+       GROUP BY server, tool)`,
+    )
+      .pluck()
+      .get(cut, ...f.args, cut, ...f.args) as number;
+    const counts: BreakerCounts = {
+      open,
+      half_open: halfOpen,
+      closed: live - open - halfOpen,
+      stale: all - live,
+    };
+    if (this.countsCache.size >= 100) this.countsCache.clear();
+    this.countsCache.set(key, { at: now, counts });
+    return counts;
+  }
+
+  /** One segment's breakers in name order, `limit` from `offset`. */
+  private breakerSegment(
+    segment: BreakerStateName | 'stale',
+    f: { sql: string; args: string[] },
+    cut: number,
+    limit: number,
+    offset: number,
+  ): BreakerKey[] {
+    if (segment === 'stale') {
+      return this.prepare(
+        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING MAX(updated) < ?
+         ORDER BY server, tool LIMIT ? OFFSET ?`,
+      ).all(...f.args, cut, limit, offset) as BreakerKey[];
+    }
+    const worse = segment === 'open' ? '' : segment === 'half_open' ? "state = 'open'" : "state <> 'closed'";
+    const notWorse = worse
+      ? ` AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND ${worse}
+            AND updated >= ?${f.sql})`
+      : '';
+    return this.prepare(
+      `SELECT DISTINCT server, tool FROM breakers b WHERE state = ? AND updated >= ?${f.sql}${notWorse}
+       ORDER BY server, tool LIMIT ? OFFSET ?`,
+    ).all(segment, cut, ...f.args, ...(worse ? [cut, ...f.args] : []), limit, offset) as BreakerKey[];
   }
 
   private rawBreakers(filters: Filters): InstanceBreaker[] {
@@ -347,6 +475,15 @@ export class EmbeddedPrimitives implements Primitives {
       (i as Inst & { current?: string }).current = r.state;
     }
     for (const r of before) inst(r).initial = r.to_state;
+    // When each instance was first seen: a breaker has no state on the timeline before any of its data existed.
+    const firstSeen = new Map<string, number>();
+    const services = [...new Set(current.map((r) => r.service))];
+    if (services.length > 0 && services.length <= 500) {
+      for (const r of this.prepare(
+        `SELECT service, instance, first_seen FROM instances WHERE service IN (${services.map(() => '?').join(', ')})`,
+      ).all(...services) as Array<{ service: string; instance: string; first_seen: number }>)
+        firstSeen.set(`${r.service}\u0001${r.instance}`, r.first_seen);
+    }
     for (const r of inWindow) {
       const i = inst(r);
       if (i.events.length === 0) i.firstFrom = r.from_state;
@@ -368,14 +505,22 @@ export class EmbeddedPrimitives implements Primitives {
         return s;
       };
       const segments: TimelineSegment[] = [];
-      let start = q.from;
+      // known from the window's start if a state before it is known, else from the first data of an instance
+      let knownFrom = q.to;
+      for (const [k, i] of b.instances) {
+        const firstEvent = i.events[0]?.ts ?? Number.POSITIVE_INFINITY;
+        const seen = firstSeen.get(k) ?? Number.POSITIVE_INFINITY;
+        const from = i.initial !== undefined ? q.from : Math.min(firstEvent, seen);
+        knownFrom = Math.min(knownFrom, Number.isFinite(from) ? Math.max(q.from, from) : q.from);
+      }
+      let start = knownFrom;
       let state = worst();
       for (const e of events) {
         states.set(e.key, e.to);
         const next = worst();
         if (next === state) continue;
         if (e.ts > start) segments.push({ from: start, to: e.ts, state });
-        start = e.ts;
+        start = Math.max(start, e.ts);
         state = next;
       }
       segments.push({ from: start, to: q.to, state });
@@ -384,6 +529,14 @@ export class EmbeddedPrimitives implements Primitives {
     return rows.sort(
       (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
     );
+  }
+
+  async lastDataAt(filters: Filters): Promise<number | undefined> {
+    const service = filters.service;
+    const row = this.prepare(
+      `SELECT MAX(last_seen) AS t FROM instances${service === undefined ? '' : ' WHERE service = ?'}`,
+    ).get(...(service === undefined ? [] : [service])) as { t: number | null };
+    return row.t ?? undefined;
   }
 
   async instances(q: TimeQuery): Promise<AgentInstance[]> {
@@ -427,7 +580,8 @@ export class EmbeddedPrimitives implements Primitives {
     }));
   }
 
-  async recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]> {
+  /** The SQL conditions of the Calls page's query over `calls`. */
+  private static callsWhere(q: CallsQuery): { sql: string; args: Array<string | number> } {
     const parts = ['start_ms >= ?', 'start_ms < ?'];
     const args: Array<string | number> = [q.from, q.to];
     for (const [col, value] of [
@@ -446,19 +600,66 @@ export class EmbeddedPrimitives implements Primitives {
     }
     if (q.only === 'failed') parts.push(`outcome <> '${SUCCESS}'`);
     if (q.only === 'retried') parts.push('attempts > 1');
+    return { sql: parts.join(' AND '), args };
+  }
+
+  /** Stored calls matching the query (at most `MAX_STORED_CALLS` exist): the Calls page's "N more". */
+  async countCalls(q: CallsQuery): Promise<number> {
+    const w = EmbeddedPrimitives.callsWhere(q);
+    return (this.prepare(`SELECT COUNT(*) AS n FROM calls WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+  }
+
+  /**
+   * The newest calls of the query (a page: `offset`), each with its attempt spans: the spans of the same
+   * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
+   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
+   */
+  /** Every transition of the window, counted per slice and target state in SQL (a few rows whatever the count). */
+  async transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]> {
+    const { parts, args } = breakerFilters(q.filters);
+    const rows = this.prepare(
+      `SELECT CAST((ts - ?) / ? AS INTEGER) AS k, to_state, COUNT(*) AS n, MIN(ts) AS t,
+              COUNT(DISTINCT server || char(1) || tool) AS breakers,
+              MIN(printf('%020d', ts) || server || CASE WHEN tool = '' THEN '' ELSE '/' || tool END) AS example
+       FROM breaker_transitions WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')}
+       GROUP BY k, to_state ORDER BY t`,
+    ).all(q.from, sliceMs, q.from, q.to, ...args) as Array<{
+      to_state: string;
+      n: number;
+      t: number;
+      breakers: number;
+      example: string;
+    }>;
+    return rows.map((r) => ({
+      t: r.t,
+      to: r.to_state,
+      count: r.n,
+      breakers: r.breakers,
+      example: r.example.slice(20),
+    }));
+  }
+
+  async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
+    const w = EmbeddedPrimitives.callsWhere(q);
     const calls = this.prepare(
-      `SELECT * FROM calls WHERE ${parts.join(' AND ')} ORDER BY start_ms DESC LIMIT ?`,
-    ).all(...args, limit) as Array<Record<string, string | number>>;
+      `SELECT * FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
+    ).all(...w.args, limit, offset) as Array<Record<string, string | number>>;
     if (calls.length === 0) return [];
-    const ids = calls.map((c) => c.span_id as string);
-    const attempts = this.store.db
-      .prepare(
-        `SELECT * FROM attempts WHERE parent_span_id IN (${ids.map(() => '?').join(', ')}) ORDER BY attempt`,
-      )
-      .all(...ids) as Array<Record<string, string | number>>;
+    const attempts = this.prepare(
+      `SELECT * FROM (
+         SELECT a.*, ROW_NUMBER() OVER (PARTITION BY a.trace_id, a.parent_span_id ORDER BY a.attempt, a.start_ms, a.id) AS n,
+                COUNT(*) OVER (PARTITION BY a.trace_id, a.parent_span_id) AS of
+         FROM attempts a WHERE (a.parent_span_id, a.trace_id) IN (VALUES ${calls.map(() => '(?, ?)').join(', ')}))
+       WHERE n <= ? ORDER BY n`,
+    ).all(...calls.flatMap((c) => [c.span_id, c.trace_id]), MAX_ATTEMPTS_PER_CALL) as Array<
+      Record<string, string | number>
+    >;
     const byParent = new Map<string, AttemptRow[]>();
+    const stored = new Map<string, number>();
     for (const a of attempts) {
-      const list = byParent.get(a.parent_span_id as string) ?? [];
+      const key = `${a.trace_id}\u0001${a.parent_span_id}`;
+      stored.set(key, a.of as number);
+      const list = byParent.get(key) ?? [];
       list.push({
         attempt: a.attempt as number,
         name: a.name as string,
@@ -472,8 +673,9 @@ export class EmbeddedPrimitives implements Primitives {
         giveUpReason: a.give_up_reason as string,
         message: a.message as string,
       });
-      byParent.set(a.parent_span_id as string, list);
+      byParent.set(key, list);
     }
+    const keyOf = (c: Record<string, string | number>) => `${c.trace_id}\u0001${c.span_id}`;
     return calls.map((c) => ({
       traceId: c.trace_id as string,
       spanId: c.span_id as string,
@@ -492,7 +694,8 @@ export class EmbeddedPrimitives implements Primitives {
       wastedRetries: c.wasted_retries as number,
       wastedTimeMs: c.wasted_time_ms as number,
       message: c.message as string,
-      attemptRows: byParent.get(c.span_id as string) ?? [],
+      attemptRows: byParent.get(keyOf(c)) ?? [],
+      attemptsOmitted: Math.max(0, (stored.get(keyOf(c)) ?? 0) - MAX_ATTEMPTS_PER_CALL),
     }));
   }
 
@@ -545,6 +748,10 @@ function breakerFilters(filters: Filters): { parts: string[]; args: string[] } {
   if (filters.tool !== undefined) {
     parts.push("(tool = ? OR tool = '')");
     args.push(filters.tool);
+  }
+  if (filters.breakers !== undefined && filters.breakers.length > 0) {
+    parts.push(`(server, tool) IN (VALUES ${filters.breakers.map(() => '(?, ?)').join(', ')})`);
+    for (const b of filters.breakers) args.push(b.server, b.tool);
   }
   return { parts, args };
 }

@@ -1,6 +1,6 @@
 import { getRuntime } from '../runtime';
 import type { MetricsSource } from './metrics-source';
-import type { Annotation, CallsQuery, CompareBy, TimeQuery } from './types';
+import type { Annotation, BreakerPageQuery, CallsQuery, CompareBy, TimeQuery } from './types';
 
 /*
  * The page-level reads (one async function per panel, as in the Next.js learn dashboard). Each goes through
@@ -28,55 +28,85 @@ export const fetchErrorSeries = (q: TimeQuery, by: 'class' | 'type') =>
 export const fetchErrorBreakdown = (q: TimeQuery, by: 'class' | 'type' | 'server' | 'tool') =>
   read(`errors by ${by}`, () => source().errorBreakdown(q, by));
 export const fetchBreakerTiles = (q: TimeQuery) => read('breakers', () => source().breakerTiles(q));
+export const fetchBreakerPage = (q: TimeQuery, page: BreakerPageQuery) =>
+  read('breakers', () => source().breakerPage(q, page));
 export const fetchBreakerTimeline = (q: TimeQuery) =>
   read('breaker timeline', () => source().breakerTimeline(q));
-export const fetchRecentCalls = (q: CallsQuery) =>
-  read('recent calls', () => source().recentCalls(q, { limit: 50 }));
+/** Calls per page of the Calls page. */
+export const CALLS_PER_PAGE = 50;
+/** One page of the Calls page (newest first) and how many calls match in all. */
+export const fetchRecentCalls = (q: CallsQuery, page = 1) =>
+  read('recent calls', async () => {
+    const [calls, total] = await Promise.all([
+      source().recentCalls(q, { limit: CALLS_PER_PAGE, offset: (page - 1) * CALLS_PER_PAGE }),
+      source().countCalls(q),
+    ]);
+    return { calls, total, offset: (page - 1) * CALLS_PER_PAGE };
+  });
 export const fetchLatency = (q: TimeQuery) => read('latency', () => source().latency(q));
 export const fetchCompare = (q: TimeQuery, by: CompareBy) =>
   read(`compare by ${by}`, () => source().compare(q, by));
 export const fetchErrorMatrix = (q: TimeQuery) => read('errors by type', () => source().errorMatrix(q));
 
-/** At most this many marks per chart (the newest). */
-const MAX_ANNOTATIONS = 60;
+/** Slices of a chart's range marks are aggregated into (about a pixel column each on a wide chart). */
+export const MARK_SLICES = 120;
+/** Alert history rows read for a range's marks at most (the history keeps `MAX_ALERT_HISTORY`). */
+const MAX_ALERT_MARK_ROWS = 10_000;
 
 /**
- * Marks for every time chart of a window: breaker transitions (per breaker, the instances' changes of the
- * worst state are what matters: one mark per transition) and alerts firing or resolving.
+ * Marks for every time chart of a window: every breaker transition and every alert firing or resolving of the
+ * range, one mark per slice (range / MARK_SLICES) and state, with the count it stands for, so a flapping
+ * breaker cannot push earlier outages and alerts off the chart.
  */
 export async function fetchAnnotations(q: TimeQuery): Promise<Annotation[]> {
+  const sliceMs = Math.max(1, Math.ceil((q.to - q.from) / MARK_SLICES));
   const [transitions, history] = await Promise.all([
-    read('transitions', () => source().transitions(q, { limit: MAX_ANNOTATIONS })),
+    read('transitions', () => source().transitionMarks(q, sliceMs)),
     Promise.resolve().then(() => {
       try {
-        return getRuntime().alertStore.historyBetween(q.from, q.to, MAX_ANNOTATIONS, ['firing', 'resolved']);
+        return getRuntime().alertStore.historyBetween(q.from, q.to, MAX_ALERT_MARK_ROWS, [
+          'firing',
+          'resolved',
+        ]);
       } catch (error) {
         console.error('[dashboard] failed to fetch alert history:', error);
         return [];
       }
     }),
   ]);
+  const alerts = new Map<string, { t: number; state: string; names: Map<string, number>; count: number }>();
+  for (const h of history) {
+    if (h.at < q.from || h.at >= q.to || (h.state !== 'firing' && h.state !== 'resolved')) continue;
+    const key = `${Math.floor((h.at - q.from) / sliceMs)}\u0001${h.state}`;
+    const a = alerts.get(key) ?? { t: h.at, state: h.state, names: new Map(), count: 0 };
+    a.t = Math.min(a.t, h.at);
+    a.count++;
+    a.names.set(h.name, (a.names.get(h.name) ?? 0) + 1);
+    alerts.set(key, a);
+  }
   const marks: Annotation[] = [
     ...transitions.map((t) => ({
-      t: t.ts,
+      t: t.t,
       kind: 'transition' as const,
       state: t.to,
-      label: `${t.server}${t.tool ? `/${t.tool}` : ''} → ${t.to}`,
+      count: t.count,
+      label:
+        t.count === 1
+          ? `${t.example} → ${t.to}`
+          : `${t.count} transitions → ${t.to} (${t.breakers === 1 ? t.example : `${t.breakers} breakers, first ${t.example}`})`,
     })),
-    ...history
-      .filter((h) => h.at >= q.from && h.at < q.to && (h.state === 'firing' || h.state === 'resolved'))
-      .map((h) => ({ t: h.at, kind: 'alert' as const, state: h.state, label: `${h.name} ${h.state}` })),
+    ...[...alerts.values()].map((a) => ({
+      t: a.t,
+      kind: 'alert' as const,
+      state: a.state,
+      count: a.count,
+      label:
+        a.count === 1
+          ? `${[...a.names.keys()][0]} ${a.state}`
+          : `${a.count} alerts ${a.state}: ${[...a.names].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(', ')}`,
+    })),
   ];
-  const seen = new Set<string>();
-  return marks
-    .sort((a, b) => a.t - b.t)
-    .filter((m) => {
-      const key = `${m.kind}-${m.t}-${m.state}-${m.label}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    })
-    .slice(-MAX_ANNOTATIONS);
+  return marks.sort((a, b) => a.t - b.t || a.kind.localeCompare(b.kind));
 }
 export const fetchDimensions = (q: TimeQuery) => read('filters', () => source().dimensions(q));
 export const sourceCapabilities = () => source().capabilities;

@@ -3,6 +3,8 @@ import type {
   AgentInstance,
   BreakdownBy,
   BreakdownRow,
+  BreakerPage,
+  BreakerPageQuery,
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
@@ -21,6 +23,7 @@ import type {
   Series,
   Summary,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 /**
@@ -68,14 +71,23 @@ export interface MetricsSource {
 
   breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]>;
   breakerTiles(q: TimeQuery): Promise<BreakerTile[]>;
+  /** One page of breakers (tiles and timeline of those only) and the counts of the filter. */
+  breakerPage(q: TimeQuery, page: BreakerPageQuery): Promise<BreakerPage>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
 
   /** Agent instances that sent data in the window (filter: service only), by service then instance. */
   instances(q: TimeQuery): Promise<AgentInstance[]>;
   /** Breaker transitions in the window, oldest first, at most `limit` (the newest ones). */
   transitions(q: TimeQuery, options?: { limit?: number }): Promise<BreakerTransition[]>;
+  /** Every transition of the window, counted per slice of `sliceMs` and target state (the charts' marks). */
+  transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]>;
 
-  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]>;
+  recentCalls(
+    q: CallsQuery,
+    options: { limit: number; offset?: number; only?: 'failed' | 'retried' },
+  ): Promise<CallRow[]>;
+  /** How many stored calls match (the Calls page's "N more"). */
+  countCalls(q: CallsQuery): Promise<number>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
 
   /** Experiments: per variant counts, shadow disagreements (and examples when spans are stored). */

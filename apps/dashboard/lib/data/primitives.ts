@@ -1,6 +1,9 @@
 import type { InstanceBreakerState } from './breakers';
 import type {
   AgentInstance,
+  BreakerCounts,
+  BreakerKey,
+  BreakerPageQuery,
   BreakerTimelineRow,
   BreakerTransition,
   CallRow,
@@ -8,6 +11,7 @@ import type {
   Dimensions,
   Filters,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 /*
@@ -81,6 +85,15 @@ export interface WaitingRow {
   readonly waiting: number;
 }
 
+/** The breakers of one page, in order, and the counts of the filter. */
+export interface BreakerKeysPage {
+  readonly keys: BreakerKey[];
+  /** Breakers matching `match`, per state. */
+  readonly counts: BreakerCounts;
+  /** Breakers matching `match` and `state`. */
+  readonly total: number;
+}
+
 export interface Primitives {
   readonly kind: 'embedded' | 'prometheus';
   readonly capabilities: {
@@ -102,12 +115,31 @@ export interface Primitives {
   latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]>;
   /** Each instance's current state of each breaker (only processes that report a breaker). */
   instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]>;
+  /**
+   * A page of breakers (worst first: reported before stale, then open, half-open, closed, then by server and
+   * tool) and the counts of the filter, without reading every breaker's rows (SQL LIMIT/OFFSET). Optional: a
+   * backend without it is paged from `instanceBreakers` (aggregated once, no per-breaker query).
+   */
+  breakerPage?(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage>;
   /** Calls waiting at each breaker's gate now. */
   breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
   breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
   transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
+  /**
+   * Every transition of the window counted per slice of `sliceMs` (from `q.from`) and target state. Optional:
+   * without it, the marks come from `transitions` (the newest `MAX_TRANSITIONS`).
+   */
+  transitionMarks?(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]>;
   instances(q: TimeQuery): Promise<AgentInstance[]>;
-  recentCalls(q: CallsQuery, limit: number): Promise<CallRow[]>;
+  /**
+   * When the newest data (of the service filter) arrived: a still-filling bucket's data ends there, not now.
+   * Optional: without it, a partial bucket's rate is taken up to now.
+   */
+  lastDataAt?(filters: Filters): Promise<number | undefined>;
+  /** The newest stored calls of the query, `offset` skipped, at most `limit`. */
+  recentCalls(q: CallsQuery, limit: number, offset?: number): Promise<CallRow[]>;
+  /** How many stored calls match the query (none when spans are not stored). */
+  countCalls?(q: CallsQuery): Promise<number>;
   dimensions(q: TimeQuery): Promise<Dimensions>;
   subscribe?(listener: {
     breakers(changed: ReadonlyArray<{ server: string; tool: string }>): void;

@@ -400,11 +400,12 @@ export class PrometheusPrimitives implements Primitives {
         const k = Math.round((t - start) / plan.step);
         if (k >= 0 && k < plan.count && Number.isFinite(v)) steps[k] = STATES[Math.round(v)] ?? 'closed';
       }
-      const first = steps.find((x) => x !== undefined);
-      if (first === undefined) continue;
+      const firstK = steps.findIndex((x) => x !== undefined);
+      if (firstK < 0) continue;
       const segments: TimelineSegment[] = [];
-      let state = first;
-      let from = q.from;
+      let state = steps[firstK]!;
+      // no state before the first step with a sample (the breaker's data began there)
+      let from = firstK === 0 ? q.from : Math.min(q.to, Math.max(q.from, plan.origin + firstK * plan.step));
       for (const [k, x] of steps.entries()) {
         if (x === undefined || x === state) continue;
         const boundary = Math.min(q.to, Math.max(q.from, plan.origin + k * plan.step));

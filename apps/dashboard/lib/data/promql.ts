@@ -62,6 +62,11 @@ export function selector(
     );
   }
   if (filters.variant !== undefined) m.push(`${PROM_LABEL_MCP_RESILIENCE_VARIANT}=${str(filters.variant)}`);
+  // a page of breakers: their servers only (a superset when tools differ; the shaping keeps the exact keys)
+  if (filters.breakers !== undefined && filters.breakers.length > 0) {
+    const servers = [...new Set(filters.breakers.map((b) => regexLiteral(b.server)))];
+    m.push(`${S}=~${str(servers.join('|'))}`);
+  }
   for (const [k, v] of Object.entries(extra)) m.push(`${k}=${str(v)}`);
   return `${metric}${m.length > 0 ? `{${m.join(', ')}}` : ''}`;
 }

@@ -1,4 +1,4 @@
-import type { CallsQuery, CompareBy, Filters, TimeQuery } from './types';
+import type { BreakerPageQuery, CallsQuery, CompareBy, Filters, TimeQuery } from './types';
 
 export class ParamError extends Error {
   constructor(
@@ -152,5 +152,26 @@ export function parseCallsQuery(sp: PageSearchParams, now: number): CallsQuery {
     outcome: first(sp.outcome),
     errorClass: first(sp.class),
     errorType: first(sp.type),
+  };
+}
+
+/** Breakers per page of the Breakers page (the page stays well under 1 MB whatever the store holds). */
+export const BREAKERS_PER_PAGE = 48;
+/** The last page a URL can ask for (`?page=`): beyond, the last one. */
+const MAX_PAGE = 100_000;
+const BREAKER_STATES = ['open', 'half_open', 'closed', 'stale'] as const;
+
+/** The Breakers page's `?page=&match=&state=` (lenient, as every page query). */
+export function parseBreakerPageQuery(sp: PageSearchParams): BreakerPageQuery & { page: number } {
+  const raw = first(sp.page);
+  const page = raw !== undefined && /^\d{1,6}$/.test(raw) ? Math.min(MAX_PAGE, Math.max(1, Number(raw))) : 1;
+  const state = first(sp.state);
+  const match = first(sp.match)?.trim();
+  return {
+    page,
+    offset: (page - 1) * BREAKERS_PER_PAGE,
+    limit: BREAKERS_PER_PAGE,
+    match: match === '' ? undefined : match,
+    state: BREAKER_STATES.find((s) => s === state),
   };
 }

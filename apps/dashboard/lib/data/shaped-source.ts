@@ -4,13 +4,22 @@ import {
   OUTCOME_VALUE_REJECTED,
   OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
-import { aggregateBreakers, breakerSummaries, compareTiles } from './breakers';
+import {
+  aggregateBreakers,
+  breakerSummaries,
+  compareTiles,
+  GONE_AFTER_MS,
+  type InstanceBreakerState,
+  pageOfBreakers,
+} from './breakers';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
 import type {
   AgentInstance,
   BreakdownBy,
   BreakdownRow,
+  BreakerPage,
+  BreakerPageQuery,
   BreakerSummary,
   BreakerTile,
   BreakerTimelineRow,
@@ -30,6 +39,7 @@ import type {
   Series,
   Summary,
   TimeQuery,
+  TransitionMark,
 } from './types';
 
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
@@ -40,6 +50,8 @@ const REJECTED = OUTCOME_VALUE_REJECTED;
 export const NOW_WINDOW_MS = 5 * 60_000;
 /** Points per chart at most (server-side down-sampling). */
 export const MAX_POINTS = 200;
+/** Breakers `breakers()` (and `GET /api/v1/summary`) lists at most: the worst. */
+export const MAX_LISTED_BREAKERS = 1000;
 /** Groups a compare view shows at most (the busiest). */
 export const MAX_COMPARE_GROUPS = 8;
 export const LATENCY_QUANTILES = [0.5, 0.95, 0.99] as const;
@@ -50,6 +62,18 @@ const byOutcome = (rows: readonly CountRow[], o: string) => sum(rows, (r) => r.l
 const classKey = (v: string | undefined) => v || '_OTHER';
 /** A breaker tile's calls are grouped by service too: only the services that report the breaker count. */
 const TILE_DIMS: readonly Dim[] = ['service', 'server', 'tool', 'outcome'];
+
+/** Rows grouped by a key, looked up per key (instead of filtering every row per tile). */
+function groupBy<T>(list: readonly T[], key: (t: T) => string): (k: string) => readonly T[] {
+  const m = new Map<string, T[]>();
+  for (const t of list) {
+    const k = key(t);
+    const l = m.get(k);
+    if (l) l.push(t);
+    else m.set(k, [t]);
+  }
+  return (k) => m.get(k) ?? [];
+}
 
 /** The resolution the first data of a window is looked for at (the finest bucket both backends keep). */
 export const FIRST_DATA_RESOLUTION_MS = 10_000;
@@ -117,13 +141,18 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   }
 
   /**
-   * Where a partial bucket's data can end, for its rate: now (or the window's end), but at least one export
-   * interval into the last bucket (a point is dated by its export, which carries the interval before it: over
-   * less, one export would read as a spike).
+   * Where a partial bucket's data can end, for its rate: the newest data received (`lastData`, when the
+   * backend knows it), else now (or the window's end); but at least half an export lag into the last bucket
+   * (a point is dated by its export, which carries the interval before it: over less, one export would read
+   * as a spike).
    */
-  private dataEnd(q: TimeQuery, plan: BucketPlan): number {
+  private dataEnd(q: TimeQuery, plan: BucketPlan, lastData?: number): number {
     const last = plan.origin + (plan.count - 1) * plan.step;
-    return Math.max(Math.min(q.to, this.p.now()), last + Math.min(plan.step, this.p.freshnessMs));
+    const end = Math.min(q.to, this.p.now());
+    if (lastData !== undefined) {
+      return Math.min(end, Math.max(lastData, last + Math.min(plan.step, this.p.freshnessMs / 2)));
+    }
+    return Math.max(end, last + Math.min(plan.step, this.p.freshnessMs));
   }
 
   /**
@@ -161,11 +190,15 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return first;
   }
 
-  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[]): Series<P> {
+  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[], lastData?: number): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
     return partialFrom === undefined
       ? { step: plan.step, points }
-      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan) };
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, lastData) };
+  }
+
+  private lastData(q: TimeQuery): Promise<number | undefined> {
+    return this.p.lastDataAt ? this.p.lastDataAt(q.filters) : Promise.resolve(undefined);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -235,12 +268,18 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   async headline(q: TimeQuery): Promise<Headline> {
     const nowQ = this.nowWindow(q);
-    const [range, now, breakers] = await Promise.all([
+    const [range, now, openBreakers] = await Promise.all([
       this.headlineWindow(q),
       this.headlineWindow(nowQ),
-      this.breakers(q),
+      this.openBreakers(q),
     ]);
-    return { ...range, openBreakers: breakers.filter((b) => b.state === 'open').length, now };
+    return { ...range, openBreakers, now };
+  }
+
+  /** Open breakers: counted by the backend's breaker page when it has one (not by reading every breaker). */
+  private async openBreakers(q: TimeQuery): Promise<number> {
+    if (this.p.breakerPage) return (await this.p.breakerPage(q.filters, { offset: 0, limit: 0 })).counts.open;
+    return (await this.breakers(q)).filter((b) => b.state === 'open').length;
   }
 
   async summary(q: TimeQuery): Promise<Summary> {
@@ -328,11 +367,11 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
     const plan = this.plan(q);
-    return this.series(
-      q,
-      plan,
-      ShapedSource.callPoints(plan, await this.p.buckets('calls', q, plan, ['outcome'])),
-    );
+    const [rows, lastData] = await Promise.all([
+      this.p.buckets('calls', q, plan, ['outcome']),
+      this.lastData(q),
+    ]);
+    return this.series(q, plan, ShapedSource.callPoints(plan, rows), lastData);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
@@ -454,20 +493,62 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
   // breakers
   // ---------------------------------------------------------------------------------------------------------
 
+  /**
+   * The breakers still reported, worst first: at most `MAX_LISTED_BREAKERS` (the worst; a backend with
+   * `breakerPage` reads only those), unless `filters.breakers` names them.
+   */
   async breakers(q: Pick<TimeQuery, 'filters'>): Promise<BreakerSummary[]> {
-    return breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(q.filters)));
+    let filters = q.filters;
+    if (filters.breakers === undefined && this.p.breakerPage) {
+      const page = await this.p.breakerPage(filters, { offset: 0, limit: MAX_LISTED_BREAKERS });
+      if (page.keys.length === 0) return [];
+      filters = { ...filters, breakers: page.keys };
+    }
+    const all = breakerSummaries(aggregateBreakers(await this.p.instanceBreakers(filters), this.p.now()));
+    return filters === q.filters ? all.slice(0, MAX_LISTED_BREAKERS) : all;
   }
 
   /**
-   * One tile per breaker. Its calls (error rates, calls/s, sparkline) are those of the services whose instances
+   * One tile per breaker (every breaker: the JSON-free API of tests and small fleets; the Breakers page reads
+   * `breakerPage`). Its calls (error rates, calls/s, sparkline) are those of the services whose instances
    * report that breaker: an agent without a breaker (a naive agent) calling the same server is not mixed in.
    */
   async breakerTiles(q: TimeQuery): Promise<BreakerTile[]> {
+    const instances = await this.p.instanceBreakers(q.filters);
+    return this.tilesOf(q, instances);
+  }
+
+  /**
+   * One page of the Breakers page: the page's breakers are chosen first (`Primitives.breakerPage`, or one
+   * pass over the aggregated states), then every query reads those breakers only (`filters.breakers`), so the
+   * work is linear in what is shown, whatever the store holds.
+   */
+  async breakerPage(q: TimeQuery, page: BreakerPageQuery): Promise<BreakerPage> {
+    const listed = this.p.breakerPage
+      ? await this.p.breakerPage(q.filters, page)
+      : pageOfBreakers(aggregateBreakers(await this.p.instanceBreakers(q.filters), this.p.now()), page);
+    const base = { counts: listed.counts, total: listed.total, offset: page.offset, limit: page.limit };
+    if (listed.keys.length === 0) return { ...base, tiles: [], timeline: [] };
+    const shown = new Set(listed.keys.map((k) => `${k.server}\u0001${k.tool}`));
+    const isShown = (server: string, tool: string | null) => shown.has(`${server}\u0001${tool ?? ''}`);
+    const scoped: TimeQuery = { ...q, filters: { ...q.filters, breakers: listed.keys } };
+    const [instances, timeline] = await Promise.all([
+      this.p.instanceBreakers(scoped.filters),
+      this.p.breakerTimeline(scoped),
+    ]);
+    const tiles = await this.tilesOf(
+      scoped,
+      instances.filter((i) => isShown(i.server, i.tool)),
+    );
+    return { ...base, tiles, timeline: timeline.filter((r) => isShown(r.server, r.tool)) };
+  }
+
+  /** The tiles of the breakers `instances` report, from one set of queries over `q` (indexed, not scanned per tile). */
+  private async tilesOf(q: TimeQuery, instances: readonly InstanceBreakerState[]): Promise<BreakerTile[]> {
     const plan = this.plan(q, 30);
     const nowQ = this.nowWindow(q);
     const nowPlan = this.plan(nowQ, 30);
-    const [instances, totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
-      this.p.instanceBreakers(q.filters),
+    const [totals, totalsNow, rows, rowsNow, transitions, waiting, shed] = await Promise.all([
       this.p.totals('calls', q, TILE_DIMS),
       this.p.totals('calls', nowQ, TILE_DIMS),
       this.p.buckets('calls', q, plan, TILE_DIMS),
@@ -477,18 +558,25 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       this.p.totals('breakerShed', q, ['server', 'tool']),
     ]);
     const partialFrom = this.partialFrom(q, plan);
-    const aggregated = aggregateBreakers(instances);
     const now = this.p.now();
+    const rowServer = (r: CountRow) => r.labels.server ?? '';
+    const totalsOf = groupBy(totals, rowServer);
+    const totalsNowOf = groupBy(totalsNow, rowServer);
+    const rowsOf = groupBy(rows, rowServer);
+    const rowsNowOf = groupBy(rowsNow, rowServer);
+    const shedOf = groupBy(shed, rowServer);
+    const transitionsOf = groupBy(transitions, (t) => t.server);
+    const waitingOf = groupBy(waiting, (w) => w.server);
+    const instancesOf = groupBy(instances, (i) => `${i.server}\u0001${i.tool}`);
     const rate = (rows: readonly CountRow[], mine: (r: CountRow) => boolean) => {
       const success = sum(rows, (r) => mine(r) && r.labels.outcome === SUCCESS);
       const failure = sum(rows, (r) => mine(r) && r.labels.outcome === FAILURE);
       return success + failure > 0 ? failure / (success + failure) : null;
     };
     const tiles: BreakerTile[] = await Promise.all(
-      aggregated.map(async (b) => {
-        const services = new Set(
-          instances.filter((i) => i.server === b.server && i.tool === b.tool).map((i) => i.service),
-        );
+      aggregateBreakers(instances, now).map(async (b) => {
+        const reporting = instancesOf(`${b.server}\u0001${b.tool}`);
+        const services = new Set(reporting.map((i) => i.service));
         const mine = (r: CountRow) =>
           r.labels.server === b.server &&
           (b.tool === '' || (r.labels.tool ?? '') === b.tool) &&
@@ -498,7 +586,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           calls: 0,
           failures: 0,
         }));
-        for (const r of rows) {
+        for (const r of rowsOf(b.server)) {
           if (!mine(r)) continue;
           const p = sparkline[r.k];
           if (!p) continue;
@@ -507,12 +595,14 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
         }
         // The instances now in the tile's state, and the transition that put the first of them there: "in
         // state" (since the earliest of them entered it) and the transition shown are the same event.
-        const holders = instances.filter(
-          (i) => i.server === b.server && i.tool === b.tool && i.stale === b.stale && i.state === b.state,
+        const holders = reporting.filter(
+          (i) =>
+            i.stale === b.stale &&
+            i.state === b.state &&
+            (b.gone === 0 || i.lastSeen === undefined || now - i.lastSeen <= GONE_AFTER_MS),
         );
-        const into = transitions.filter(
+        const into = transitionsOf(b.server).filter(
           (t) =>
-            t.server === b.server &&
             (t.tool ?? '') === b.tool &&
             t.to === b.state &&
             holders.some((h) => h.service === t.service && h.instance === t.instance),
@@ -521,8 +611,12 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           into.length === 0
             ? undefined
             : into.reduce((best, t) => (Math.abs(t.ts - b.since) < Math.abs(best.ts - b.since) ? t : best));
-        const first = await this.firstData(nowQ, nowPlan, rowsNow.filter(mine), async (sub, fine) =>
-          (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
+        const first = await this.firstData(
+          nowQ,
+          nowPlan,
+          rowsNowOf(b.server).filter(mine),
+          async (sub, fine) =>
+            (await this.p.buckets('calls', sub, fine, ['service', 'server', 'tool'])).filter(mine),
         );
         const nowSeconds = dataExtent(nowQ, first, now).dataSeconds;
         const tile: BreakerTile = {
@@ -531,19 +625,20 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
           state: b.state,
           since: entered && Math.abs(entered.ts - b.since) < plan.step ? entered.ts : b.since,
           instances: b.instances,
+          gone: b.gone,
           stale: b.stale,
-          errorRate: rate(totalsNow, mine),
-          errorRateRange: rate(totals, mine),
-          calls: sum(totals, mine),
-          callsPerSecond: nowSeconds > 0 ? sum(totalsNow, mine) / nowSeconds : 0,
+          errorRate: rate(totalsNowOf(b.server), mine),
+          errorRateRange: rate(totalsOf(b.server), mine),
+          calls: sum(totalsOf(b.server), mine),
+          callsPerSecond: nowSeconds > 0 ? sum(totalsNowOf(b.server), mine) / nowSeconds : 0,
           sparkline,
           lastTransition: entered
             ? { at: entered.ts, from: entered.from, to: entered.to, reason: entered.reason }
             : null,
-          waiting: waiting
-            .filter((w) => w.server === b.server && w.tool === b.tool)
+          waiting: waitingOf(b.server)
+            .filter((w) => w.tool === b.tool)
             .reduce((s, w) => s + w.waiting, 0),
-          shed: sum(shed, (r) => r.labels.server === b.server && (r.labels.tool ?? '') === b.tool),
+          shed: sum(shedOf(b.server), (r) => (r.labels.tool ?? '') === b.tool),
         };
         return partialFrom === undefined ? tile : { ...tile, partialFrom };
       }),
@@ -563,11 +658,36 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return this.p.transitions(q, Math.max(1, Math.min(MAX_TRANSITIONS, options.limit ?? MAX_TRANSITIONS)));
   }
 
-  recentCalls(q: CallsQuery, options: { limit: number; only?: 'failed' | 'retried' }): Promise<CallRow[]> {
+  async transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]> {
+    const slice = Math.max(1, Math.ceil(sliceMs));
+    if (this.p.transitionMarks) return this.p.transitionMarks(q, slice);
+    const marks = new Map<string, TransitionMark & { seen: Set<string> }>();
+    for (const t of await this.p.transitions(q, MAX_TRANSITIONS)) {
+      const name = t.tool ? `${t.server}/${t.tool}` : t.server;
+      const key = `${Math.floor((t.ts - q.from) / slice)}\u0001${t.to}`;
+      const m = marks.get(key);
+      if (m) {
+        m.seen.add(name);
+        marks.set(key, { ...m, count: m.count + 1, breakers: m.seen.size });
+      } else
+        marks.set(key, { t: t.ts, to: t.to, count: 1, breakers: 1, example: name, seen: new Set([name]) });
+    }
+    return [...marks.values()].map(({ seen: _, ...m }) => m).sort((a, b) => a.t - b.t);
+  }
+
+  recentCalls(
+    q: CallsQuery,
+    options: { limit: number; offset?: number; only?: 'failed' | 'retried' },
+  ): Promise<CallRow[]> {
     return this.p.recentCalls(
       { ...q, only: options.only ?? q.only },
       Math.max(1, Math.min(500, options.limit)),
+      Math.max(0, Math.floor(options.offset ?? 0)),
     );
+  }
+
+  async countCalls(q: CallsQuery): Promise<number> {
+    return this.p.countCalls ? this.p.countCalls(q) : 0;
   }
 
   dimensions(q: TimeQuery): Promise<Dimensions> {

@@ -12,6 +12,44 @@ export interface Filters {
   readonly tool?: string | undefined;
   /** `mcp.resilience.variant` (canary/shadow experiments). */
   readonly variant?: string | undefined;
+  /**
+   * Only these breakers (a page of the Breakers page): the queries of a page read what it shows, not every
+   * breaker. A backend may answer a superset (the shaping keeps the exact keys); never set from a URL.
+   */
+  readonly breakers?: readonly BreakerKey[] | undefined;
+}
+
+/** A breaker: its server and tool ('' for a per-server breaker). */
+export interface BreakerKey {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/** What the Breakers page asks for: a page of breakers, worst first, optionally filtered. */
+export interface BreakerPageQuery {
+  /** Breakers skipped (the page's start). */
+  readonly offset: number;
+  /** Breakers shown at most. */
+  readonly limit: number;
+  /** Case-insensitive substring of `server` or `server/tool`. */
+  readonly match?: string | undefined;
+  /** Only breakers in this state (`stale`: no instance reports them any more). */
+  readonly state?: BreakerStateName | 'stale' | undefined;
+}
+
+/** Breakers per shown state: what the page's filter chips count. */
+export type BreakerCounts = Record<BreakerStateName | 'stale', number>;
+
+/** One page of the Breakers page: its tiles and timeline, and how many breakers match in all. */
+export interface BreakerPage {
+  readonly tiles: BreakerTile[];
+  readonly timeline: BreakerTimelineRow[];
+  /** Breakers matching `match` (every state), per state. */
+  readonly counts: BreakerCounts;
+  /** Breakers matching `match` and `state`: `total - offset - tiles.length` more are not shown. */
+  readonly total: number;
+  readonly offset: number;
+  readonly limit: number;
 }
 
 export interface TimeQuery {
@@ -104,13 +142,31 @@ export interface CompareGroup {
   readonly failures: number;
 }
 
-/** Something to mark on every time chart: a breaker transition or an alert firing/resolving. */
+/**
+ * Something to mark on every time chart: breaker transitions or alerts firing/resolving. Dense marks are
+ * aggregated: one mark per slice of the range (about a pixel column) and state, with how many it stands for.
+ */
 export interface Annotation {
+  /** The first event of the mark. */
   readonly t: number;
   readonly kind: 'transition' | 'alert';
   /** open / half_open / closed for transitions; firing / resolved for alerts. */
   readonly state: string;
   readonly label: string;
+  /** Events this mark stands for (1 unless aggregated). */
+  readonly count: number;
+}
+
+/** Breaker transitions into one state within one slice of a range (`MetricsSource.transitionMarks`). */
+export interface TransitionMark {
+  /** The first transition of the slice. */
+  readonly t: number;
+  readonly to: string;
+  readonly count: number;
+  /** Distinct breakers among them. */
+  readonly breakers: number;
+  /** One of them (`server` or `server/tool`): the first. */
+  readonly example: string;
 }
 
 export interface Series<P> {
@@ -158,8 +214,10 @@ export interface BreakerTile {
   /** The worst state among the instances reporting this breaker. */
   readonly state: BreakerStateName;
   readonly since: number;
-  /** Instances per state ("open 1 / closed 3"). */
+  /** Live instances per state ("open 1 / closed 3"). */
   readonly instances: Record<BreakerStateName, number>;
+  /** Instances that reported it but exited (not seen for over `GONE_AFTER_MS`), counted apart. */
+  readonly gone: number;
   /** No instance has reported this breaker recently. */
   readonly stale: boolean;
   /** Failed / (successful + failed) calls "now" (the last 5 minutes of the window); null without calls. */
@@ -229,7 +287,10 @@ export interface CallRow {
   readonly wastedRetries: number;
   readonly wastedTimeMs: number;
   readonly message: string;
+  /** The call's attempt spans, in order, at most `MAX_ATTEMPTS_PER_CALL`. */
   readonly attemptRows: AttemptRow[];
+  /** Attempt spans stored for the call beyond those listed. */
+  readonly attemptsOmitted: number;
 }
 
 export interface Dimensions {

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import type { BreakerTile } from '@/lib/data/types';
-import { fmtElapsed, fmtNumber, fmtPct, STATE_LABEL } from '@/lib/format';
+import { fmtElapsed, fmtNumber, fmtShare, STATE_LABEL } from '@/lib/format';
 import { breakerKey, useLive } from '../live/live-provider';
 import Sparkline from './sparkline';
 
@@ -13,7 +13,16 @@ const RANK = { closed: 0, half_open: 1, open: 2 } as const;
  * times start from the server's render time (`renderedAt`), so the server HTML and the first client render
  * are identical (no hydration mismatch); a timer then moves them on.
  */
-export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[]; renderedAt: number }) {
+export default function BreakerGrid({
+  tiles,
+  renderedAt,
+  complete = true,
+}: {
+  tiles: BreakerTile[];
+  renderedAt: number;
+  /** Every breaker is on this page: a breaker reported live for the first time joins it (else: its own page). */
+  complete?: boolean;
+}) {
   const live = useLive().breakers;
   const [now, setNow] = useState(renderedAt);
   useEffect(() => {
@@ -28,13 +37,14 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
     return tile;
   });
   for (const [key, l] of Object.entries(live)) {
-    if (!l || merged.some((t) => breakerKey(t.server, t.tool) === key)) continue;
+    if (!complete || !l || merged.some((t) => breakerKey(t.server, t.tool) === key)) continue;
     merged.push({
       server: l.server,
       tool: l.tool,
       state: l.state,
       since: l.since,
       instances: { closed: 0, open: 0, half_open: 0, [l.state]: 1 },
+      gone: 0,
       stale: false,
       errorRate: null,
       errorRateRange: null,
@@ -81,7 +91,7 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
                 in state <b>{fmtElapsed(now - t.since)}</b>
               </span>
               <span data-testid="breaker-error">
-                error <b>{fmtPct(t.errorRate, 0)}</b> now · {fmtPct(t.errorRateRange, 0)} range
+                error <b>{fmtShare(t.errorRate)}</b> now · {fmtShare(t.errorRateRange)} range
               </span>
               <span>
                 <b>{fmtNumber(t.callsPerSecond, 2)}</b> calls/s
@@ -90,6 +100,12 @@ export default function BreakerGrid({ tiles, renderedAt }: { tiles: BreakerTile[
                 {instances.length > 1 || (instances[0]?.[1] ?? 0) > 1
                   ? instances.map(([s, n]) => `${STATE_LABEL[s]} ${n}`).join(' / ')
                   : '1 instance'}
+                {t.gone > 0 ? (
+                  <span className="muted" data-testid="breaker-gone" title="not seen for over 3 minutes">
+                    {' '}
+                    · {t.gone} gone
+                  </span>
+                ) : null}
               </span>
               <span data-testid="breaker-waiting">
                 <b>{fmtNumber(t.waiting, 0)}</b> waiting

@@ -23,7 +23,11 @@ export default function Waterfall({ call }: { call: CallRow }) {
           const prev = call.attemptRows[i - 1];
           const waitStart = prev ? prev.startMs + prev.durationMs : undefined;
           return (
-            <div key={a.attempt} className="wf-row" data-testid="attempt-row">
+            <div
+              key={`${a.attempt}-${a.startMs}-${a.durationMs}`}
+              className="wf-row"
+              data-testid="attempt-row"
+            >
               <span>#{a.attempt}</span>
               <div className="wf-track">
                 {waitStart !== undefined && a.startMs > waitStart ? (
@@ -60,6 +64,12 @@ export default function Waterfall({ call }: { call: CallRow }) {
           );
         })
       )}
+      {call.attemptsOmitted > 0 ? (
+        <div className="muted" style={{ fontSize: 12 }} data-testid="attempts-omitted">
+          {call.attemptsOmitted.toLocaleString('en-US')} more attempt spans of this call are stored but not
+          shown.
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -30,7 +30,16 @@ export function annotationMarks(
         strokeDasharray={a.kind === 'alert' ? '2 3' : '4 2'}
         ifOverflow="discard"
         className={`annotation annotation-${a.kind}`}
-        label={i < 12 ? { value: a.kind === 'alert' ? '⚑' : '●', position: 'top', fontSize: 10 } : undefined}
+        data-count={a.count}
+        label={
+          i < 12
+            ? {
+                value: `${a.kind === 'alert' ? '⚑' : '●'}${a.count > 1 ? a.count : ''}`,
+                position: 'top',
+                fontSize: 10,
+              }
+            : undefined
+        }
       >
         <title>{a.label}</title>
       </ReferenceLine>

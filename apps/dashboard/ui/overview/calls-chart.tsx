@@ -6,9 +6,17 @@ import { fmtAxisTime, fmtNumber, fmtTime } from '@/lib/format';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
 import { useChartNavigation } from '../charts/use-chart-navigation';
 
+/** The still-filling buckets' rates so far: dashed, apart from the complete buckets' areas. */
+const PARTIAL_AREAS = [
+  { key: 'partialSuccess', name: 'success /min so far', color: '#1a9e55' },
+  { key: 'partialFailure', name: 'failure /min so far', color: '#d93636' },
+  { key: 'partialRejected', name: 'rejected /min so far', color: '#e3a008' },
+] as const;
+
 /**
- * Calls per minute by outcome, stacked. A still-filling bucket is shaded and its rate taken over the part of
- * it that has elapsed (not over the whole step, which would read as a drop); a click opens that bucket's failed
+ * Calls per minute by outcome, stacked. A still-filling bucket is shaded, drawn apart (dashed: "so far", not
+ * part of the solid areas, so it never reads as a drop) and its rate taken over the part of it that has data
+ * (up to the last export received, not over the whole step); a click opens that bucket's failed
  * calls, a drag zooms.
  */
 export default function CallsChart({
@@ -21,19 +29,30 @@ export default function CallsChart({
   annotations?: readonly Annotation[];
 }) {
   const nav = useChartNavigation(series.step, { only: 'failed' });
-  const data = series.points.map((p) => {
-    const partial = series.partialFrom !== undefined && p.t >= series.partialFrom;
+  const isPartial = (t: number) => series.partialFrom !== undefined && t >= series.partialFrom;
+  const firstPartial = series.points.findIndex((p) => isPartial(p.t));
+  const data = series.points.map((p, i) => {
+    const partial = isPartial(p.t);
     const elapsed = partial ? Math.min(series.step, (series.end ?? p.t + series.step) - p.t) : series.step;
     const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
-    // a still-filling bucket without data yet (the export is due) is a gap, not a drop to 0
-    if (partial && p.success + p.failure + p.rejected === 0) {
-      return { t: p.t, success: null, failure: null, rejected: null };
-    }
-    return {
-      t: p.t,
+    const rates = {
       success: p.success * perMinute,
       failure: p.failure * perMinute,
       rejected: p.rejected * perMinute,
+    };
+    const none = { success: null, failure: null, rejected: null };
+    // complete buckets are the solid areas; still-filling ones are drawn apart (dashed, "so far"), joined
+    // to the last complete bucket; one without data yet (the export is due) is a gap, not a drop to 0
+    const empty = p.success + p.failure + p.rejected === 0 || elapsed <= 0;
+    const solid = partial ? none : rates;
+    const joinsPartial = firstPartial > 0 && i === firstPartial - 1;
+    const dashed = partial ? (empty ? none : rates) : joinsPartial ? rates : none;
+    return {
+      t: p.t,
+      ...solid,
+      partialSuccess: dashed.success,
+      partialFailure: dashed.failure,
+      partialRejected: dashed.rejected,
     };
   });
   const first = series.points[0]?.t ?? 0;
@@ -90,6 +109,22 @@ export default function CallsChart({
             fillOpacity={0.45}
             isAnimationActive={false}
           />
+          {PARTIAL_AREAS.map((a) => (
+            <Area
+              key={a.key}
+              type="linear"
+              dataKey={a.key}
+              name={a.name}
+              legendType="none"
+              stackId="partial"
+              stroke={a.color}
+              strokeDasharray="4 3"
+              fill={a.color}
+              fillOpacity={0.08}
+              isAnimationActive={false}
+              className="partial-area"
+            />
+          ))}
         </AreaChart>
       </ResponsiveContainer>
     </div>

@@ -9,7 +9,6 @@ import {
   MIN_RETRIES_FOR_EFFICIENCY,
   TARGET_EFFICIENCY,
 } from '@/lib/format';
-import { useLive } from '../live/live-provider';
 
 const efficiencyText = (w: HeadlineWindow) => {
   const v = efficiencyVerdict(w.retries.successful, w.retries.total);
@@ -18,9 +17,10 @@ const efficiencyText = (w: HeadlineWindow) => {
 const rate = (w: HeadlineWindow) => fmtNumber(w.callsPerMinute, w.callsPerMinute < 10 ? 2 : 0);
 
 /**
- * The KPI strip of the incident view: each number over "now" (the last 5 minutes) in large, the selected
- * range beside it. Rates are over the time that has data. Live: replaced by the SSE `headline` events (not for
- * a custom range, which is history).
+ * The KPI strip of the incident view: on every card the big figure is "now" (the last 5 minutes; breakers:
+ * their state now), the selected range on the line below it, labelled once ("last 1h: …"). Rates are over
+ * the time that has data. Live: the SSE `headline` events refresh the whole page (cards and charts together,
+ * one snapshot), not the cards alone.
  */
 export default function HeadlineCards({
   initial,
@@ -31,11 +31,9 @@ export default function HeadlineCards({
   rangeLabel: string;
   custom: boolean;
 }) {
-  const live = useLive().headline;
-  const h =
-    !custom && live && live.to >= initial.to && live.from === live.to - (initial.to - initial.from)
-      ? live
-      : initial;
+  // One snapshot per render: the cards show the numbers the charts below were drawn from (the live stream
+  // re-renders the whole page at most every 5 s), never a newer headline beside older charts.
+  const h = initial;
   const now = h.now;
   const nowLabel = custom ? 'last 5 min of range' : 'now (5 min)';
   const effNow = efficiencyText(now);
@@ -76,7 +74,7 @@ export default function HeadlineCards({
         </div>
       </div>
       <div className="panel card" data-testid="card-breakers">
-        <div className="label">Open breakers</div>
+        <div className="label">Open breakers · now</div>
         <div className={`value ${h.openBreakers > 0 ? 'bad' : 'good'}`} data-testid="open-breakers">
           {h.openBreakers}
         </div>
@@ -87,30 +85,40 @@ export default function HeadlineCards({
         <div className="value" data-testid="wasted-now">
           {fmtNumber(now.wastedRetries)}
         </div>
-        <div className="sub">{fmtSeconds(now.wastedRetryTimeSeconds)} spent in failed retries</div>
+        <div className="sub" data-testid="wasted-time-now">
+          {fmtSeconds(now.wastedRetryTimeSeconds)} in failed retries and their waits, summed across calls
+        </div>
         <div className="range">
           {rangeLabel}: <b data-testid="wasted-retries">{fmtNumber(h.wastedRetries)}</b> ·{' '}
           {fmtSeconds(h.wastedRetryTimeSeconds)}
         </div>
       </div>
       <div className="panel card" data-testid="card-mttf">
-        <div className="label">MTTF non-retryable</div>
+        <div className="label">MTTF non-retryable · {nowLabel}</div>
         <div className="value" data-testid="mttf">
-          {fmtSeconds(h.mttfNonRetryableSeconds)}
+          {fmtSeconds(now.mttfNonRetryableSeconds)}
         </div>
-        <div className="sub">mean time to fail when retrying is useless ({rangeLabel})</div>
+        <div className="sub">mean time to fail when retrying is useless</div>
+        <div className="range" data-testid="mttf-range">
+          {rangeLabel}: <b>{fmtSeconds(h.mttfNonRetryableSeconds)}</b>
+        </div>
       </div>
       <div className="panel card" data-testid="card-model-retries">
-        <div className="label">Model retries avoided</div>
+        <div className="label">Model retries avoided · {nowLabel}</div>
         <div className="value good" data-testid="model-retries-avoided">
-          {fmtNumber(h.modelRetries.avoided)}
+          {fmtNumber(now.modelRetries.avoided)}
         </div>
         <div className="sub" data-testid="model-retries-saved">
-          {fmtSeconds(h.modelRetries.savedSeconds)} saved
-          {h.modelRetries.savedCost !== null ? ` · ${fmtNumber(h.modelRetries.savedCost, 2)} cost saved` : ''}{' '}
-          ({rangeLabel})
+          {fmtSeconds(now.modelRetries.savedSeconds)} saved
+          {now.modelRetries.savedCost !== null
+            ? ` · ${fmtNumber(now.modelRetries.savedCost, 2)} cost saved`
+            : ''}
         </div>
-        <div className="range">now: {fmtNumber(now.modelRetries.avoided)} avoided</div>
+        <div className="range" data-testid="model-retries-range">
+          {rangeLabel}: <b>{fmtNumber(h.modelRetries.avoided)}</b> avoided ·{' '}
+          {fmtSeconds(h.modelRetries.savedSeconds)} saved
+          {h.modelRetries.savedCost !== null ? ` · ${fmtNumber(h.modelRetries.savedCost, 2)} cost` : ''}
+        </div>
       </div>
     </div>
   );

@@ -1,0 +1,141 @@
+import {
+  ATTR_MCP_RESILIENCE_ATTEMPT,
+  ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_SERVER,
+  SPAN_MCP_RESILIENCE_CALL,
+} from '@mcp-resilience/middleware/semconv';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedSource, MAX_ATTEMPTS_PER_CALL } from '@/lib/data/embedded-source';
+import type { CallsQuery } from '@/lib/data/types';
+import { decodeTraces } from '@/lib/otlp/decode';
+import { EmbeddedStore } from '@/lib/store/embedded-store';
+import { nanos } from './support/otlp-json';
+import { tempDir } from './support/runtime';
+
+/*
+ * The Calls page: attempts belong to a call by trace id AND parent span id (spans of other traces naming the
+ * same span id are not its attempts), at most MAX_ATTEMPTS_PER_CALL listed per call (the rest counted), and
+ * the page says how many stored calls match beyond those shown.
+ */
+
+const open: EmbeddedStore[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+const int = (key: string, v: number) => ({ key, value: { intValue: v } });
+
+interface SpanSpec {
+  trace: number;
+  span: number;
+  parent?: number;
+  name: string;
+  startMs: number;
+  attributes: unknown[];
+}
+
+function traces(spans: readonly SpanSpec[]) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [str('service.name', 'agent'), str('service.instance.id', 'i-1')] },
+        scopeSpans: [
+          {
+            scope: { name: '@mcp-resilience/middleware' },
+            spans: spans.map((s) => ({
+              traceId: hex(s.trace, 32),
+              spanId: hex(s.span, 16),
+              ...(s.parent === undefined ? {} : { parentSpanId: hex(s.parent, 16) }),
+              name: s.name,
+              kind: s.parent === undefined ? 1 : 3,
+              startTimeUnixNano: nanos(s.startMs),
+              endTimeUnixNano: nanos(s.startMs + 5),
+              attributes: s.attributes,
+              status: { code: 2 },
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+const call = (trace: number, span: number, startMs: number, attempts: number): SpanSpec => ({
+  trace,
+  span,
+  name: SPAN_MCP_RESILIENCE_CALL,
+  startMs,
+  attributes: [
+    str(ATTR_MCP_SERVER, 'weather'),
+    str(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
+    int(ATTR_MCP_RESILIENCE_ATTEMPTS, attempts),
+  ],
+});
+const attempt = (trace: number, span: number, parent: number, n: number, startMs: number): SpanSpec => ({
+  trace,
+  span,
+  parent,
+  name: 'tools/call get',
+  startMs,
+  attributes: [str(ATTR_MCP_SERVER, 'weather'), int(ATTR_MCP_RESILIENCE_ATTEMPT, n)],
+});
+
+function setup(now: number) {
+  const store = new EmbeddedStore({
+    dataDir: tempDir(),
+    retentionMs: 7 * 86_400_000,
+    maxCalls: 10_000,
+    maxAttempts: 100_000,
+    now: () => now,
+  });
+  open.push(store);
+  const ingest = (spans: SpanSpec[]) =>
+    store.traces(decodeTraces(Buffer.from(JSON.stringify(traces(spans))), 'json'));
+  return { store, source: new EmbeddedSource(store, { staleMs: 600_000 }), ingest };
+}
+
+describe('Calls page reads', () => {
+  const now = Date.UTC(2026, 11, 1, 12);
+  const q: CallsQuery = { from: now - 3_600_000, to: now, filters: {} };
+
+  it('joins attempts on trace id and span id: spans of other traces naming the span id are not listed', async () => {
+    const { source, ingest } = setup(now);
+    const t0 = now - 60_000;
+    ingest([call(1, 100, t0, 3), ...[1, 2, 3].map((n) => attempt(1, 200 + n, 100, n, t0 + n))]);
+    // 2,000 attempt spans of other traces that name the same parent span id
+    ingest(Array.from({ length: 2000 }, (_, i) => attempt(1000 + i, 5000 + i, 100, 1, t0 + 10)));
+    const [c] = await source.recentCalls(q, { limit: 10 });
+    expect(c?.attemptRows.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    expect(c?.attemptsOmitted).toBe(0);
+  });
+
+  it('lists at most MAX_ATTEMPTS_PER_CALL attempts of one call and counts the rest', async () => {
+    const { source, ingest } = setup(now);
+    const t0 = now - 60_000;
+    const n = MAX_ATTEMPTS_PER_CALL + 25;
+    ingest([
+      call(7, 70, t0, n),
+      ...Array.from({ length: n }, (_, i) => attempt(7, 700 + i, 70, i + 1, t0 + i)),
+    ]);
+    const [c] = await source.recentCalls(q, { limit: 10 });
+    expect(c?.attemptRows).toHaveLength(MAX_ATTEMPTS_PER_CALL);
+    expect(c?.attemptRows[0]?.attempt).toBe(1);
+    expect(c?.attemptsOmitted).toBe(25);
+  });
+
+  it('pages the calls, newest first, and counts every match', async () => {
+    const { source, ingest } = setup(now);
+    ingest(Array.from({ length: 120 }, (_, i) => call(10 + i, 300 + i, now - 100_000 + i * 100, 2)));
+    expect(await source.countCalls(q)).toBe(120);
+    const first = await source.recentCalls(q, { limit: 50 });
+    const third = await source.recentCalls(q, { limit: 50, offset: 100 });
+    expect(first).toHaveLength(50);
+    expect(third).toHaveLength(20);
+    expect(first[0]!.startMs).toBeGreaterThan(third[0]!.startMs);
+    expect(third[19]!.startMs).toBe(now - 100_000);
+    expect(await source.countCalls({ ...q, filters: { server: 'elsewhere' } })).toBe(0);
+  });
+});
