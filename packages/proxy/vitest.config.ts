@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
-    testTimeout: 20_000,
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
   },
 });

@@ -25,6 +25,7 @@ export class HeldTransport implements Transport {
     };
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
+      if (this.closed) return;
       this.closed = true;
       this.wake(undefined);
       this.onclose?.();
@@ -60,7 +61,7 @@ export class HeldTransport implements Transport {
   }
 
   close(): Promise<void> {
-    return this.inner.close();
+    return this.closed ? Promise.resolve() : this.inner.close();
   }
 
   private wake(message: JSONRPCMessage | undefined): void {

@@ -37,13 +37,13 @@ export async function forwardRequest(
     timeout: options.requestTimeoutMs ?? forwardDefaults.requestTimeoutMs,
     resetTimeoutOnProgress: true,
   };
+  // Progress sent in order, and all of it before the result (the host drops progress after the response).
+  let progressSent: Promise<void> = Promise.resolve();
   if (hasToken) {
     sdkOptions.onprogress = (progress: Record<string, unknown>) => {
-      void extra
-        .sendNotification({
-          method: 'notifications/progress',
-          params: { ...progress, progressToken: token },
-        })
+      const params = { ...progress, progressToken: token };
+      progressSent = progressSent
+        .then(() => extra.sendNotification({ method: 'notifications/progress', params }))
         .catch(() => {});
     };
   }
@@ -54,6 +54,7 @@ export async function forwardRequest(
       withoutProgressToken(request),
       sdkOptions,
     );
+    await progressSent;
     return result as Record<string, unknown>;
   } catch (error) {
     throw toJsonRpcError(error);
