@@ -15,11 +15,13 @@ const NUMERIC: Readonly<Record<string, keyof McpResilienceOptions>> = {
   '--retry-after-max-ms': 'retryAfterMaxMs',
   '--breaker-consecutive-failures': 'breakerConsecutiveFailures',
   '--breaker-break-ms': 'breakerBreakMs',
+  '--breaker-max-break-ms': 'breakerMaxBreakMs',
   '--negative-cache-ttl-ms': 'negativeCacheTtlMs',
 };
 const CHOICES: Readonly<Record<string, [keyof McpResilienceOptions, readonly string[]]>> = {
   '--idempotency': ['idempotency', ['annotations', 'assume-idempotent', 'never']],
   '--breaker-scope': ['breakerScope', ['server', 'tool']],
+  '--breaker-wait': ['breakerWait', ['true', 'false']],
 };
 
 type Parsed = { flags: CommonFlags; rest: string[]; extra: Map<string, string[]> };
@@ -122,7 +124,7 @@ function parseFlags(args: readonly string[], accepted: readonly string[]): Parse
       resilience[numeric] = n;
     } else if (choice !== undefined) {
       if (!choice[1].includes(value)) return `${name} must be one of ${choice[1].join(', ')}, got '${value}'`;
-      resilience[choice[0]] = value;
+      resilience[choice[0]] = value === 'true' ? true : value === 'false' ? false : value;
     } else if (name === '--server-name') {
       flags.serverName = value;
       resilience.server = value;

@@ -13,7 +13,8 @@ Options (every mode):
   --service-name <name>         OpenTelemetry service.name (default: OTEL_SERVICE_NAME, else mcp-resilience)
   --request-timeout-ms <n>      one attempt's time limit, reset by progress (default 60000)
   --max-attempts <n>  --timeout-ms <n>  --attempt-timeout-ms <n>  --backoff-base-ms <n>  --backoff-max-ms <n>
-  --retry-after-max-ms <n>  --breaker-consecutive-failures <n>  --breaker-break-ms <n>  --negative-cache-ttl-ms <n>
+  --retry-after-max-ms <n>  --breaker-consecutive-failures <n>  --breaker-break-ms <n>  --breaker-max-break-ms <n>
+  --negative-cache-ttl-ms <n>  --breaker-wait true|false
   --idempotency annotations|assume-idempotent|never   --breaker-scope server|tool
 
 Telemetry goes to OTEL_EXPORTER_OTLP_ENDPOINT (OTLP/HTTP) when it is set; stdout carries only MCP.
