@@ -39,22 +39,26 @@ export async function forwardRequest(
   };
   // Progress sent in order, and all of it before the result (the host drops progress after the response).
   let progressSent: Promise<void> = Promise.resolve();
-  if (hasToken) {
-    sdkOptions.onprogress = (progress: Record<string, unknown>) => {
-      const params = { ...progress, progressToken: token };
-      progressSent = progressSent
-        .then(() => extra.sendNotification({ method: 'notifications/progress', params }))
-        .catch(() => {});
-    };
-  }
+  let forwarded = false;
+  const onProgress = (progress: Record<string, unknown>) => {
+    forwarded = true;
+    const params = { ...progress, progressToken: token };
+    progressSent = progressSent
+      .then(() => extra.sendNotification({ method: 'notifications/progress', params }))
+      .catch(() => {});
+  };
   try {
     const result = await upstream.request(
       host,
       extra.requestId,
       withoutProgressToken(request),
       sdkOptions,
+      hasToken ? onProgress : undefined,
     );
     await progressSent;
+    // The SDK client drops a progress notification it handles after the response (it deletes the handler
+    // first): a turn of the event loop lets the last one leave in a write of its own.
+    if (forwarded) await new Promise((resolve) => setImmediate(resolve));
     return result as Record<string, unknown>;
   } catch (error) {
     throw toJsonRpcError(error);

@@ -7,11 +7,12 @@ import { proxyCommand } from './commands.js';
 export async function connectHost(
   args: readonly string[],
   capabilities: ClientCapabilities = {},
-  setup?: (client: Client) => void,
+  setup?: (client: Client, transport: StdioClientTransport) => void,
 ): Promise<Client> {
   const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities });
-  setup?.(client);
   const { command, args: argv } = proxyCommand(args);
-  await client.connect(new StdioClientTransport({ command, args: argv, stderr: 'ignore' }));
+  const transport = new StdioClientTransport({ command, args: argv, stderr: 'ignore' });
+  setup?.(client, transport);
+  await client.connect(transport);
   return client;
 }

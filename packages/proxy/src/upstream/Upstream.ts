@@ -12,6 +12,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HostLink } from './HostLink.js';
+import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { type InFlight, routeToHost } from './routeToHost.js';
 import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
 import { transportFactory } from './transportFactory.js';
@@ -52,6 +53,7 @@ export class Upstream {
   private resilient: Client | undefined;
   private readonly hosts = new Set<HostLink>();
   private readonly inFlight = new Map<object, InFlight>();
+  private readonly progress = new ProgressRouter();
 
   private constructor(spec: UpstreamSpec, raw: Client, name: string) {
     this.spec = spec;
@@ -80,9 +82,10 @@ export class Upstream {
     raw.fallbackRequestHandler = (request, extra) =>
       upstream.toHost(request, extra.signal) as never;
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
+    const factory = transportFactory(options.spec, fetch);
     upstream.resilient = await connectWithResilience(
       raw,
-      transportFactory(options.spec, fetch),
+      () => upstream.progress.hook(factory()),
       resilience,
     );
     if (resilience.server === undefined) {
@@ -115,22 +118,29 @@ export class Upstream {
   }
 
   /**
-   * Sends a host's request through the resilience pipeline. `options` are the SDK's request options
-   * (`signal`, `onprogress`, `timeout`...): the SDK tells the upstream of a cancellation and maps progress tokens.
+   * Sends a host's request through the resilience pipeline. `options` are the SDK's request options (`signal`,
+   * `timeout`...): the SDK tells the upstream of a cancellation. With `onProgress`, each attempt asks for
+   * progress (a token of its own) and the upstream's progress notifications go to `onProgress`.
    */
   async request(
     host: HostLink,
     requestId: string | number,
     request: JsonRpcRequestLike,
     options: Record<string, unknown>,
+    onProgress?: ProgressListener,
   ): Promise<unknown> {
     const key = {};
     this.inFlight.set(key, { host, requestId });
+    const routed = onProgress ? this.progress.register(request.params ?? {}, onProgress) : undefined;
     try {
       if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
-      return await this.resilient.request(request as never, ResultSchema, options);
+      const sent = routed ? { ...request, params: routed.params } : request;
+      // `onprogress` makes the SDK send a progress token and reset the attempt's time limit on progress.
+      const sdkOptions = routed ? { ...options, onprogress: () => {} } : options;
+      return await this.resilient.request(sent as never, ResultSchema, sdkOptions);
     } finally {
       this.inFlight.delete(key);
+      routed?.done();
     }
   }
 
