@@ -38,23 +38,37 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (mode !== 'wrap' && mode !== 'connect' && mode !== 'gateway') {
     return error(`unknown mode '${mode}': expected wrap, connect or gateway`);
   }
-  const dash = args.indexOf('--');
-  const own = mode === 'wrap' && dash >= 0 ? args.slice(0, dash) : args;
+  const split = mode === 'wrap' ? splitWrap(args) : { ownEnd: args.length, start: -1 };
+  const own = args.slice(0, split.ownEnd);
   const parsed = parseFlags(own, mode === 'connect' ? ['--header'] : mode === 'gateway' ? GATEWAY : []);
   if (typeof parsed === 'string') return error(parsed);
-  if (mode === 'wrap') return wrap(args, dash, parsed);
+  if (mode === 'wrap') return wrap(args, split.start, parsed);
   if (mode === 'connect') return connect(parsed);
   return gateway(parsed, env);
 }
 
 const GATEWAY = ['--config', '--host', '--port', '--token', '--allowed-origin'];
 
-function wrap(args: readonly string[], dash: number, parsed: Parsed): CommandLine {
-  if (dash < 0 || dash === args.length - 1) {
-    return error("wrap: the upstream command is missing: mcp-resilience wrap [options] -- <command> [args...]");
+/**
+ * Where wrap's options end and its upstream command begins: after `--`, or (for launchers that drop `--`, like
+ * the MCP Inspector) at the first argument that is neither an option nor an option's value. `start` is -1 when
+ * there is no command.
+ */
+function splitWrap(args: readonly string[]): { ownEnd: number; start: number } {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') return { ownEnd: i, start: i + 1 < args.length ? i + 1 : -1 };
+    if (!arg.startsWith('--')) return { ownEnd: i, start: i };
+    if (!arg.includes('=')) i++;
   }
-  if (parsed.rest.length > 0) return error(`wrap: unexpected argument '${parsed.rest[0]}' before '--'`);
-  const [command, ...rest] = args.slice(dash + 1) as [string, ...string[]];
+  return { ownEnd: args.length, start: -1 };
+}
+
+function wrap(args: readonly string[], start: number, parsed: Parsed): CommandLine {
+  if (start < 0) {
+    return error('wrap: the upstream command is missing: mcp-resilience wrap [options] -- <command> [args...]');
+  }
+  const [command, ...rest] = args.slice(start) as [string, ...string[]];
   return { kind: 'stdio', mode: 'wrap', spec: { kind: 'stdio', command, args: rest }, flags: parsed.flags };
 }
 

@@ -81,3 +81,12 @@ function readLog(file: string): LogEntry[] {
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as LogEntry);
 }
+
+/**
+ * The MCP Inspector CLI (`@modelcontextprotocol/inspector-cli`) with its `--cli` arguments. It looks up its own
+ * package.json relative to the working directory, so it runs in its build directory.
+ */
+export function inspector(args: readonly string[]): { command: string; args: string[]; cwd: string } {
+  const cli = packageFile('@modelcontextprotocol/inspector-cli', 'build/cli.js');
+  return { command: process.execPath, args: [cli, '--cli', ...args], cwd: dirname(cli) };
+}
