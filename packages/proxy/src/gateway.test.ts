@@ -1,4 +1,4 @@
-import { startChaosHttpServer, type ChaosHttpServer } from '@mcp-resilience/chaos';
+import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -86,7 +86,10 @@ describe('mcp-resilience gateway', () => {
 
   it('sends a tool call to a fallback server of the config when the primary is down', async () => {
     const host = await hostV1('weather');
-    const result = (await host.callTool({ name: 'get_weather', arguments: { city: 'Paris' } })) as CallToolResult;
+    const result = (await host.callTool({
+      name: 'get_weather',
+      arguments: { city: 'Paris' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(backup.log.filter((e) => e.tool === 'get_weather' && e.executed)).toHaveLength(1);
     expect(primary.log.some((e) => e.tool === 'get_weather' && e.fault === 'outage')).toBe(true);
@@ -134,21 +137,32 @@ describe('mcp-resilience gateway', () => {
     const post = (headers: Record<string, string>, body: string = JSON.stringify(init)) =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
         body,
       });
     expect((await post({})).status).toBe(401);
     expect((await post({ ...auth.headers, origin: 'http://evil.example' })).status).toBe(403);
     expect((await post({ ...auth.headers, 'mcp-session-id': 'nope' })).status).toBe(404);
     expect((await post(auth.headers, 'x'.repeat(5 * 1024 * 1024))).status).toBe(413);
-    const rebound = await fetch(url.replace('127.0.0.1', 'localhost'), { method: 'GET', headers: auth.headers });
+    const rebound = await fetch(url.replace('127.0.0.1', 'localhost'), {
+      method: 'GET',
+      headers: auth.headers,
+    });
     expect(rebound.status).toBe(400); // localhost:<port> is this gateway: allowed, then a GET needs a session
     const wrongHost = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
-        const req = request(url, { method: 'GET', headers: { ...auth.headers, host: 'attacker.example:80' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          url,
+          { method: 'GET', headers: { ...auth.headers, host: 'attacker.example:80' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end();
       }, reject);

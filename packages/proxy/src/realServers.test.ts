@@ -36,7 +36,16 @@ describe('real clients and servers through the proxy', () => {
     ]);
     expect(wrapped).toEqual(plain);
     expect(
-      await inspect([wrap.command, ...wrap.args, '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'message=hi']),
+      await inspect([
+        wrap.command,
+        ...wrap.args,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'echo',
+        '--tool-arg',
+        'message=hi',
+      ]),
     ).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }] });
   });
 
@@ -47,7 +56,17 @@ describe('real clients and servers through the proxy', () => {
     });
     try {
       const url = `${gateway.url}/everything/mcp`;
-      const result = await inspect([url, '--transport', 'http', '--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'message=gw']);
+      const result = await inspect([
+        url,
+        '--transport',
+        'http',
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'echo',
+        '--tool-arg',
+        'message=gw',
+      ]);
       expect(result).toEqual({ content: [{ type: 'text', text: 'Echo: gw' }] });
     } finally {
       await gateway.close();
@@ -57,7 +76,14 @@ describe('real clients and servers through the proxy', () => {
   it('@modelcontextprotocol/server-memory keeps its state through wrap', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxy-memory-'));
     const m = memory();
-    const host = await connectHost(['wrap', '--', 'env', `MEMORY_FILE_PATH=${join(dir, 'memory.jsonl')}`, m.command, ...m.args]);
+    const host = await connectHost([
+      'wrap',
+      '--',
+      'env',
+      `MEMORY_FILE_PATH=${join(dir, 'memory.jsonl')}`,
+      m.command,
+      ...m.args,
+    ]);
     clients.push(host);
     await host.callTool({
       name: 'create_entities',
@@ -73,9 +99,15 @@ describe('real clients and servers through the proxy', () => {
     const f = filesystem(dir);
     const host = await connectHost(['wrap', '--', f.command, ...f.args], { roots: {} });
     clients.push(host);
-    const read = (await host.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'hello.txt') } })) as CallToolResult;
+    const read = (await host.callTool({
+      name: 'read_text_file',
+      arguments: { path: join(dir, 'hello.txt') },
+    })) as CallToolResult;
     expect(text(read)).toBe('hello through the proxy');
-    const outside = (await host.callTool({ name: 'read_text_file', arguments: { path: '/etc/hostname' } })) as CallToolResult;
+    const outside = (await host.callTool({
+      name: 'read_text_file',
+      arguments: { path: '/etc/hostname' },
+    })) as CallToolResult;
     expect(outside.isError).toBe(true);
   });
 });

@@ -32,7 +32,11 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
     const args = { name: 'search', arguments: { query: 'mcp' } };
     const first = (await host.callTool(args)) as CallToolResult;
     expect(first.isError).toBe(true);
-    expect(classification(first)).toMatchObject({ class: 'non_retryable', type: 'invalid_params', attempts: 1 });
+    expect(classification(first)).toMatchObject({
+      class: 'non_retryable',
+      type: 'invalid_params',
+      attempts: 1,
+    });
     expect(calls('search')).toHaveLength(1);
     const repeat = (await host.callTool(args)) as CallToolResult;
     expect(repeat.isError).toBe(true);

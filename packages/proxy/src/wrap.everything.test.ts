@@ -26,10 +26,7 @@ async function direct(): Promise<Client> {
   return track(client);
 }
 
-const wrapEverything = (
-  capabilities = {},
-  setup?: (c: Client, t: StdioClientTransport) => void,
-) => {
+const wrapEverything = (capabilities = {}, setup?: (c: Client, t: StdioClientTransport) => void) => {
   const { command, args } = everything();
   return connectHost(['wrap', '--', command, ...args], capabilities, setup).then(track);
 };

@@ -4,7 +4,17 @@ import { parseCommandLine } from './parseCommandLine.js';
 describe('parseCommandLine', () => {
   it('reads wrap: the options before --, the upstream command after it', () => {
     expect(
-      parseCommandLine(['wrap', '--max-attempts', '2', '--server-name', 'files', '--', 'npx', 'server-x', '--flag']),
+      parseCommandLine([
+        'wrap',
+        '--max-attempts',
+        '2',
+        '--server-name',
+        'files',
+        '--',
+        'npx',
+        'server-x',
+        '--flag',
+      ]),
     ).toEqual({
       kind: 'stdio',
       mode: 'wrap',
@@ -21,7 +31,13 @@ describe('parseCommandLine', () => {
   });
 
   it('reads connect with repeatable headers', () => {
-    const line = parseCommandLine(['connect', '--header', 'Authorization: Bearer abc', '--header=X-Key:1', 'https://h/mcp']);
+    const line = parseCommandLine([
+      'connect',
+      '--header',
+      'Authorization: Bearer abc',
+      '--header=X-Key:1',
+      'https://h/mcp',
+    ]);
     expect(line).toMatchObject({
       kind: 'stdio',
       spec: { kind: 'http', url: 'https://h/mcp', headers: { Authorization: 'Bearer abc', 'X-Key': '1' } },
@@ -29,7 +45,9 @@ describe('parseCommandLine', () => {
   });
 
   it('reads gateway with defaults, and the token from MCP_RESILIENCE_TOKEN', () => {
-    expect(parseCommandLine(['gateway', '--config', 'c.json'], { MCP_RESILIENCE_TOKEN: 'a'.repeat(20) })).toMatchObject({
+    expect(
+      parseCommandLine(['gateway', '--config', 'c.json'], { MCP_RESILIENCE_TOKEN: 'a'.repeat(20) }),
+    ).toMatchObject({
       kind: 'gateway',
       config: 'c.json',
       host: '127.0.0.1',

@@ -66,7 +66,9 @@ function splitWrap(args: readonly string[]): { ownEnd: number; start: number } {
 
 function wrap(args: readonly string[], start: number, parsed: Parsed): CommandLine {
   if (start < 0) {
-    return error('wrap: the upstream command is missing: mcp-resilience wrap [options] -- <command> [args...]');
+    return error(
+      'wrap: the upstream command is missing: mcp-resilience wrap [options] -- <command> [args...]',
+    );
   }
   const [command, ...rest] = args.slice(start) as [string, ...string[]];
   return { kind: 'stdio', mode: 'wrap', spec: { kind: 'stdio', command, args: rest }, flags: parsed.flags };
@@ -127,14 +129,17 @@ function parseFlags(args: readonly string[], accepted: readonly string[]): Parse
       rest.push(arg);
       continue;
     }
-    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [name, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     const value = inline ?? args[++i];
     if (value === undefined) return `${name} needs a value`;
     const numeric = NUMERIC[name];
     const choice = CHOICES[name];
     if (numeric !== undefined) {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n) || n < 0) return `${name} must be a non-negative number, got '${value}'`;
+      if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+        return `${name} must be a non-negative number, got '${value}'`;
       resilience[numeric] = n;
     } else if (choice !== undefined) {
       if (!choice[1].includes(value)) return `${name} must be one of ${choice[1].join(', ')}, got '${value}'`;

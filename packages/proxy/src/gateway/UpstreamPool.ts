@@ -62,7 +62,9 @@ export class UpstreamPool {
       return await Upstream.open({ spec: server.spec, resilience });
     } catch (error) {
       if (error instanceof TypeError) {
-        throw new TypeError(`${this.config.file}: server "${server.name}", key "resilience": ${error.message}`);
+        throw new TypeError(
+          `${this.config.file}: server "${server.name}", key "resilience": ${error.message}`,
+        );
       }
       throw error;
     }

@@ -11,7 +11,9 @@ export interface AccessPolicy {
   readonly token?: string;
 }
 
-export type Verdict = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly message: string };
+export type Verdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly status: number; readonly message: string };
 
 /**
  * DNS-rebinding protection and authentication: the `Host` header must name the gateway itself, an `Origin`
@@ -24,7 +26,11 @@ export function checkRequest(req: IncomingMessage, policy: AccessPolicy): Verdic
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !policy.origins.has(origin.toLowerCase())) {
-    return { ok: false, status: 403, message: `Forbidden: Origin '${origin}' is not allowed (--allowed-origin)` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden: Origin '${origin}' is not allowed (--allowed-origin)`,
+    };
   }
   if (policy.token !== undefined) {
     const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';

@@ -31,7 +31,18 @@ const RESILIENCE_KEYS: Readonly<Record<string, 'number' | 'string' | 'boolean'>>
   breakerScope: 'string',
   negativeCacheTtlMs: 'number',
 };
-const SERVER_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'transport', 'resilience', 'fallbacks']);
+const SERVER_KEYS = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'type',
+  'transport',
+  'resilience',
+  'fallbacks',
+]);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** A config error: the message names the file, the server and the key. */
@@ -69,13 +80,16 @@ export function parseGatewayConfig(json: unknown, file: string): GatewayConfig {
   if (!isRecord(servers)) return fail('"mcpServers"', 'must be an object of servers by name');
   const entries = Object.entries(servers);
   if (entries.length === 0) fail('"mcpServers"', 'has no server');
-  if (entries.length > configLimits.maxServers) fail('"mcpServers"', `has more than ${configLimits.maxServers} servers`);
+  if (entries.length > configLimits.maxServers)
+    fail('"mcpServers"', `has more than ${configLimits.maxServers} servers`);
   const parsed = entries.map(([name, entry]) => parseServer(name, entry, fail));
   const names = new Set(parsed.map((s) => s.name));
   for (const server of parsed) {
     for (const fallback of server.fallbacks) {
-      if (fallback === server.name) fail(`server "${server.name}", key "fallbacks"`, 'names the server itself');
-      if (!names.has(fallback)) fail(`server "${server.name}", key "fallbacks"`, `names "${fallback}", which is not in "mcpServers"`);
+      if (fallback === server.name)
+        fail(`server "${server.name}", key "fallbacks"`, 'names the server itself');
+      if (!names.has(fallback))
+        fail(`server "${server.name}", key "fallbacks"`, `names "${fallback}", which is not in "mcpServers"`);
     }
   }
   return { file, servers: inDependencyOrder(parsed, fail) };
@@ -85,7 +99,8 @@ type Fail = (where: string, what: string) => never;
 
 function parseServer(name: string, entry: unknown, fail: Fail): GatewayServer {
   const at = (key?: string) => (key ? `server "${name}", key "${key}"` : `server "${name}"`);
-  if (!NAME.test(name)) fail(at(), 'a name must be 1-64 letters, digits, ".", "_" or "-" (it is a URL path segment)');
+  if (!NAME.test(name))
+    fail(at(), 'a name must be 1-64 letters, digits, ".", "_" or "-" (it is a URL path segment)');
   if (!isRecord(entry)) return fail(at(), 'must be an object');
   for (const key of Object.keys(entry)) if (!SERVER_KEYS.has(key)) fail(at(key), 'is not a known key');
   const hasCommand = entry.command !== undefined;
@@ -116,8 +131,13 @@ function parseResilience(value: unknown, at: (key?: string) => string, fail: Fai
   if (!isRecord(value)) return fail(at('resilience'), 'must be an object');
   for (const [key, option] of Object.entries(value)) {
     const type = RESILIENCE_KEYS[key];
-    if (type === undefined) fail(at(`resilience.${key}`), `is not a known option (known: ${Object.keys(RESILIENCE_KEYS).join(', ')})`);
-    if (typeof option !== type) fail(at(`resilience.${key}`), `must be a ${type}, got ${JSON.stringify(option)}`);
+    if (type === undefined)
+      fail(
+        at(`resilience.${key}`),
+        `is not a known option (known: ${Object.keys(RESILIENCE_KEYS).join(', ')})`,
+      );
+    if (typeof option !== type)
+      fail(at(`resilience.${key}`), `must be a ${type}, got ${JSON.stringify(option)}`);
   }
   return value;
 }
@@ -130,7 +150,10 @@ function inDependencyOrder(servers: readonly GatewayServer[], fail: Fail): Gatew
   const visit = (server: GatewayServer, path: readonly string[]) => {
     if (state.get(server.name) === 'done') return;
     if (state.get(server.name) === 'visiting') {
-      fail(`server "${server.name}", key "fallbacks"`, `forms a cycle: ${[...path, server.name].join(' -> ')}`);
+      fail(
+        `server "${server.name}", key "fallbacks"`,
+        `forms a cycle: ${[...path, server.name].join(' -> ')}`,
+      );
     }
     state.set(server.name, 'visiting');
     for (const name of server.fallbacks) visit(byName.get(name) as GatewayServer, [...path, server.name]);
@@ -150,7 +173,8 @@ function nonEmptyString(value: unknown, where: string, fail: Fail): string {
 }
 
 function stringArray(value: unknown, where: string, fail: Fail): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail(where, 'must be an array of strings');
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    fail(where, 'must be an array of strings');
   return value as string[];
 }
 
@@ -163,6 +187,7 @@ function stringRecord(value: unknown, where: string, fail: Fail): Record<string,
 
 function httpUrl(value: unknown, where: string, fail: Fail): string {
   const url = nonEmptyString(value, where, fail);
-  if (!/^https?:\/\//.test(url) || !URL.canParse(url)) fail(where, `must be an http:// or https:// URL, got "${url}"`);
+  if (!/^https?:\/\//.test(url) || !URL.canParse(url))
+    fail(where, `must be an http:// or https:// URL, got "${url}"`);
   return url;
 }

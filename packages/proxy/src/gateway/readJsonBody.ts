@@ -28,7 +28,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, maxBa
     return { ok: false, status: 400, message: 'Parse error: the body is not valid JSON' };
   }
   if (Array.isArray(json) && json.length > maxBatch) {
-    return { ok: false, status: 400, message: `Invalid Request: a batch may hold at most ${maxBatch} messages` };
+    return {
+      ok: false,
+      status: 400,
+      message: `Invalid Request: a batch may hold at most ${maxBatch} messages`,
+    };
   }
   return { ok: true, json };
 }

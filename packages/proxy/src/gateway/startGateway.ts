@@ -70,13 +70,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const o = { ...gatewayDefaults, ...options };
   const pool = new UpstreamPool(config, options.resilience ?? {});
   const sessions = new Map<string, Session>();
-  const policy: { hosts: Set<string>; origins: Set<string>; token?: string } = {
-    hosts: new Set(),
-    origins: new Set((options.allowedOrigins ?? []).map((x) => x.toLowerCase())),
+  const hosts = new Set<string>();
+  const origins = new Set((options.allowedOrigins ?? []).map((x) => x.toLowerCase()));
+  const policy: AccessPolicy = {
+    hosts,
+    origins,
     ...(options.token === undefined ? {} : { token: options.token }),
   };
   const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => reply(res, 500, -32603, `Internal error: ${(error as Error).message}`));
+    handle(req, res).catch((error: unknown) =>
+      reply(res, 500, -32603, `Internal error: ${(error as Error).message}`),
+    );
   });
   http.headersTimeout = o.headersTimeoutMs;
   http.requestTimeout = o.requestTimeoutMs;
@@ -111,7 +115,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const upstream = await pool.get(name).catch((error: unknown) => error as Error);
     if (upstream instanceof Error) {
-      return reply(res, 502, -32603, `mcp-resilience: upstream "${name}" is unavailable: ${upstream.message}`);
+      return reply(
+        res,
+        502,
+        -32603,
+        `mcp-resilience: upstream "${name}" is unavailable: ${upstream.message}`,
+      );
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -127,12 +136,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return transport.handleRequest(req, res, body);
   }
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - o.sessionIdleMs;
-    for (const session of sessions.values()) {
-      if (session.lastSeen < cutoff) void session.transport.close().catch(() => {});
-    }
-  }, Math.min(60_000, Math.max(1000, o.sessionIdleMs / 4)));
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - o.sessionIdleMs;
+      for (const session of sessions.values()) {
+        if (session.lastSeen < cutoff) void session.transport.close().catch(() => {});
+      }
+    },
+    Math.min(60_000, Math.max(1000, o.sessionIdleMs / 4)),
+  );
   sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
@@ -141,9 +153,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const { port } = http.address() as AddressInfo;
   const hostPart = o.host.includes(':') ? `[${o.host}]` : o.host;
-  for (const h of [hostPart, 'localhost', '127.0.0.1', '[::1]']) policy.hosts.add(`${h}:${port}`.toLowerCase());
-  policy.origins.add(`http://${hostPart}:${port}`.toLowerCase());
-  policy.origins.add(`http://localhost:${port}`);
+  for (const h of [hostPart, 'localhost', '127.0.0.1', '[::1]']) hosts.add(`${h}:${port}`.toLowerCase());
+  origins.add(`http://${hostPart}:${port}`.toLowerCase());
+  origins.add(`http://localhost:${port}`);
   pool.warmUp();
   return {
     url: `http://${hostPart}:${port}`,
@@ -164,7 +176,12 @@ async function loadConfig(file: string | undefined): Promise<GatewayConfig> {
 }
 
 /** A host that closes its POST before the answer cancels the requests in it (`notifications/cancelled`). */
-function cancelOnClose(req: IncomingMessage, res: ServerResponse, transport: StreamableHTTPServerTransport, body: unknown) {
+function cancelOnClose(
+  req: IncomingMessage,
+  res: ServerResponse,
+  transport: StreamableHTTPServerTransport,
+  body: unknown,
+) {
   if (req.method !== 'POST') return;
   const ids = (Array.isArray(body) ? body : [body])
     .filter((m) => typeof m?.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))

@@ -34,8 +34,7 @@ export function createHostServer(
   // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.
   server.removeRequestHandler('logging/setLevel');
   const link: HostLink = {
-    request: (request, requestOptions) =>
-      server.request(request as never, ResultSchemaLoose, requestOptions),
+    request: (request, requestOptions) => server.request(request as never, ResultSchemaLoose, requestOptions),
     notify: (notification) => server.notification(notification as never),
     accepts: (method) => {
       const capabilities = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;

@@ -91,7 +91,8 @@ async function refuse(
 ): Promise<void> {
   const id = (first as { id?: string | number }).id;
   if (id === undefined) return;
-  const what = upstream.spec.kind === 'stdio' ? 'start the upstream server' : 'connect to the upstream server';
+  const what =
+    upstream.spec.kind === 'stdio' ? 'start the upstream server' : 'connect to the upstream server';
   const reason = error instanceof Error ? error.message : String(error);
   await host
     .send({

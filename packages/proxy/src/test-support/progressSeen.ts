@@ -5,7 +5,9 @@
  */
 export function progressSeen(transport: object): number[] {
   const seen: number[] = [];
-  const t = transport as { onmessage?: (message: { method?: string; params?: { progress?: number } }) => void };
+  const t = transport as {
+    onmessage?: (message: { method?: string; params?: { progress?: number } }) => void;
+  };
   t.onmessage = (message) => {
     if (message.method === 'notifications/progress' && typeof message.params?.progress === 'number') {
       seen.push(message.params.progress);

@@ -20,7 +20,10 @@ export class ProgressRouter {
   private readonly byToken = new Map<unknown, ProgressListener>();
 
   /** Marks `params` for `listener`; call the returned function when the request settles. */
-  register(params: Record<string, unknown>, listener: ProgressListener): { params: Record<string, unknown>; done: () => void } {
+  register(
+    params: Record<string, unknown>,
+    listener: ProgressListener,
+  ): { params: Record<string, unknown>; done: () => void } {
     const key = this.next++;
     const route = { listener, tokens: new Set<unknown>() };
     this.byKey.set(key, route);

@@ -14,8 +14,8 @@ import {
 import type { HostLink } from './HostLink.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { type InFlight, routeToHost } from './routeToHost.js';
-import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
 import { transportFactory } from './transportFactory.js';
+import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
 
 type JsonRpcRequestLike = { method: string; params?: Record<string, unknown> };
 
@@ -79,8 +79,7 @@ export class Upstream {
       ...(fetch ? { fetch } : {}),
     };
     const upstream = new Upstream(options.spec, raw, resilience.server ?? 'mcp');
-    raw.fallbackRequestHandler = (request, extra) =>
-      upstream.toHost(request, extra.signal) as never;
+    raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch);
     upstream.resilient = await connectWithResilience(

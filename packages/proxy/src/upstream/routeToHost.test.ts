@@ -20,16 +20,29 @@ describe('routeToHost', () => {
 
   it('picks the host with calls in flight among several', () => {
     const [a, b] = [host(), host()];
-    const route = routeToHost('roots/list', [{ host: b, requestId: 1 }, { host: b, requestId: 2 }], new Set([a, b]), 's');
+    const route = routeToHost(
+      'roots/list',
+      [
+        { host: b, requestId: 1 },
+        { host: b, requestId: 2 },
+      ],
+      new Set([a, b]),
+      's',
+    );
     expect(route).toEqual({ kind: 'host', host: b });
   });
 
   it('refuses when it cannot tell the host, or the host lacks the capability', () => {
     const [a, b] = [host(), host()];
-    const both = [{ host: a, requestId: 1 }, { host: b, requestId: 1 }];
+    const both = [
+      { host: a, requestId: 1 },
+      { host: b, requestId: 1 },
+    ];
     const ambiguous = routeToHost('sampling/createMessage', both, new Set([a, b]), 's');
     expect(ambiguous.kind === 'refused' && ambiguous.error.message).toContain('2 hosts share this upstream');
     const lacking = routeToHost('elicitation/create', [], new Set([host(false)]), 's');
-    expect(lacking.kind === 'refused' && lacking.error.message).toContain('did not declare the "elicitation" capability');
+    expect(lacking.kind === 'refused' && lacking.error.message).toContain(
+      'did not declare the "elicitation" capability',
+    );
   });
 });

@@ -1,6 +1,6 @@
+import type { ObservedFetch } from '@mcp-resilience/middleware/mcp';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ObservedFetch } from '@mcp-resilience/middleware/mcp';
 import type { UpstreamSpec } from './UpstreamSpec.js';
 
 /**
