@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -37,7 +38,7 @@ beforeAll(async () => {
     },
     'test-config.json',
   );
-  gateway = await startGateway({ config, port: 0, token: TOKEN });
+  gateway = await startGateway({ config, port: 0, token: TOKEN, allowedHosts: ['gateway.internal:8787'] });
 });
 
 afterAll(async () => {

@@ -30,5 +30,7 @@ export type CommandLine =
       readonly port: number;
       readonly token?: string;
       readonly allowedOrigins: readonly string[];
+      /** `Host` values accepted besides the gateway's own address (`gateway:8787` in a compose network). */
+      readonly allowedHosts: readonly string[];
       readonly flags: CommonFlags;
     };

@@ -47,7 +47,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   return gateway(parsed, env);
 }
 
-const GATEWAY = ['--config', '--host', '--port', '--token', '--allowed-origin'];
+const GATEWAY = ['--config', '--host', '--port', '--token', '--allowed-origin', '--allowed-host'];
 
 /**
  * Where wrap's options end and its upstream command begins: after `--`, or (for launchers that drop `--`, like
@@ -102,7 +102,7 @@ function gateway(parsed: Parsed, env: NodeJS.ProcessEnv): CommandLine {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     return error(`--port must be an integer from 0 to 65535, got '${portText}'`);
   }
-  const token = last('--token') ?? env[cliDefaults.tokenEnv];
+  const token = last('--token') ?? (env[cliDefaults.tokenEnv] || undefined);
   if (token !== undefined && token.length < 16) {
     return error('--token (or MCP_RESILIENCE_TOKEN) must be at least 16 characters');
   }
@@ -113,6 +113,7 @@ function gateway(parsed: Parsed, env: NodeJS.ProcessEnv): CommandLine {
     port,
     ...(token === undefined ? {} : { token }),
     allowedOrigins: parsed.extra.get('--allowed-origin') ?? [],
+    allowedHosts: parsed.extra.get('--allowed-host') ?? [],
     flags: parsed.flags,
   };
 }

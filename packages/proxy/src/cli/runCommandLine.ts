@@ -39,6 +39,7 @@ export async function runCommandLine(argv: readonly string[], env: NodeJS.Proces
       port: line.port,
       ...(line.token === undefined ? {} : { token: line.token }),
       allowedOrigins: line.allowedOrigins,
+      allowedHosts: line.allowedHosts,
       resilience,
       ...(line.flags.requestTimeoutMs ? { requestTimeoutMs: line.flags.requestTimeoutMs } : {}),
     });

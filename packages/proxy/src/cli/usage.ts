@@ -5,7 +5,8 @@ Usage:
   mcp-resilience wrap [options] -- <command> [args...]   stdio to the host, the command as a stdio child
   mcp-resilience connect [options] [--header 'Name: value']... <url>
                                                          stdio to the host, Streamable HTTP to <url>
-  mcp-resilience gateway --config <file> [--host 127.0.0.1] [--port 8787] [--token <t>] [--allowed-origin <o>]...
+  mcp-resilience gateway --config <file> [--host 127.0.0.1] [--port 8787] [--token <t>]
+                         [--allowed-origin <origin>]... [--allowed-host <host:port>]...
                                                          Streamable HTTP at /<name>/mcp for each mcpServers entry
 
 Options (every mode):
@@ -18,5 +19,5 @@ Options (every mode):
   --idempotency annotations|assume-idempotent|never   --breaker-scope server|tool
 
 Telemetry goes to OTEL_EXPORTER_OTLP_ENDPOINT (OTLP/HTTP) when it is set; stdout carries only MCP.
-The gateway's token can also come from MCP_RESILIENCE_TOKEN.
+The gateway's token can also come from MCP_RESILIENCE_TOKEN. GET /healthz answers 200 while it runs.
 `;

@@ -8,7 +8,7 @@ export interface AccessPolicy {
   /** Origins allowed when a request has an `Origin` header (browsers); requests without one are not browsers. */
   readonly origins: ReadonlySet<string>;
   /** A bearer token every request must present, when set. */
-  readonly token?: string;
+  readonly token?: string | undefined;
 }
 
 export type Verdict =

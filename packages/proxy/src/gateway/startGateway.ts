@@ -22,6 +22,8 @@ export interface GatewayOptions extends ForwardOptions {
   readonly token?: string;
   /** Origins (`http://localhost:3000`) allowed for browser hosts, besides the gateway's own. */
   readonly allowedOrigins?: readonly string[];
+  /** `Host` header values (`gateway:8787`) accepted besides the gateway's own address. */
+  readonly allowedHosts?: readonly string[];
   /** Resilience options for every server (a server's `resilience` in the config wins). */
   readonly resilience?: McpResilienceOptions;
   readonly maxBodyBytes?: number;
@@ -70,7 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const o = { ...gatewayDefaults, ...options };
   const pool = new UpstreamPool(config, options.resilience ?? {});
   const sessions = new Map<string, Session>();
-  const hosts = new Set<string>();
+  const hosts = new Set((options.allowedHosts ?? []).map((x) => x.toLowerCase()));
   const origins = new Set((options.allowedOrigins ?? []).map((x) => x.toLowerCase()));
   const policy: AccessPolicy = {
     hosts,
@@ -88,8 +90,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const name = /^\/([^/?]+)\/mcp(?:\?.*)?$/.exec(req.url ?? '')?.[1];
-    const verdict = checkRequest(req, policy);
+    const verdict = checkRequest(req, { ...policy, ...(req.url === '/healthz' ? { token: undefined } : {}) });
     if (!verdict.ok) return reply(res, verdict.status, -32000, verdict.message);
+    if (req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ status: 'ok', sessions: sessions.size }));
+    }
     if (name === undefined || !pool.has(name)) {
       return reply(res, 404, -32601, `Not Found: no server at ${req.url} (servers are at /<name>/mcp)`);
     }
