@@ -154,21 +154,18 @@ describe('mcp-resilience gateway', () => {
       headers: auth.headers,
     });
     expect(rebound.status).toBe(400); // localhost:<port> is this gateway: allowed, then a GET needs a session
-    const wrongHost = await new Promise<number>((resolve, reject) => {
-      import('node:http').then(({ request }) => {
-        const req = request(
-          url,
-          { method: 'GET', headers: { ...auth.headers, host: 'attacker.example:80' } },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
+    const withHost = (host: string, headers: Record<string, string> = auth.headers) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(url, { method: 'GET', headers: { ...headers, host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
         req.on('error', reject);
         req.end();
-      }, reject);
-    });
-    expect(wrongHost).toBe(403);
+      });
+    expect(await withHost('attacker.example:80')).toBe(403);
+    expect(await withHost('gateway.internal:8787', {})).toBe(401); // an allowed Host, then the token
+    expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200); // liveness needs no token
     expect((await fetch(`${gateway.url}/nothing/mcp`, auth)).status).toBe(404);
   });
 });
