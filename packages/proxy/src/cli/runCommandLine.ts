@@ -18,7 +18,7 @@ export async function runCommandLine(argv: readonly string[], env: NodeJS.Proces
     process.stderr.write(`mcp-resilience: ${line.message}\n`);
     return 2;
   }
-  const telemetry = startTelemetry(line.flags.serviceName, env);
+  const telemetry = await startTelemetry(line.flags.serviceName, env);
   const resilience = {
     ...line.flags.resilience,
     ...(telemetry.recorder ? { recorder: telemetry.recorder } : {}),

@@ -1,5 +1,4 @@
 import type { Recorder } from '@mcp-resilience/middleware';
-import { setupTelemetry } from '@mcp-resilience/telemetry';
 
 /** The proxy's telemetry: a recorder for the resilience layer and a flush for the way out. */
 export interface ProxyTelemetry {
@@ -18,9 +17,14 @@ const ENDPOINTS = [
  * `OTEL_SDK_DISABLED` is not `true`; otherwise nothing is exported. Its diagnostics go to stderr: stdout carries
  * only MCP.
  */
-export function startTelemetry(serviceName: string | undefined, env: NodeJS.ProcessEnv): ProxyTelemetry {
+export async function startTelemetry(
+  serviceName: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<ProxyTelemetry> {
   const enabled = ENDPOINTS.some((name) => (env[name] ?? '') !== '') && env.OTEL_SDK_DISABLED !== 'true';
   if (!enabled) return { shutdown: async () => {} };
+  // Loaded only when used: the OpenTelemetry SDK is most of the proxy's memory.
+  const { setupTelemetry } = await import('@mcp-resilience/telemetry');
   const telemetry = setupTelemetry({
     serviceName: serviceName ?? env.OTEL_SERVICE_NAME ?? 'mcp-resilience',
     diagLogger: stderrLogger,
