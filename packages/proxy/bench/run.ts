@@ -10,7 +10,7 @@
  * Options (env): BENCH_RATE (calls/s, default 100), BENCH_CALLS (per scenario, default 500).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,7 +79,12 @@ async function stdioRow(name: string, command: string, args: string[]): Promise<
   const latencies = await measure(client);
   const rss = name === 'direct' ? undefined : rssMb(transport.pid ?? undefined);
   await client.close();
-  return { name, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...(rss ? { rssMb: rss } : {}) };
+  return {
+    name,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...(rss ? { rssMb: rss } : {}),
+  };
 }
 
 const freePort = () =>
@@ -102,7 +107,9 @@ function start(args: string[], ready: RegExp): Promise<ChildProcess> {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}): ${seen.slice(-500)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited (${code}): ${seen.slice(-500)}`)),
+    );
   });
 }
 
@@ -128,7 +135,12 @@ async function httpRow(name: string, child: ChildProcess, url: string): Promise<
   const rss = rssMb(child.pid);
   await client.close();
   child.kill('SIGTERM');
-  return { name, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...(rss ? { rssMb: rss } : {}) };
+  return {
+    name,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...(rss ? { rssMb: rss } : {}),
+  };
 }
 
 async function gatewayWithTen(): Promise<number | undefined> {
@@ -138,11 +150,16 @@ async function gatewayWithTen(): Promise<number | undefined> {
   );
   writeFileSync(join(dir, 'ten.json'), JSON.stringify({ mcpServers: servers }));
   const port = await freePort();
-  const gateway = await start([cli, 'gateway', '--config', join(dir, 'ten.json'), '--port', String(port)], /listening/);
+  const gateway = await start(
+    [cli, 'gateway', '--config', join(dir, 'ten.json'), '--port', String(port)],
+    /listening/,
+  );
   const clients = await Promise.all(
     Object.keys(servers).map(async (name) => {
       const client = new Client({ name: 'bench', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/${name}/mcp`)));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/${name}/mcp`)),
+      );
       for (let i = 0; i < 20; i++) await client.callTool({ name: 'echo', arguments: { message: 'x' } });
       return client;
     }),
@@ -159,8 +176,14 @@ async function main() {
   rows.push(await stdioRow('wrap', process.execPath, [cli, 'wrap', '--', process.execPath, ...everything]));
   const gwPort = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-'));
-  writeFileSync(join(dir, 'one.json'), JSON.stringify({ mcpServers: { e: { command: process.execPath, args: everything } } }));
-  const gateway = await start([cli, 'gateway', '--config', join(dir, 'one.json'), '--port', String(gwPort)], /listening/);
+  writeFileSync(
+    join(dir, 'one.json'),
+    JSON.stringify({ mcpServers: { e: { command: process.execPath, args: everything } } }),
+  );
+  const gateway = await start(
+    [cli, 'gateway', '--config', join(dir, 'one.json'), '--port', String(gwPort)],
+    /listening/,
+  );
   rows.push(await httpRow('gateway (HTTP)', gateway, `http://127.0.0.1:${gwPort}/e/mcp`));
   const mpPort = await freePort();
   const peer = spawn(
