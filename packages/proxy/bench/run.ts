@@ -213,7 +213,7 @@ async function main() {
   ];
   const text = lines.join('\n');
   console.log(text);
-  writeFileSync(join(here, 'results.md'), `${text}\n`);
+  writeFileSync(join(here, 'results.txt'), `${text}\n`);
 }
 
 await main();
