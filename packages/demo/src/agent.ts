@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentConfig, serviceName } from './AgentConfig.js';
+import { type AgentConfig, PROXIED_SERVICE, serviceName } from './AgentConfig.js';
 import { naiveOptions, resilientOptions } from './policies.js';
 import { phaseAt } from './timeline.js';
 import { nextStep, type Step } from './tools.js';
@@ -25,19 +25,30 @@ async function main(config: AgentConfig) {
   const policy = config.group === 'resilient' ? resilientOptions(config.speed) : naiveOptions(config.speed);
   const random = seededRandom(config.seed * 1_000 + config.id);
 
+  const weatherServer = [
+    process.execPath,
+    config.chaosCli,
+    'serve',
+    '--transport',
+    'stdio',
+    '--plan',
+    config.weatherPlanFile,
+    '--seed',
+    String(config.seed + config.id),
+  ];
+  // The proxied agent spawns `mcp-resilience wrap -- <weather server>` instead: the layer runs in the wrapper.
+  const wrap = config.proxyCli
+    ? [config.proxyCli, 'wrap', '--server-name', 'weather', '--service-name', PROXIED_SERVICE, '--']
+    : [];
   const weatherTransport = () =>
     new StdioClientTransport({
       command: process.execPath,
-      args: [
-        config.chaosCli,
-        'serve',
-        '--transport',
-        'stdio',
-        '--plan',
-        config.weatherPlanFile,
-        '--seed',
-        String(config.seed + config.id),
-      ],
+      args: [...wrap, ...weatherServer.slice(1)],
+      env: {
+        ...inheritedEnv(),
+        OTEL_EXPORTER_OTLP_ENDPOINT: config.otlpEndpoint,
+        OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=proxied-${config.id}`,
+      },
       stderr: 'ignore',
     });
   const http = (url: string) => {
@@ -62,6 +73,8 @@ async function main(config: AgentConfig) {
         await sleep(1_000 / config.speed);
       }
     }
+    // Through the wrapper, the client is a plain one: the wrapper classifies, retries and reports.
+    if (name === 'weather' && config.proxyCli) return client;
     return withResilience(client, {
       ...policy,
       server: name,
@@ -104,6 +117,13 @@ async function main(config: AgentConfig) {
   await Promise.allSettled(Object.values(clients).map((c) => c.close()));
   await telemetry.shutdown();
   process.exit(0);
+}
+
+/** The agent's environment without undefined values (what a spawned server inherits). */
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
 }
 
 const raw = process.env.DEMO_AGENT_CONFIG;

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serviceName } from './AgentConfig.js';
+import { PROXIED_SERVICE, serviceName } from './AgentConfig.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const AGENTS = 5;
@@ -107,7 +107,9 @@ describe('npm run demo', () => {
     );
 
     // Every agent's telemetry arrives (each exports with its own service.instance.id).
+    // Resilient agent 1 reaches its weather server through `mcp-resilience wrap`, which reports on its own.
     const expected = [
+      `${PROXIED_SERVICE}/proxied-1`,
       ...Array.from({ length: AGENTS }, (_, i) => `${serviceName('resilient')}/resilient-${i + 1}`),
       ...Array.from({ length: NAIVE }, (_, i) => `${serviceName('naive')}/naive-${i + 1}`),
     ].sort();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
-import type { AgentConfig } from './AgentConfig.js';
+import { type AgentConfig, PROXIED_SERVICE } from './AgentConfig.js';
 import { ChildProcesses } from './ChildProcesses.js';
 import type { DemoOptions } from './parseFlags.js';
 import { planFor, weatherPlan } from './plans.js';
@@ -72,6 +72,7 @@ export async function startDemo(
   log: (line: string) => void = console.log,
 ): Promise<Demo> {
   const chaosCli = built(join(packageDir('@mcp-resilience/chaos'), 'dist/cli.js'), 'the chaos server');
+  const proxyCli = built(join(packageDir('@mcp-resilience/proxy'), 'dist/cli.js'), 'the proxy');
   const agentScript = built(fileURLToPath(new URL('./agent.js', import.meta.url)), 'the demo');
   const children = new ChildProcesses();
   const workDir = await mkdtemp(join(tmpdir(), 'mcp-resilience-demo-'));
@@ -139,6 +140,8 @@ export async function startDemo(
           ticketsUrl: tickets.url,
           chaosCli,
           weatherPlanFile,
+          // The first resilient agent reaches its weather server through `mcp-resilience wrap`.
+          ...(group === 'resilient' && id === 1 ? { proxyCli } : {}),
         };
         children.start(`${group}-${id}`, [agentScript], {
           DEMO_AGENT_CONFIG: JSON.stringify(config),
@@ -154,6 +157,9 @@ export async function startDemo(
     log(`  chaos MCP servers (Streamable HTTP, the faults of each phase): search: ${search.url}`);
     log(`                                                                 tickets: ${tickets.url}`);
     log('  try your own client on one: MCP_URL=<url> (README "Use it")');
+    if (options.agents > 0) {
+      log(`  resilient agent 1 reaches its weather server through mcp-resilience wrap (${PROXIED_SERVICE})`);
+    }
     log(`  canary: 10% of the resilient agents' calls treat rate limits as final: ${url}/experiments`);
     log(`  phase: ${phase.name}: ${phase.story}`);
     phaseTimer = setInterval(() => {

@@ -79,9 +79,9 @@ describe('docker-compose.yml', () => {
     expect(validate(badPort)).toBe(false);
   });
 
-  it('runs the collector, Prometheus, Alertmanager, the dashboard and the demo agents', () => {
+  it('runs the collector, Prometheus, Alertmanager, the dashboard, the MCP gateway and the demo agents', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['alertmanager', 'dashboard', 'demo', 'otel-collector', 'prometheus'].sort(),
+      ['alertmanager', 'dashboard', 'demo', 'gateway', 'otel-collector', 'prometheus'].sort(),
     );
     // The demo agents only start with `--profile demo`: a real deployment has its own agents.
     expect(service('demo').profiles).toEqual(['demo']);
@@ -112,6 +112,8 @@ describe('docker-compose.yml', () => {
     expect(service('dashboard').image).toBe(`mcp-resilience/dashboard:${dashboardVersion}`);
     const demoVersion = (JSON.parse(readText('packages/demo/package.json')) as { version: string }).version;
     expect(service('demo').image).toBe(`mcp-resilience/demo:${demoVersion}`);
+    const proxyVersion = (JSON.parse(readText('packages/proxy/package.json')) as { version: string }).version;
+    expect(service('gateway').image).toBe(`mcp-resilience/proxy:${proxyVersion}`);
   });
 
   it('binds every published port to 127.0.0.1', () => {
@@ -155,7 +157,7 @@ describe('docker-compose.yml', () => {
 
   it('builds from existing contexts and Dockerfiles', () => {
     const built = services.filter(([, s]) => s.build !== undefined);
-    expect(built.map(([n]) => n).sort()).toEqual(['dashboard', 'demo']);
+    expect(built.map(([n]) => n).sort()).toEqual(['dashboard', 'demo', 'gateway']);
     for (const [name, s] of built) {
       const build = typeof s.build === 'string' ? { context: s.build } : s.build!;
       const context = build.context ?? '.';
@@ -178,7 +180,8 @@ describe('docker-compose.yml', () => {
         expect(s.healthcheck.retries, name).toBeGreaterThan(0);
       }
     }
-    expect(Object.keys(probes).sort()).toEqual(['alertmanager', 'dashboard', 'prometheus']);
+    expect(Object.keys(probes).sort()).toEqual(['alertmanager', 'dashboard', 'gateway', 'prometheus']);
+    expect(probes.gateway).toContain('http://127.0.0.1:8787/healthz');
     // Each probe asks the service itself, on its own port, for its readiness endpoint.
     expect(probes.prometheus).toContain('http://127.0.0.1:9090/-/ready');
     expect(probes.alertmanager).toContain('http://127.0.0.1:9093/-/ready');
@@ -248,7 +251,7 @@ describe('docker-compose.yml', () => {
 // Dockerfiles and the build context
 // ---------------------------------------------------------------------------------------------------------------
 
-const dockerfiles = ['apps/dashboard/Dockerfile', 'docker/demo.Dockerfile'];
+const dockerfiles = ['apps/dashboard/Dockerfile', 'docker/demo.Dockerfile', 'docker/proxy.Dockerfile'];
 
 describe.each(dockerfiles)('%s', (path) => {
   const instructions = parseDockerfile(readText(path));
@@ -368,6 +371,35 @@ describe('docker/demo.Dockerfile', () => {
       .map((i) => i.args)
       .join(' ');
     expect(env).toContain('OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318');
+  });
+});
+
+describe('docker/proxy.Dockerfile and the gateway service', () => {
+  it('runs mcp-resilience gateway on its config, reachable by its compose name, with servers that exist', () => {
+    const instructions = parseDockerfile(readText('docker/proxy.Dockerfile'));
+    const cmd = JSON.parse(instructions.filter((i) => i.keyword === 'CMD').at(-1)!.args) as string[];
+    expect(cmd.slice(0, 3)).toEqual(['node', 'packages/proxy/dist/cli.js', 'gateway']);
+    const flag = (name: string) => cmd[cmd.indexOf(name) + 1];
+    expect(flag('--host')).toBe('0.0.0.0');
+    expect(flag('--port')).toBe('8787');
+    expect(flag('--allowed-host')).toBe('gateway:8787');
+    // The config the service mounts is the one the command reads, and it is a valid gateway config.
+    const mount = (service('gateway').volumes ?? [])
+      .map(parseVolume)
+      .find((v) => v.source === './docker/gateway.json');
+    expect(mount?.target).toBe(flag('--config'));
+    const config = JSON.parse(readText('docker/gateway.json')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    for (const [name, server] of Object.entries(config.mcpServers)) {
+      expect(server.command, name).toBe('node');
+      // Resolved from the image's WORKDIR (/repo), where the workspace's node_modules are.
+      expect(exists(`./${server.args[0]}`), `${name}: ${server.args[0]} is not installed`).toBe(true);
+    }
+    expect(serviceEnv(service('gateway'))).toMatchObject({
+      MCP_RESILIENCE_TOKEN: '',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+    });
   });
 });
 

@@ -1,0 +1,72 @@
+import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
+import { Upstream } from '../upstream/Upstream.js';
+import type { GatewayConfig, GatewayServer } from './GatewayConfig.js';
+
+/**
+ * The gateway's upstreams, one shared connection per server of the config, opened on demand (and at start):
+ * a server is opened after its fallbacks, which it then routes to. A failed open is retried by the next session.
+ */
+export class UpstreamPool {
+  private readonly opening = new Map<string, Promise<Upstream>>();
+  private readonly servers: ReadonlyMap<string, GatewayServer>;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly defaults: McpResilienceOptions,
+  ) {
+    this.servers = new Map(config.servers.map((s) => [s.name, s]));
+  }
+
+  has(name: string): boolean {
+    return this.servers.has(name);
+  }
+
+  /** Starts opening every server (failures are left for the first session of each to see). */
+  warmUp(): void {
+    for (const name of this.servers.keys()) this.get(name).catch(() => {});
+  }
+
+  /** The connected upstream of `name`. */
+  get(name: string): Promise<Upstream> {
+    const existing = this.opening.get(name);
+    if (existing) return existing;
+    const server = this.servers.get(name);
+    if (!server) return Promise.reject(new Error(`no server "${name}" in ${this.config.file}`));
+    const opening = this.open(server);
+    this.opening.set(name, opening);
+    opening.catch(() => {
+      if (this.opening.get(name) === opening) this.opening.delete(name);
+    });
+    return opening;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.opening.values()];
+    this.opening.clear();
+    await Promise.allSettled(all.map(async (u) => (await u).close()));
+  }
+
+  private async open(server: GatewayServer): Promise<Upstream> {
+    const fallbacks = [];
+    for (const name of server.fallbacks) {
+      const upstream = await this.get(name).catch(() => undefined);
+      if (upstream) fallbacks.push({ client: upstream.client, server: upstream.name });
+    }
+    const resilience: McpResilienceOptions = {
+      ...this.defaults,
+      ...server.resilience,
+      server: server.name,
+      ...(fallbacks.length > 0 ? { fallbacks } : {}),
+    };
+    try {
+      return await Upstream.open({ spec: server.spec, resilience });
+    } catch (error) {
+      if (error instanceof TypeError) {
+        throw new TypeError(
+          `${this.config.file}: server "${server.name}", key "resilience": ${error.message}`,
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ResultSchema as ResultSchemaLoose } from '@modelcontextprotocol/sdk/types.js';
+import { ForwardedError } from '../upstream/ForwardedError.js';
+import type { HostLink } from '../upstream/HostLink.js';
+import type { Upstream } from '../upstream/Upstream.js';
+import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
+
+export const hostDefaults = { maxPendingRequests: 256 } as const;
+
+/** The capability a server-to-client method needs, as the host declared it in `initialize`. */
+const NEEDS: Readonly<Record<string, (c: Record<string, unknown>) => boolean>> = {
+  'sampling/createMessage': (c) => c.sampling !== undefined,
+  'elicitation/create': (c) => c.elicitation !== undefined,
+  'roots/list': (c) => c.roots !== undefined,
+};
+
+/**
+ * The SDK `Server` (the low-level one) that faces one host session and forwards everything to `upstream`: it
+ * answers `initialize` with the upstream's identity, capabilities and instructions (and the protocol revision
+ * the host asked for, when the SDK speaks it), forwards every other request (`tools/*`, `resources/*`,
+ * `prompts/*`, `completion/complete`, `logging/setLevel`, custom methods) and every notification, and sends
+ * the upstream's notifications and server-to-client requests back. `ping` is answered by the proxy itself.
+ */
+export function createHostServer(
+  upstream: Upstream,
+  options: ForwardOptions & { readonly maxPendingRequests?: number } = {},
+): Server {
+  const maxPending = options.maxPendingRequests ?? hostDefaults.maxPendingRequests;
+  let pending = 0;
+  const server = new Server(upstream.serverInfo, {
+    capabilities: upstream.capabilities,
+    ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
+  });
+  // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.
+  server.removeRequestHandler('logging/setLevel');
+  const link: HostLink = {
+    request: (request, requestOptions) => server.request(request as never, ResultSchemaLoose, requestOptions),
+    notify: (notification) => server.notification(notification as never),
+    accepts: (method) => {
+      const capabilities = (server.getClientCapabilities() ?? {}) as Record<string, unknown>;
+      return NEEDS[method]?.(capabilities) ?? true;
+    },
+  };
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (pending >= maxPending) {
+      throw new ForwardedError(
+        -32000,
+        `mcp-resilience: ${maxPending} requests of this host are already in flight (maxPendingRequests): try again when one ends`,
+      );
+    }
+    pending++;
+    try {
+      return (await forwardRequest(upstream, link, request, extra, options)) as never;
+    } finally {
+      pending--;
+    }
+  };
+  server.fallbackNotificationHandler = (notification) => upstream.notify(notification);
+  const detach = upstream.attach(link);
+  const previous = server.onclose;
+  server.onclose = () => {
+    detach();
+    previous?.();
+  };
+  return server;
+}

@@ -1,0 +1,11 @@
+export type { CommandLine, CommonFlags } from './cli/CommandLine.js';
+export { cliDefaults, parseCommandLine } from './cli/parseCommandLine.js';
+export { runCommandLine } from './cli/runCommandLine.js';
+export type { GatewayConfig, GatewayServer } from './gateway/GatewayConfig.js';
+export { ConfigError, loadGatewayConfig, parseGatewayConfig } from './gateway/loadGatewayConfig.js';
+export { type Gateway, type GatewayOptions, gatewayDefaults, startGateway } from './gateway/startGateway.js';
+export { createHostServer, hostDefaults } from './host/createHostServer.js';
+export { type ForwardOptions, forwardDefaults } from './host/forwardRequest.js';
+export { runStdioProxy, type StdioProxy, type StdioProxyOptions } from './host/runStdioProxy.js';
+export { Upstream, type UpstreamOptions, upstreamDefaults } from './upstream/Upstream.js';
+export type { UpstreamSpec } from './upstream/UpstreamSpec.js';

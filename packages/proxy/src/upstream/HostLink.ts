@@ -1,0 +1,12 @@
+/** What an upstream needs of one connected host (one MCP session facing the host): a way back to it. */
+export interface HostLink {
+  /** Sends a server-to-client request (sampling, elicitation, roots) to the host. */
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    options: { signal: AbortSignal; relatedRequestId?: string | number },
+  ): Promise<unknown>;
+  /** Sends a notification to the host (`list_changed`, logging, resource updates). */
+  notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  /** Whether the host declared the capability a server-to-client method needs. */
+  accepts(method: string): boolean;
+}

@@ -1,0 +1,179 @@
+import {
+  connectWithResilience,
+  type McpResilienceOptions,
+  observeFetch,
+  TERMINAL_OUTCOMES,
+} from '@mcp-resilience/middleware/mcp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type ClientCapabilities,
+  type Implementation,
+  ResultSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { HostLink } from './HostLink.js';
+import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
+import { type InFlight, routeToHost } from './routeToHost.js';
+import { transportFactory } from './transportFactory.js';
+import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
+
+type JsonRpcRequestLike = { method: string; params?: Record<string, unknown> };
+
+/** Options of {@link Upstream.open}. All optional but `spec`. */
+export interface UpstreamOptions {
+  readonly spec: UpstreamSpec;
+  /** The resilience options (`withResilience`'s), merged over {@link upstreamDefaults}. */
+  readonly resilience?: McpResilienceOptions;
+  /** The client identity the upstream sees. Default: the proxy's. */
+  readonly clientInfo?: Implementation;
+  /** The client capabilities announced to the upstream (the host's, in `wrap` and `connect`). */
+  readonly capabilities?: ClientCapabilities;
+}
+
+/**
+ * Defaults of the proxy's resilience layer: failures of `tools/call` come back as `isError` results with the
+ * sentence the model reads (non-retryable ones and every terminal outcome); other methods get JSON-RPC errors.
+ */
+export const upstreamDefaults = {
+  nonRetryableAs: 'result',
+  resultOn: TERMINAL_OUTCOMES,
+  clientInfo: { name: 'mcp-resilience', version: '0.1.0' },
+} as const satisfies McpResilienceOptions & { clientInfo: Implementation };
+
+/**
+ * One upstream MCP server behind the proxy: an SDK `Client` connected through `connectWithResilience` (so every
+ * request runs the same pipeline as in-process: classified, retried when safe, breaker, budget, negative cache,
+ * telemetry, reconnection after a crash or a lost session), shared by the hosts attached to it. Server-to-client
+ * requests and notifications from the upstream go back to the hosts.
+ */
+export class Upstream {
+  readonly spec: UpstreamSpec;
+  private serverName: string;
+  private readonly raw: Client;
+  private resilient: Client | undefined;
+  private readonly hosts = new Set<HostLink>();
+  private readonly inFlight = new Map<object, InFlight>();
+  private readonly progress = new ProgressRouter();
+
+  private constructor(spec: UpstreamSpec, raw: Client, name: string) {
+    this.spec = spec;
+    this.raw = raw;
+    this.serverName = name;
+  }
+
+  /** The logical server name: the breaker key and `mcp.server` in telemetry. */
+  get name(): string {
+    return this.serverName;
+  }
+
+  /** Connects to the upstream (retried like any call); rejects with a `ResilienceError` when it cannot. */
+  static async open(options: UpstreamOptions): Promise<Upstream> {
+    const raw = new Client(options.clientInfo ?? upstreamDefaults.clientInfo, {
+      capabilities: options.capabilities ?? {},
+    });
+    const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
+    const resilience: McpResilienceOptions = {
+      nonRetryableAs: upstreamDefaults.nonRetryableAs,
+      resultOn: upstreamDefaults.resultOn,
+      ...options.resilience,
+      ...(fetch ? { fetch } : {}),
+    };
+    const upstream = new Upstream(options.spec, raw, resilience.server ?? 'mcp');
+    raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
+    raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
+    const factory = transportFactory(options.spec, fetch);
+    upstream.resilient = await connectWithResilience(
+      raw,
+      () => upstream.progress.hook(factory()),
+      resilience,
+    );
+    if (resilience.server === undefined) {
+      upstream.serverName = raw.getServerVersion()?.name ?? 'mcp';
+    }
+    return upstream;
+  }
+
+  /** The connected client behind the resilience layer (a fallback target for other upstreams). */
+  get client(): Client {
+    if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
+    return this.resilient;
+  }
+
+  /** What the upstream answered `initialize` with: its capabilities, identity and instructions. */
+  get capabilities(): ServerCapabilities {
+    return this.raw.getServerCapabilities() ?? {};
+  }
+  get serverInfo(): Implementation {
+    return this.raw.getServerVersion() ?? { name: this.name, version: '0.0.0' };
+  }
+  get instructions(): string | undefined {
+    return this.raw.getInstructions();
+  }
+
+  /** Attaches a host: it receives the upstream's notifications and server-to-client requests. */
+  attach(host: HostLink): () => void {
+    this.hosts.add(host);
+    return () => this.hosts.delete(host);
+  }
+
+  /**
+   * Sends a host's request through the resilience pipeline. `options` are the SDK's request options (`signal`,
+   * `timeout`...): the SDK tells the upstream of a cancellation. With `onProgress`, each attempt asks for
+   * progress (a token of its own) and the upstream's progress notifications go to `onProgress`.
+   */
+  async request(
+    host: HostLink,
+    requestId: string | number,
+    request: JsonRpcRequestLike,
+    options: Record<string, unknown>,
+    onProgress?: ProgressListener,
+  ): Promise<unknown> {
+    const key = {};
+    this.inFlight.set(key, { host, requestId });
+    const routed = onProgress ? this.progress.register(request.params ?? {}, onProgress) : undefined;
+    try {
+      if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
+      const sent = routed ? { ...request, params: routed.params } : request;
+      // `onprogress` makes the SDK send a progress token and reset the attempt's time limit on progress.
+      const sdkOptions = routed ? { ...options, onprogress: () => {} } : options;
+      return await this.resilient.request(sent as never, ResultSchema, sdkOptions);
+    } finally {
+      this.inFlight.delete(key);
+      routed?.done();
+    }
+  }
+
+  /** Forwards a host's notification (`notifications/roots/list_changed`...) to the upstream. */
+  async notify(notification: JsonRpcRequestLike): Promise<void> {
+    if (this.raw.transport) await this.raw.notification(notification as never);
+  }
+
+  /** Closes the connection (a stdio child is stopped). */
+  async close(): Promise<void> {
+    await this.raw.close();
+  }
+
+  describe(): string {
+    return describeUpstream(this.spec);
+  }
+
+  private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
+    const route = routeToHost(request.method, [...this.inFlight.values()], this.hosts, this.name);
+    if (route.kind === 'refused') return Promise.reject(route.error);
+    return route.host.request(stripJsonRpc(request), {
+      signal,
+      ...(route.relatedRequestId === undefined ? {} : { relatedRequestId: route.relatedRequestId }),
+    });
+  }
+
+  private async broadcast(notification: JsonRpcRequestLike): Promise<void> {
+    await Promise.allSettled([...this.hosts].map((host) => host.notify(stripJsonRpc(notification))));
+  }
+}
+
+/** The method and params of a JSON-RPC message, without its envelope (`jsonrpc`, `id`). */
+function stripJsonRpc(message: JsonRpcRequestLike): JsonRpcRequestLike {
+  return message.params === undefined
+    ? { method: message.method }
+    : { method: message.method, params: message.params };
+}

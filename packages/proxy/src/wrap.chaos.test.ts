@@ -1,0 +1,131 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chaosStdio } from './test-support/commands.js';
+import { connectHost } from './test-support/connectHost.js';
+import { waitFor } from './test-support/waitFor.js';
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+});
+
+async function wrapChaos(plan: object, flags: string[] = []) {
+  const chaos = chaosStdio(plan);
+  const host = await connectHost(['wrap', ...flags, '--', chaos.command, ...chaos.args]);
+  clients.push(host);
+  const calls = (tool: string) => chaos.entries().filter((e) => e.method === 'tools/call' && e.tool === tool);
+  return { host, chaos, calls };
+}
+
+const classification = (result: CallToolResult) =>
+  result._meta?.['io.mcp-resilience/classification'] as Record<string, unknown> | undefined;
+
+describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
+  it('sends invalid arguments to the upstream once, and answers the model repeat without a request', async () => {
+    const { host, calls } = await wrapChaos({
+      faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }],
+    });
+    const args = { name: 'search', arguments: { query: 'mcp' } };
+    const first = (await host.callTool(args)) as CallToolResult;
+    expect(first.isError).toBe(true);
+    expect(classification(first)).toMatchObject({
+      class: 'non_retryable',
+      type: 'invalid_params',
+      attempts: 1,
+    });
+    expect(calls('search')).toHaveLength(1);
+    const repeat = (await host.callTool(args)) as CallToolResult;
+    expect(repeat.isError).toBe(true);
+    expect(calls('search')).toHaveLength(1);
+  });
+
+  it('survives an upstream crash: respawns it and retries a read-only tool', async () => {
+    // Each chaos process counts on its own: the 2nd get_weather of a process crashes it.
+    const { host, calls } = await wrapChaos({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] });
+    const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
+    expect(((await host.callTool(weather)) as CallToolResult).isError).toBeFalsy();
+    const afterCrash = (await host.callTool(weather)) as CallToolResult;
+    expect(afterCrash.isError).toBeFalsy();
+    expect(calls('get_weather').map((e) => e.fault)).toEqual([null, 'crash', null]);
+  });
+
+  it('does not repeat a crashed call of a destructive tool, and says why', async () => {
+    const { host, calls } = await wrapChaos({ faults: [{ kind: 'crash', tool: 'create_ticket', times: 1 }] });
+    const result = (await host.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'x', description: 'y' },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(classification(result)).toMatchObject({ reason: 'not_idempotent' });
+    expect(calls('create_ticket')).toHaveLength(1);
+  });
+
+  it('gives fast isError results for a dead upstream once its breaker is open, without starting it', async () => {
+    // The first start runs the chaos server; every later start fails: the server is gone.
+    const chaos = chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather' }] });
+    const flag = join(mkdtempSync(join(tmpdir(), 'proxy-dead-')), 'started');
+    const starts = join(dirname(flag), 'starts');
+    const script = `echo x >> ${starts}; if [ -e ${flag} ]; then exit 1; fi; touch ${flag}; exec "$0" "$@"`;
+    const host = await connectHost([
+      'wrap',
+      '--max-attempts',
+      '2',
+      '--backoff-base-ms',
+      '10',
+      '--breaker-consecutive-failures',
+      '3',
+      '--breaker-break-ms',
+      '600000',
+      '--breaker-max-break-ms',
+      '600000',
+      '--breaker-wait',
+      'false',
+      '--',
+      'sh',
+      '-c',
+      script,
+      chaos.command,
+      ...chaos.args,
+    ]);
+    clients.push(host);
+    const startCount = () => readFileSync(starts, 'utf8').split('\n').length - 1;
+    const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
+    let result: CallToolResult = { content: [] };
+    for (let i = 0; i < 6 && classification(result)?.reason !== 'circuit_open'; i++) {
+      result = (await host.callTool(weather)) as CallToolResult;
+      expect(result.isError).toBe(true);
+    }
+    expect(classification(result)).toMatchObject({ reason: 'circuit_open' });
+    const started = startCount();
+    const fast = (await host.callTool(weather)) as CallToolResult;
+    expect(fast.isError).toBe(true);
+    expect(classification(fast)).toMatchObject({ reason: 'circuit_open' });
+    expect(startCount()).toBe(started);
+  });
+
+  it('forwards progress, and the host cancellation reaches the upstream as notifications/cancelled', async () => {
+    const { host, chaos } = await wrapChaos({ faults: [] });
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const call = host
+      .callTool({ name: 'generate_report', arguments: { topic: 'mcp', steps: 40 } }, undefined, {
+        signal: controller.signal,
+        onprogress: (p) => {
+          progress.push(p.progress);
+          if (progress.length === 2) controller.abort('the user pressed stop');
+        },
+      })
+      .catch((error: unknown) => error);
+    expect(await call).toBeInstanceOf(Error);
+    expect(progress.slice(0, 2)).toEqual([0, 1]);
+    const cancelled = await waitFor('the upstream to log the cancellation', () =>
+      chaos.entries().find((e) => e.method === 'notifications/cancelled'),
+    );
+    const report = chaos.entries().find((e) => e.tool === 'generate_report');
+    expect(cancelled.requestId).toBe(report?.requestId);
+  });
+});
