@@ -1,4 +1,5 @@
 import { type FaultPlan, type GroundTruthEntry, startChaosHttpServer } from '@mcp-resilience/chaos';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isResilienceError, type ResilienceError } from '../../src/errors/ResilienceError.js';
@@ -18,7 +19,7 @@ afterEach(async () => {
 });
 
 interface Setup {
-  readonly mcp: ReturnType<typeof withResilience>;
+  readonly mcp: Client;
   readonly recorder: ReturnType<typeof createMemoryRecorder>;
   /** Closes the client, then reads the server's log for `tool` (stdio: complete once the process exited). */
   entries(tool: string): Promise<Array<[string | null, boolean]>>;
@@ -26,7 +27,7 @@ interface Setup {
 
 async function setup(kind: Kind, plan: FaultPlan): Promise<Setup> {
   let transport: () => Transport;
-  let log: () => GroundTruthEntry[];
+  let log: () => readonly GroundTruthEntry[];
   const fetch = observeFetch();
   if (kind === 'http') {
     const http = await startChaosHttpServer({ plan, seed: 1 });

@@ -238,23 +238,20 @@ export function skippableClock(realUpToMs = 1_000): SkippableClock {
 }
 
 /**
- * The client-side sockets that `fetch` (undici) opens to `port` from now on, through its public diagnostics
- * channel: `closed()` resolves once every one of them is closed (the client has seen a server restart).
+ * The client-side sockets that `fetch` (undici) opens from now on, seen through its public diagnostics channel:
+ * `closed(port)` resolves once every one of them to `port` is closed (the client has seen a server restart).
  */
-export function watchFetchSockets(port: number): { closed(): Promise<void>; stop(): void } {
+export function watchFetchSockets(): { closed(port: number): Promise<void>; stop(): void } {
   const sockets = new Set<Socket>();
   const onConnected = (message: unknown) => {
     const socket = (message as { socket?: Socket }).socket;
-    if (socket?.remotePort === port) sockets.add(socket);
+    if (socket) sockets.add(socket);
   };
   subscribe('undici:client:connected', onConnected);
   return {
-    async closed() {
-      await Promise.all(
-        [...sockets].map((socket) =>
-          socket.closed ? undefined : new Promise((resolve) => socket.once('close', resolve)),
-        ),
-      );
+    async closed(port) {
+      const open = [...sockets].filter((socket) => socket.remotePort === port && !socket.closed);
+      await Promise.all(open.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
     },
     stop: () => unsubscribe('undici:client:connected', onConnected),
   };
