@@ -111,6 +111,13 @@ async function rejection(promise: Promise<unknown>): Promise<ResilienceError> {
 
 const entriesOf = (log: readonly GroundTruthEntry[], tool: string) => log.filter((e) => e.tool === tool);
 
+/**
+ * Marks a call the test awaits later as observed: if an assertion fails before, the call, left running, ends
+ * after the cleanup closed its client and server (a failed reconnection) without an unhandled rejection that
+ * would hide the real failure. The test still awaits the promise and sees its outcome.
+ */
+const observed = (call: Promise<unknown>) => void call.catch(() => {});
+
 /** A time limit (or a breaker's break) that only the test ends, at an event (`skippableClock`). */
 const LONG_MS = 20_000;
 /** Options for a breaker whose break the test ends itself (`clock.skip(LONG_MS)`). */
@@ -278,6 +285,7 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
 
     // The server has the request that hangs: its attempt's time limit passes now (the retry has all the time).
     const pending = mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    observed(pending);
     await logged(chaos, hungOn('get_weather'), 'the hung get_weather on the server');
     clock.skip(LONG_MS);
     const weather = await pending;
@@ -380,6 +388,7 @@ describe('chaos server over Streamable HTTP', () => {
     const sent = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD).length;
     const sentBefore = sent();
     const waiting = mcp.callTool(weather, undefined, { timeout: 2 * LONG_MS });
+    observed(waiting);
     await until(() => recorder.ofType('breaker_wait_started').length === 1, 15_000, 'the call at the gate');
     expect(sent()).toBe(sentBefore); // nothing sent while the breaker is open
     chaos.http?.setPlan({ faults: [] });
