@@ -131,6 +131,10 @@ const logged = (chaos: Chaos, predicate: (log: readonly GroundTruthEntry[]) => b
 const hungOn = (tool: string) => (log: readonly GroundTruthEntry[]) =>
   log.some((e) => e.tool === tool && e.fault === 'hang');
 
+/** Whether the server logged `n` requests with a `hang` fault. */
+const hangs = (n: number) => (log: readonly GroundTruthEntry[]) =>
+  log.filter((e) => e.fault === 'hang').length === n;
+
 /** Whether `call_finished` for the call `callId` came with a retry or a wait at a breaker. */
 const retriedOrWaited = (recorder: MemoryRecorder, callId: number) =>
   recorder.ofType('retry_scheduled').some((e) => e.callId === callId) ||
@@ -239,6 +243,8 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
 
     const requests = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD);
+    // A timed-out request may reach the server after the client gave up on it: count once all four are there.
+    await logged(chaos, hangs(4), 'the four hung requests on the server');
     const sentBefore = requests().length;
     const fast = await rejection(mcp.callTool(weather, undefined, options));
     expect(retriedOrWaited(recorder, lastCall(recorder).callId)).toBe(false); // rejected without waiting
@@ -386,6 +392,8 @@ describe('chaos server over Streamable HTTP', () => {
 
     // Requests only: the timed-out attempts' `notifications/cancelled` may still arrive meanwhile.
     const sent = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD).length;
+    // A timed-out request may reach the server after the client gave up on it: count once both are there.
+    await logged(chaos, hangs(2), 'the two hung requests on the server');
     const sentBefore = sent();
     const waiting = mcp.callTool(weather, undefined, { timeout: 2 * LONG_MS });
     observed(waiting);
