@@ -177,7 +177,13 @@ describe('npm run demo', () => {
     const exited = new Promise<number | null>((resolve) => demo!.once('exit', resolve));
     demo.kill('SIGTERM');
     expect(await exited).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
+    // Its children end on their own signal: wait for that event (polled), not for a fixed time.
+    await until(
+      'every process the demo started to end',
+      async () => (started.some(alive) ? undefined : true),
+      15_000,
+      output,
+    );
     expect(started.filter(alive), output.join('')).toEqual([]);
   }, 300_000);
 });

@@ -141,6 +141,35 @@ describe('startChaosHttpServer', () => {
     ]);
   });
 
+  it('mcp_error: a JSON-RPC error with the given code, message and data, not executed', async () => {
+    const { server, client } = await setUp([
+      { kind: 'mcp_error', code: -32023, data: { retryAfterMs: 250 }, times: 1 },
+      {
+        kind: 'mcp_error',
+        code: -32024,
+        message: 'Down',
+        data: { reason: 'maintenance', notProcessed: true },
+      },
+    ]);
+    const limited = await failure(client.callTool(weather));
+    expect(limited).toBeInstanceOf(McpError);
+    expect([limited.code, limited.message, (limited as McpError).data]).toEqual([
+      -32023,
+      'MCP error -32023: Rate limited',
+      { retryAfterMs: 250 },
+    ]);
+    const down = await failure(client.callTool(weather));
+    expect([down.code, down.message, (down as McpError).data]).toEqual([
+      -32024,
+      'MCP error -32024: Down',
+      { reason: 'maintenance', notProcessed: true },
+    ]);
+    expect(calls(server, 'get_weather').map((e) => [e.fault, e.executed])).toEqual([
+      ['mcp_error', false],
+      ['mcp_error', false],
+    ]);
+  });
+
   it('tool_error: an isError result with the given text', async () => {
     const { client } = await setUp([{ kind: 'tool_error', text: 'rate limit exceeded. Retry after 2s' }]);
     const result = await client.callTool(weather);

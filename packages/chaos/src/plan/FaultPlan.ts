@@ -36,6 +36,12 @@ export type Fault = FaultConditions & FaultEffect;
 export type FaultEffect =
   /** Validation failure: an `isError` result with the TypeScript SDK's text (`result`), or a JSON-RPC -32602 error (`error`). */
   | { kind: 'invalid_params'; mode?: 'result' | 'error'; message?: string }
+  /**
+   * A JSON-RPC error response with this `code`, `message` and `data`, answered in place of the server (not
+   * executed): e.g. the draft error registry's -32023 RateLimited with `data.retryAfterMs`, -32024 Unavailable with
+   * `data.reason` and `data.notProcessed`, -32025 RequestTooLarge.
+   */
+  | { kind: 'mcp_error'; code: number; message?: string; data?: Record<string, unknown> }
   /** The tool "ran" and its upstream failed: an `isError` result with this text. */
   | { kind: 'tool_error'; text?: string }
   /** HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`. */

@@ -34,6 +34,7 @@ describe('parsePlan', () => {
     const faults = [
       { kind: 'invalid_params', mode: 'error', message: 'bad' },
       { kind: 'tool_error', text: 'Service temporarily unavailable' },
+      { kind: 'mcp_error', code: -32023, message: 'Rate limited', data: { retryAfterMs: 500 } },
       { kind: 'unauthorized' },
       { kind: 'forbidden' },
       { kind: 'rate_limit', retryAfter: 0 },
@@ -46,7 +47,7 @@ describe('parsePlan', () => {
       { kind: 'outage', mode: 'reset' },
       { kind: 'flapping', period: 1000, duty: 0.25, mode: 'unavailable' },
     ].map((fault) => ({ ...when, ...fault }));
-    expect(parsePlan({ faults }).faults).toHaveLength(13);
+    expect(parsePlan({ faults }).faults).toHaveLength(14);
   });
 
   it.each([
@@ -56,7 +57,7 @@ describe('parsePlan', () => {
     ],
     [
       { faults: [{ kind: 'explode' }] },
-      'plan.faults[0].kind: must be one of invalid_params, tool_error, unauthorized, forbidden, rate_limit, http_error, hang, reset, reset_after, stream_broken, session_expired, crash, outage, flapping, got "explode"',
+      'plan.faults[0].kind: must be one of invalid_params, mcp_error, tool_error, unauthorized, forbidden, rate_limit, http_error, hang, reset, reset_after, stream_broken, session_expired, crash, outage, flapping, got "explode"',
     ],
     [{ faults: [{ probability: 1 }] }, 'plan.faults[0].kind: must be one of'],
     [
@@ -77,6 +78,15 @@ describe('parsePlan', () => {
       'plan.faults[0].mode: must be one of "result", "error", got "throw"',
     ],
     [{ faults: [{ kind: 'flapping' }] }, 'plan.faults[0].period: is required for kind "flapping"'],
+    [{ faults: [{ kind: 'mcp_error' }] }, 'plan.faults[0].code: is required for kind "mcp_error"'],
+    [
+      { faults: [{ kind: 'mcp_error', code: -32023.5 }] },
+      'plan.faults[0].code: must be an integer in [-2147483648, 2147483647], got -32023.5',
+    ],
+    [
+      { faults: [{ kind: 'mcp_error', code: -32023, data: [1] }] },
+      'plan.faults[0].data: must be an object, got [1]',
+    ],
     [
       { faults: [{ kind: 'outage', from: 500, to: 100 }] },
       'plan.faults[0].to: must be greater than from (500), got 100',

@@ -45,6 +45,11 @@ const string: Check = (value, path) => {
   if (typeof value !== 'string' || value === '') fail(path, 'must be a non-empty string', value);
 };
 
+const object: Check = (value, path) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(path, 'must be an object', value);
+};
+
 const list: Check = (value, path) => {
   if (!Array.isArray(value)) fail(path, 'must be a list', value);
 };
@@ -72,6 +77,10 @@ const mode = oneOf('unavailable', 'reset');
 /** The fields each kind accepts besides the conditions; `required` lists the ones it cannot do without. */
 const effects: Record<FaultKind, { fields: Record<string, Check>; required?: string[] }> = {
   invalid_params: { fields: { mode: oneOf('result', 'error'), message: string } },
+  mcp_error: {
+    fields: { code: integer(-2_147_483_648, 2_147_483_647), message: string, data: object },
+    required: ['code'],
+  },
   tool_error: { fields: { text: string } },
   unauthorized: { fields: {} },
   forbidden: { fields: {} },

@@ -200,6 +200,7 @@ export async function serveHttpProxy(options: HttpProxyOptions): Promise<ChaosHt
     if (fault && answerHttpFault(fault, req, res)) return settle();
     switch (fault?.kind) {
       case 'invalid_params':
+      case 'mcp_error':
       case 'tool_error': {
         const answers = requests.map((request) => ({
           jsonrpc: '2.0',

@@ -270,7 +270,7 @@ const jsonRpc: Row[] = [
   row(
     '-32042 URL elicitation required',
     new McpError(-32042, 'This request requires more information.', { elicitations: [] }),
-    [NR, 'user_action_required', 'not_sent', 'jsonrpc.code'],
+    [NR, 'user_action_required', 'not_sent', 'mcp.protocol.url_elicitation_required'],
   ),
   row('-32002 resource not found', new McpError(-32002, 'Resource not found', { uri: 'file:///x' }), [
     NR,
@@ -278,17 +278,17 @@ const jsonRpc: Row[] = [
     'executed',
     'jsonrpc.code',
   ]),
-  row('-32050 server-defined', new McpError(-32050, 'backend exploded'), [
-    R,
-    'server_error',
-    'executed',
-    'jsonrpc.code',
+  row('-32050 reserved by MCP, not in the registry', new McpError(-32050, 'backend exploded'), [
+    NR,
+    'unknown',
+    'unknown',
+    'mcp.protocol.reserved_code',
   ]),
-  row('-32099 server-defined', new McpError(-32099, 'custom'), [
-    R,
-    'server_error',
-    'executed',
-    'jsonrpc.code',
+  row('-32099 reserved by MCP, not in the registry', new McpError(-32099, 'custom'), [
+    NR,
+    'unknown',
+    'unknown',
+    'mcp.protocol.reserved_code',
   ]),
   row('-32500 other reserved code', new McpError(-32500, 'reserved'), [
     NR,
@@ -306,6 +306,12 @@ const jsonRpc: Row[] = [
     NR,
     'invalid_request',
     'not_sent',
+    'mcp.protocol.unsupported_version',
+  ]),
+  row('-32019 server-defined, below the MCP range', new McpError(-32019, 'backend exploded'), [
+    R,
+    'server_error',
+    'executed',
     'jsonrpc.code',
   ]),
   row('python server code 0', Object.assign(new McpError(0, 'division by zero')), [
@@ -326,6 +332,246 @@ const jsonRpc: Row[] = [
     'executed',
     'jsonrpc.code',
   ]),
+];
+
+/** A v2 SDK `ProtocolError`: the same `code` and `data`, another name. */
+const protocolError = (code: number, message: string, data?: unknown) =>
+  Object.assign(new Error(message), { name: 'ProtocolError', code, data });
+
+/**
+ * The 2026-07-28 schema's codes and the draft error registry's (transports WG, 2026-09-03): each code, the common
+ * `data` members (`retryAfterMs`, `notProcessed`, `requiresUserAction`) and -32024's `reason`.
+ */
+const registry: Row[] = [
+  row(
+    '-32020 header mismatch',
+    new McpError(-32020, 'Header mismatch: Mcp-Method is tools/list, body says tools/call'),
+    [NR, 'invalid_request', 'not_sent', 'mcp.protocol.header_mismatch'],
+  ),
+  row(
+    '-32021 missing required client capability',
+    new McpError(-32021, 'Missing required client capability', { requiredCapabilities: { elicitation: {} } }),
+    [NR, 'invalid_request', 'not_sent', 'mcp.protocol.missing_capability'],
+  ),
+  row(
+    '-32023 rate limited with data.retryAfterMs',
+    new McpError(-32023, 'Rate limited', { retryAfterMs: 1500 }),
+    [C, 'rate_limited', 'not_sent', 'mcp.protocol.rate_limited'],
+    { retryAfterMs: 1500, ...neutral },
+  ),
+  row(
+    '-32023 rate limited without a delay',
+    new McpError(-32023, 'Rate limited'),
+    [C, 'rate_limited', 'not_sent', 'mcp.protocol.rate_limited'],
+    neutral,
+  ),
+  row(
+    '-32023 with notProcessed (never executed anyway)',
+    new McpError(-32023, 'Rate limited', { retryAfterMs: 10, notProcessed: true }),
+    [C, 'rate_limited', 'not_sent', 'mcp.protocol.rate_limited'],
+    { retryAfterMs: 10, ...neutral },
+  ),
+  row(
+    '-32023 that requires user action (a plan to upgrade)',
+    new McpError(-32023, 'Monthly quota used up', { retryAfterMs: 3_600_000, requiresUserAction: true }),
+    [NR, 'user_action_required', 'not_sent', 'mcp.protocol.rate_limited.requires_user_action'],
+  ),
+  row(
+    '-32023 as a v2 ProtocolError',
+    protocolError(-32023, 'Rate limited', { retryAfterMs: 500 }),
+    [C, 'rate_limited', 'not_sent', 'mcp.protocol.rate_limited'],
+    { retryAfterMs: 500, ...neutral },
+  ),
+  row(
+    '-32023 in the cause chain',
+    new Error('callTool failed', { cause: new McpError(-32023, 'Rate limited', { retryAfterMs: 250 }) }),
+    [C, 'rate_limited', 'not_sent', 'mcp.protocol.rate_limited'],
+    { retryAfterMs: 250, ...neutral },
+  ),
+  row('-32024 unavailable without a reason', new McpError(-32024, 'Unavailable'), [
+    R,
+    'unavailable',
+    'unknown',
+    'mcp.protocol.unavailable',
+  ]),
+  row(
+    '-32024 overloaded with data.retryAfterMs',
+    new McpError(-32024, 'Unavailable', { reason: 'overloaded', retryAfterMs: 2000 }),
+    [R, 'unavailable', 'unknown', 'mcp.protocol.unavailable.overloaded'],
+    { retryAfterMs: 2000 },
+  ),
+  row(
+    '-32024 maintenance, not processed',
+    new McpError(-32024, 'Down for maintenance', { reason: 'maintenance', notProcessed: true }),
+    [R, 'unavailable', 'not_sent', 'mcp.protocol.unavailable.maintenance.not_processed'],
+  ),
+  row('-32024 shutting down', new McpError(-32024, 'Shutting down', { reason: 'shutting_down' }), [
+    R,
+    'unavailable',
+    'unknown',
+    'mcp.protocol.unavailable.shutting_down',
+  ]),
+  row(
+    '-32024 dependency unavailable',
+    new McpError(-32024, 'Database unreachable', { reason: 'dependency_unavailable' }),
+    [R, 'unavailable', 'unknown', 'mcp.protocol.unavailable.dependency_unavailable'],
+  ),
+  row('-32024 capacity', new McpError(-32024, 'No capacity', { reason: 'capacity' }), [
+    R,
+    'unavailable',
+    'unknown',
+    'mcp.protocol.unavailable.capacity',
+  ]),
+  row('-32024 other', new McpError(-32024, 'Unavailable', { reason: 'other' }), [
+    R,
+    'unavailable',
+    'unknown',
+    'mcp.protocol.unavailable.other',
+  ]),
+  row(
+    '-32024 with a reason the registry does not list',
+    new McpError(-32024, 'Unavailable', { reason: 'solar_flare' }),
+    [R, 'unavailable', 'unknown', 'mcp.protocol.unavailable.other'],
+  ),
+  row('-32024 with a reason that is not a string', new McpError(-32024, 'Unavailable', { reason: 42 }), [
+    R,
+    'unavailable',
+    'unknown',
+    'mcp.protocol.unavailable',
+  ]),
+  row(
+    '-32024 deadline exceeded (the server timed out: it may have run)',
+    new McpError(-32024, 'Deadline exceeded', { reason: 'deadline_exceeded' }),
+    [R, 'timeout', 'unknown', 'mcp.protocol.unavailable.deadline_exceeded'],
+  ),
+  row(
+    '-32024 deadline exceeded with notProcessed (forbidden by the registry: ignored)',
+    new McpError(-32024, 'Deadline exceeded', { reason: 'deadline_exceeded', notProcessed: true }),
+    [R, 'timeout', 'unknown', 'mcp.protocol.unavailable.deadline_exceeded'],
+  ),
+  row(
+    '-32024 that requires user action',
+    new McpError(-32024, 'Account suspended', { reason: 'other', requiresUserAction: true }),
+    [NR, 'user_action_required', 'unknown', 'mcp.protocol.unavailable.other.requires_user_action'],
+  ),
+  row('-32025 request too large', new McpError(-32025, 'Request too large', { maxBytes: 1_048_576 }), [
+    C,
+    'payload_too_large',
+    'not_sent',
+    'mcp.protocol.request_too_large',
+  ]),
+  row(
+    '-32025 with data.retryAfterMs (a change is needed, not a wait)',
+    new McpError(-32025, 'Request too large', { retryAfterMs: 100 }),
+    [C, 'payload_too_large', 'not_sent', 'mcp.protocol.request_too_large'],
+    { retryAfterMs: 100 },
+  ),
+  row('-32026 stale state', new McpError(-32026, 'Stale state: tool version changed'), [
+    C,
+    'conflict',
+    'not_sent',
+    'mcp.protocol.stale_state',
+  ]),
+  row('-32027 unsupported feature', new McpError(-32027, 'Unsupported feature: tasks'), [
+    NR,
+    'method_not_found',
+    'not_sent',
+    'mcp.protocol.unsupported_feature',
+  ]),
+  row('-32020, the top of the MCP range', new McpError(-32020, 'x'), [
+    NR,
+    'invalid_request',
+    'not_sent',
+    'mcp.protocol.header_mismatch',
+  ]),
+  row(
+    'unknown reserved code with data.retryAfterMs',
+    new McpError(-32060, 'Try later', { retryAfterMs: 3000 }),
+    [R, 'unavailable', 'unknown', 'mcp.protocol.reserved_code.retry_after'],
+    { retryAfterMs: 3000 },
+  ),
+  row(
+    'unknown reserved code with data.retryAfterMs, not processed',
+    new McpError(-32060, 'Try later', { retryAfterMs: 0, notProcessed: true }),
+    [R, 'unavailable', 'not_sent', 'mcp.protocol.reserved_code.retry_after.not_processed'],
+    { retryAfterMs: 0 },
+  ),
+  row(
+    'unknown reserved code with a negative retryAfterMs (ignored)',
+    new McpError(-32060, 'x', { retryAfterMs: -1 }),
+    [NR, 'unknown', 'unknown', 'mcp.protocol.reserved_code'],
+  ),
+  row(
+    'unknown reserved code with a string retryAfterMs (ignored)',
+    new McpError(-32060, 'x', { retryAfterMs: '3000' }),
+    [NR, 'unknown', 'unknown', 'mcp.protocol.reserved_code'],
+  ),
+  row(
+    'unknown reserved code, not processed (still final)',
+    new McpError(-32070, 'x', { notProcessed: true }),
+    [NR, 'unknown', 'not_sent', 'mcp.protocol.reserved_code.not_processed'],
+  ),
+  row('-32100, below the server-error range', new McpError(-32100, 'x'), [
+    NR,
+    'invalid_request',
+    'not_sent',
+    'jsonrpc.code',
+  ]),
+  row(
+    '-32603 not processed: safe to re-send',
+    new McpError(-32603, 'Internal error', { notProcessed: true }),
+    [R, 'server_error', 'not_sent', 'jsonrpc.code.not_processed'],
+  ),
+  row(
+    '-32603 with notProcessed "true" (a string: ignored)',
+    new McpError(-32603, 'Internal error', { notProcessed: 'true' }),
+    [R, 'server_error', 'executed', 'jsonrpc.code'],
+  ),
+  row(
+    '-32603 with data.retryAfterMs',
+    new McpError(-32603, 'Internal error', { retryAfterMs: 1000 }),
+    [R, 'server_error', 'executed', 'jsonrpc.code'],
+    { retryAfterMs: 1000 },
+  ),
+  row(
+    '-32603 that requires user action',
+    new McpError(-32603, 'Re-link your account', { requiresUserAction: true }),
+    [NR, 'user_action_required', 'executed', 'jsonrpc.code.requires_user_action'],
+  ),
+  row('-32000 from a server, not processed', new McpError(-32000, 'Queue full', { notProcessed: true }), [
+    R,
+    'server_error',
+    'not_sent',
+    'jsonrpc.code.not_processed',
+  ]),
+  row(
+    '-32602 not processed (already not sent)',
+    new McpError(-32602, 'Invalid params', { notProcessed: true }),
+    [NR, 'invalid_params', 'not_sent', 'jsonrpc.code'],
+  ),
+  row(
+    '-32602 that requires user action keeps its type',
+    new McpError(-32602, 'Confirm the amount', { requiresUserAction: true }),
+    [NR, 'invalid_params', 'not_sent', 'jsonrpc.code.requires_user_action'],
+  ),
+  row('text: -32025 request too large', new Error('MCP error -32025: Request too large'), [
+    C,
+    'payload_too_large',
+    'not_sent',
+    'message.jsonrpc_code',
+  ]),
+  row('text: unknown reserved code', new Error('MCP error -32050: custom'), [
+    NR,
+    'unknown',
+    'unknown',
+    'message.jsonrpc_code',
+  ]),
+  row(
+    'text: -32023 with its delay in words',
+    new Error('MCP error -32023: Rate limited. Retry after 2s'),
+    [C, 'rate_limited', 'not_sent', 'message.jsonrpc_code'],
+    { retryAfterMs: 2000, ...neutral },
+  ),
 ];
 
 const messageJsonRpc: Row[] = [
@@ -989,6 +1235,7 @@ const defaults: Row[] = [
 const table: Row[] = [
   ...network,
   ...jsonRpc,
+  ...registry,
   ...messageJsonRpc,
   ...http,
   ...messageHttp,

@@ -163,7 +163,8 @@ function finish(decided: Classification, message: string | undefined): Classific
  *    `TimeoutError`), an error named `AbortError` / `TimeoutError` (`error.name`) or with an abort code;
  * 3. this library's errors: a `ResilienceError` keeps its classification (`resilience_error`), an
  *    `AttemptTimeoutError` is a timeout (`attempt_timeout`);
- * 4. a JSON-RPC `code` (`jsonrpc.code`);
+ * 4. a JSON-RPC `code` (`jsonrpc.code`; MCP's -32099..-32020 by the MCP error registry, `mcp.protocol.*`), with
+ *    the registry's `data` members (`notProcessed`, `requiresUserAction`: `<source>.not_processed`, ...);
  * 5. an HTTP status (`http.status`);
  * 6. a Node/undici error code, or `TypeError('fetch failed')` (`node.code`);
  * 7. a JSON-RPC code or an HTTP status written in the message (`message.jsonrpc_code`, `message.http_status`);

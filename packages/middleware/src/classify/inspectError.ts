@@ -23,6 +23,18 @@ export interface RetryAfterHint {
   readonly value: number | string;
 }
 
+/**
+ * The members of a JSON-RPC error's `data` that the MCP error registry (draft, 2026-09-03) gives a meaning to, when
+ * they have the right type: `retryAfterMs` (a finite delay >= 0), `notProcessed: true`, `requiresUserAction: true`,
+ * and -32024 Unavailable's `reason` (a short string).
+ */
+export interface RegistryData {
+  readonly retryAfterMs?: number;
+  readonly notProcessed?: true;
+  readonly requiresUserAction?: true;
+  readonly reason?: string;
+}
+
 /** What one error of the tree says, read once through safe accessors. Plain data. */
 export interface ErrorFacts {
   /** 0 for the error itself, 1 for its cause or aggregated errors, ... */
@@ -36,6 +48,8 @@ export interface ErrorFacts {
   readonly status?: number;
   /** True when the error has a `data` value (the MCP SDK's timeout carries one, its caller abort does not). */
   readonly hasData: boolean;
+  /** The registry members of `data` (absent when `data` has none). */
+  readonly registry?: RegistryData;
   readonly retryAfter: readonly RetryAfterHint[];
   /** The classification a `ResilienceError` carries. */
   readonly resilience?: Classification;
@@ -120,6 +134,24 @@ function retryAfterHints(error: object): RetryAfterHint[] {
   return hints;
 }
 
+/** The longest `data.reason` kept (the registry's reasons are short words). */
+const MAX_REASON = 64;
+
+function registryData(data: unknown): RegistryData | undefined {
+  if (!isObjectLike(data)) return undefined;
+  const retryAfterMs = safeGet(data, 'retryAfterMs');
+  const reason = safeGet(data, 'reason');
+  const found: RegistryData = {
+    ...(typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0
+      ? { retryAfterMs }
+      : {}),
+    ...(safeGet(data, 'notProcessed') === true ? { notProcessed: true } : {}),
+    ...(safeGet(data, 'requiresUserAction') === true ? { requiresUserAction: true } : {}),
+    ...(typeof reason === 'string' && reason.length <= MAX_REASON ? { reason } : {}),
+  };
+  return Object.keys(found).length > 0 ? found : undefined;
+}
+
 /** The text of a `CallToolResult`'s text blocks, joined by new lines. */
 function toolResultText(result: object): string | undefined {
   const content = safeGet(result, 'content');
@@ -146,6 +178,8 @@ function factsOf(value: unknown, depth: number): ErrorFacts | undefined {
   const rawErrno = safeGet(value, 'errno');
   const errno = typeof rawErrno === 'string' || typeof rawErrno === 'number' ? rawErrno : undefined;
   const status = statusOf(value, code);
+  const data = safeGet(value, 'data');
+  const registry = registryData(data);
   const resilience = hasResilienceBrand(value)
     ? readClassification(safeGet(value, 'classification'))
     : undefined;
@@ -156,7 +190,8 @@ function factsOf(value: unknown, depth: number): ErrorFacts | undefined {
     ...(code !== undefined ? { code } : {}),
     ...(errno !== undefined ? { errno } : {}),
     ...(status !== undefined ? { status } : {}),
-    hasData: safeGet(value, 'data') !== undefined,
+    hasData: data !== undefined,
+    ...(registry !== undefined ? { registry } : {}),
     retryAfter: retryAfterHints(value),
     ...(resilience !== undefined ? { resilience } : {}),
     toolResult,

@@ -60,9 +60,40 @@ describe('mcpRules: McpError codes', () => {
       { class: 'retryable', type: 'server_error', execution: 'executed' },
     ],
     [
-      '-32050 server-defined',
-      new McpError(-32050, 'backend exploded'),
+      '-32010 server-defined',
+      new McpError(-32010, 'backend exploded'),
       { class: 'retryable', type: 'server_error', execution: 'executed' },
+    ],
+    [
+      '-32050 reserved by MCP, unknown: final',
+      new McpError(-32050, 'backend exploded'),
+      { class: 'non_retryable', type: 'unknown', source: 'mcp.protocol.reserved_code' },
+    ],
+    [
+      '-32023 rate limited: waits data.retryAfterMs',
+      new McpError(-32023, 'Rate limited', { retryAfterMs: 1200 }),
+      {
+        class: 'conditional',
+        type: 'rate_limited',
+        execution: 'not_sent',
+        retryAfterMs: 1200,
+        source: 'mcp.protocol.rate_limited',
+      },
+    ],
+    [
+      '-32024 unavailable, not processed',
+      new McpError(-32024, 'Unavailable', { reason: 'overloaded', notProcessed: true }),
+      {
+        class: 'retryable',
+        type: 'unavailable',
+        execution: 'not_sent',
+        source: 'mcp.protocol.unavailable.overloaded.not_processed',
+      },
+    ],
+    [
+      '-32025 request too large',
+      new McpError(-32025, 'Request too large'),
+      { class: 'conditional', type: 'payload_too_large', source: 'mcp.protocol.request_too_large' },
     ],
     [
       '-32603 with data.retryAfter',

@@ -139,6 +139,33 @@ describe('mcpRules: the errors of SDK v2 (@modelcontextprotocol/client 2.4.0), r
       { type: 'method_not_found', source: 'mcp.http.jsonrpc_body.jsonrpc.code' },
     ],
     [
+      'a 429 whose body answers the request with -32023: its data.retryAfterMs',
+      httpError(
+        429,
+        '{"jsonrpc":"2.0","id":7,"error":{"code":-32023,"message":"Rate limited","data":{"retryAfterMs":750}}}',
+      ),
+      {
+        class: 'conditional',
+        type: 'rate_limited',
+        execution: 'not_sent',
+        retryAfterMs: 750,
+        source: 'mcp.http.jsonrpc_body.mcp.protocol.rate_limited',
+      },
+    ],
+    [
+      'a 503 whose body answers the request with -32024, not processed',
+      httpError(
+        503,
+        '{"jsonrpc":"2.0","id":8,"error":{"code":-32024,"message":"Unavailable","data":{"reason":"shutting_down","notProcessed":true}}}',
+      ),
+      {
+        class: 'retryable',
+        type: 'unavailable',
+        execution: 'not_sent',
+        source: 'mcp.http.jsonrpc_body.mcp.protocol.unavailable.shutting_down.not_processed',
+      },
+    ],
+    [
       'SdkHttpError CLIENT_HTTP_AUTHENTICATION (401 after re-authentication)',
       new SdkHttpError(SdkErrorCode.ClientHttpAuthentication, 'Server returned 401 after re-authentication', {
         status: 401,

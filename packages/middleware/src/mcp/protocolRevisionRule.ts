@@ -4,13 +4,8 @@ import { capMessage } from '../classify/readClassification.js';
 import { hasV2Brand } from './v2/sdkV2Errors.js';
 
 /**
- * JSON-RPC error codes the MCP revision 2026-07-28 added, and its "not found", with their own `source`:
- * - -32020 header mismatch (an `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` header disagrees with the body): a client
- *   bug, `invalid_request`, not sent;
- * - -32021 missing required client capability (`data.requiredCapabilities`): the client must declare it first,
- *   `invalid_request`, not sent;
- * - -32022 unsupported protocol version (`data.supported`, `data.requested`): `invalid_request`, not sent (the v2 SDK
- *   renegotiates during `connect()` itself; mid-connection, a retry with the same version cannot succeed);
+ * The MCP revision 2026-07-28's "not found", with its own `source`. (Its codes -32020..-32099 and the draft error
+ * registry's are the core classifier's: `classify/rules/mcpErrorRegistry.ts`, sources `mcp.protocol.*`.)
  * - resource not found: -32602 whose `data` is exactly `{ uri }` (2026-07-28, and the v1 SDK on every revision) or
  *   the legacy -32002: `not_found`, executed (the server looked). Tool and prompt "not found" texts stay with the
  *   built-in rules (`method_not_found`, `not_found`).
@@ -26,12 +21,6 @@ export const protocolRevisionRule: FunctionRule = (error) => {
     source: string,
   ): Classification => ({ class: 'non_retryable', type, execution, source, message });
   switch (code) {
-    case -32020:
-      return verdict('invalid_request', 'not_sent', 'mcp.protocol.header_mismatch');
-    case -32021:
-      return verdict('invalid_request', 'not_sent', 'mcp.protocol.missing_capability');
-    case -32022:
-      return verdict('invalid_request', 'not_sent', 'mcp.protocol.unsupported_version');
     case -32602:
     case -32002: {
       const uri = typeof data === 'object' && data !== null ? (data as { uri?: unknown }).uri : undefined;

@@ -250,9 +250,17 @@ describe('withResilience', () => {
 
     it('notifications/tools/list_changed makes the next call list the tools again', async () => {
       let changed = 0;
+      let notified: () => void = () => {};
+      const seen = new Promise<void>((resolve) => {
+        notified = resolve;
+      });
+      const onChanged = () => {
+        changed++;
+        notified();
+      };
       const client = new Client(
         { name: 'test', version: '1' },
-        { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => changed++ } } },
+        { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged } } },
       );
       let tool: ReturnType<typeof flaky> | undefined;
       const { clientSide } = await pair((server) => {
@@ -265,7 +273,7 @@ describe('withResilience', () => {
       expect(metaOf(await call(mcp, 'evolving'))).toMatchObject({ attempts: 1, reason: 'not_idempotent' });
 
       tool?.update({ annotations: { idempotentHint: true } }); // the server sends tools/list_changed
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await seen; // the notification arrived
       expect(changed).toBe(1); // the caller's handler still runs
       expect((await call(mcp, 'evolving')).isError).toBeFalsy();
       expect(operations(recorder)).toEqual(['tools/list', 'tools/call', 'tools/list', 'tools/call']);

@@ -15,7 +15,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { isResilienceError } from '../../src/errors/ResilienceError.js';
 import { type McpClientLike, withResilience } from '../../src/mcp/index.js';
-import { CHAOS_CLI, fast, httpTransport, newClient, readLog, tempDir } from './harness.js';
+import {
+  CHAOS_CLI,
+  fast,
+  httpTransport,
+  newClient,
+  readLog,
+  skippableClock,
+  tempDir,
+  until,
+} from './harness.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -74,6 +83,20 @@ async function connect(line: Line, transport: 'stdio' | 'http', protocol: Protoc
   return { client, log: () => readLog(logFile) };
 }
 
+/** A time limit that only the test ends (`skippableClock`), once the server has the request. */
+const LIMIT_MS = 60_000;
+
+/** Waits until the server's log shows what `predicate` looks for (the log of another process: polled). */
+const logged = (
+  log: () => readonly GroundTruthEntry[],
+  predicate: (log: readonly GroundTruthEntry[]) => boolean,
+  what: string,
+) => until(() => predicate(log()), 15_000, what);
+
+const hasHung = (entries: readonly GroundTruthEntry[]) => hungAndCancelled(entries).hung !== undefined;
+const cancellations = (n: number) => (entries: readonly GroundTruthEntry[]) =>
+  hungAndCancelled(entries).cancelled.length === n;
+
 /** The hung `search` request and the cancellation the server logged for it. */
 function hungAndCancelled(log: readonly GroundTruthEntry[]) {
   const hung = log.find((e) => e.method === 'tools/call' && e.fault === 'hang');
@@ -91,10 +114,16 @@ describe.each([
 ] as const)('SDK %s over %s, protocol %s', (line, transport, protocol, via) => {
   it(`an attempt cut by its time limit is cancelled on the server (${via}), and the retry succeeds`, async () => {
     const { client, log } = await connect(line, transport, protocol);
-    const mcp = withResilience(client, { ...fast, server: 'chaos', attemptTimeoutMs: 300 });
-    const result = await callTool(mcp, line, { name: 'search', arguments: { query: 'mcp' } });
+    const clock = skippableClock();
+    const mcp = withResilience(client, { ...fast, server: 'chaos', attemptTimeoutMs: LIMIT_MS, clock });
+    const pending = callTool(mcp, line, { name: 'search', arguments: { query: 'mcp' } });
+    pending.catch(() => {}); // observed: awaited below, but an assertion may fail before
+    // The server has the request that hangs: now its attempt's time limit passes (the retry has all the time).
+    await logged(log, hasHung, 'the hung request on the server');
+    clock.skip(LIMIT_MS);
+    const result = await pending;
     expect(result.isError).toBeUndefined();
-    await expect.poll(() => hungAndCancelled(log()).cancelled.length, { timeout: 3000 }).toBe(1);
+    await logged(log, cancellations(1), 'the cancellation on the server');
     const { hung, cancelled } = hungAndCancelled(log());
     expect(cancelled[0]?.requestId).toBe(hung?.requestId);
     expect(cancelled[0]?.via).toBe(via);
@@ -109,8 +138,7 @@ describe.each([
     const { client, log } = await connect(line, transport, protocol);
     const mcp = withResilience(client, { ...fast, server: 'chaos' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('the user gave up')), 200);
-    const aborted = await callTool(
+    const pending = callTool(
       mcp,
       line,
       { name: 'search', arguments: { query: 'mcp' } },
@@ -119,22 +147,37 @@ describe.each([
       () => undefined,
       (error: unknown) => error,
     );
+    // The user gives up once the server has the request.
+    await logged(log, hasHung, 'the hung request on the server');
+    controller.abort(new Error('the user gave up'));
+    const aborted = await pending;
     expect(isResilienceError(aborted) && aborted.reason).toBe('aborted');
-    await expect.poll(() => hungAndCancelled(log()).cancelled.length, { timeout: 3000 }).toBe(1);
+    await logged(log, cancellations(1), 'the cancellation on the server');
     expect(hungAndCancelled(log()).cancelled[0]?.requestId).toBe(hungAndCancelled(log()).hung?.requestId);
 
-    // A deadline (`timeoutMs`) shorter than the server takes: the attempt in flight is cancelled.
-    const slow = withResilience(client, { ...fast, server: 'chaos-deadline', timeoutMs: 300 });
-    const late = await callTool(slow, line, {
-      name: 'generate_report',
-      arguments: { topic: 'x', steps: 50 },
-    }).then(
+    // A deadline (`timeoutMs`) shorter than the server takes: the attempt in flight is cancelled. It passes once
+    // the report is running on the server (its first progress notification).
+    const clock = skippableClock();
+    const slow = withResilience(client, { ...fast, server: 'chaos-deadline', timeoutMs: LIMIT_MS, clock });
+    let running: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      running = resolve;
+    });
+    const report = callTool(
+      slow,
+      line,
+      { name: 'generate_report', arguments: { topic: 'x', steps: 50 } },
+      { onprogress: () => running() },
+    ).then(
       () => undefined,
       (error: unknown) => error,
     );
+    await started;
+    clock.skip(LIMIT_MS);
+    const late = await report;
     expect(isResilienceError(late) && late.reason).toBe('deadline');
-    await expect.poll(() => hungAndCancelled(log()).cancelled.length, { timeout: 3000 }).toBe(2);
-    const report = log().find((e) => e.tool === 'generate_report');
-    expect(hungAndCancelled(log()).cancelled[1]?.requestId).toBe(report?.requestId);
+    await logged(log, cancellations(2), 'the second cancellation on the server');
+    const reportEntry = log().find((e) => e.tool === 'generate_report');
+    expect(hungAndCancelled(log()).cancelled[1]?.requestId).toBe(reportEntry?.requestId);
   });
 });

@@ -26,8 +26,10 @@ import {
   httpTransport,
   lastCall,
   newClient,
-  sleep,
+  skippableClock,
   tempDir,
+  until,
+  watchFetchSockets,
 } from './harness.js';
 
 type Kind = 'http' | 'stdio';
@@ -109,6 +111,35 @@ async function rejection(promise: Promise<unknown>): Promise<ResilienceError> {
 
 const entriesOf = (log: readonly GroundTruthEntry[], tool: string) => log.filter((e) => e.tool === tool);
 
+/**
+ * Marks a call the test awaits later as observed: if an assertion fails before, the call, left running, ends
+ * after the cleanup closed its client and server (a failed reconnection) without an unhandled rejection that
+ * would hide the real failure. The test still awaits the promise and sees its outcome.
+ */
+const observed = (call: Promise<unknown>) => void call.catch(() => {});
+
+/** A time limit (or a breaker's break) that only the test ends, at an event (`skippableClock`). */
+const LONG_MS = 20_000;
+/** Options for a breaker whose break the test ends itself (`clock.skip(LONG_MS)`). */
+const longBreak = { breakerBreakMs: LONG_MS, breakerMaxBreakMs: LONG_MS } as const;
+
+/** Waits until the server's log (another process's, or the in-process server's) shows what `predicate` wants. */
+const logged = (chaos: Chaos, predicate: (log: readonly GroundTruthEntry[]) => boolean, what: string) =>
+  until(() => predicate(chaos.log()), 15_000, what);
+
+/** Whether the server logged a `hang` fault for `tool` (a hang without delay is logged as it arrives). */
+const hungOn = (tool: string) => (log: readonly GroundTruthEntry[]) =>
+  log.some((e) => e.tool === tool && e.fault === 'hang');
+
+/** Whether the server logged `n` requests with a `hang` fault. */
+const hangs = (n: number) => (log: readonly GroundTruthEntry[]) =>
+  log.filter((e) => e.fault === 'hang').length === n;
+
+/** Whether `call_finished` for the call `callId` came with a retry or a wait at a breaker. */
+const retriedOrWaited = (recorder: MemoryRecorder, callId: number) =>
+  recorder.ofType('retry_scheduled').some((e) => e.callId === callId) ||
+  recorder.ofType('breaker_wait_started').some((e) => e.callId === callId);
+
 describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
   it('attempts an invalid-arguments call exactly once and fails within one attempt', async () => {
     const plan: FaultPlan = { faults: [{ kind: 'invalid_params', mode: 'error', tool: 'search' }] };
@@ -175,11 +206,10 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     });
     expect(limited.decision).toBe('wait');
 
-    const late = Date.now();
     const result = await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }, undefined, {
       maxTotalTimeout: 2_000,
     });
-    expect(Date.now() - late).toBeLessThan(500);
+    expect(retriedOrWaited(recorder, lastCall(recorder).callId)).toBe(false); // failed at once
     expect(result.isError).toBe(true);
     expect(metaOf(result)).toMatchObject({ type: 'rate_limited', retryAfterMs: 30_000, reason: 'deadline' });
 
@@ -192,10 +222,13 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     const plan: FaultPlan = {
       faults: [{ kind: 'hang', tool: 'get_weather', times: kind === 'stdio' ? 4 : undefined }],
     };
+    const clock = skippableClock();
     const { mcp, recorder, chaos, close } = await setup(kind, plan, {
       breakerConsecutiveFailures: 4,
       maxAttempts: 2,
       breakerWait: false, // fail-fast: the rejected call does not wait for the probe
+      ...longBreak,
+      clock,
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
@@ -210,22 +243,22 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open']);
 
     const requests = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD);
-    const logged = requests().length;
-    const start = Date.now();
+    // A timed-out request may reach the server after the client gave up on it: count once all four are there.
+    await logged(chaos, hangs(4), 'the four hung requests on the server');
+    const sentBefore = requests().length;
     const fast = await rejection(mcp.callTool(weather, undefined, options));
-    expect(Date.now() - start).toBeLessThan(100);
-    expect(lastCall(recorder).durationMs).toBeLessThan(20); // rejected without waiting
+    expect(retriedOrWaited(recorder, lastCall(recorder).callId)).toBe(false); // rejected without waiting
     expect(fast.attempts).toBe(0);
     expect(fast.classification.type).toBe('circuit_open');
     expect(lastCall(recorder).outcome).toBe('rejected');
 
     chaos.http?.setPlan({ faults: [] });
-    await sleep(350);
-    const probe = await mcp.callTool(weather, undefined, options);
+    clock.skip(LONG_MS); // the break is over
+    const probe = await mcp.callTool(weather);
     expect(probe.isError).toBeFalsy();
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
 
-    if (kind === 'http') expect(requests().length).toBe(logged + 1); // the rejected call never reached it
+    if (kind === 'http') expect(requests().length).toBe(sentBefore + 1); // the rejected call never reached it
     await close();
     const weatherLog = entriesOf(chaos.log(), 'get_weather');
     expect(weatherLog.map((e) => e.fault)).toEqual(['hang', 'hang', 'hang', 'hang', null]);
@@ -234,11 +267,17 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
   it('does not retry a timeout of the destructive tool, and retries one of the read-only tool', async () => {
     const plan: FaultPlan = {
       faults: [
-        { kind: 'hang', tool: 'create_ticket', delay: 250, times: 1 },
+        // answered long after the client's 100 ms timeout
+        { kind: 'hang', tool: 'create_ticket', delay: 1_000, times: 1 },
         { kind: 'hang', tool: 'get_weather', times: 1 },
       ],
     };
-    const { mcp, recorder, chaos, close } = await setup(kind, plan, { maxAttempts: 3 });
+    const clock = skippableClock();
+    const { mcp, recorder, chaos, close } = await setup(kind, plan, {
+      maxAttempts: 3,
+      attemptTimeoutMs: LONG_MS,
+      clock,
+    });
     await mcp.listTools();
 
     const error = await rejection(
@@ -250,13 +289,18 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     expect(error.reason).toBe('not_idempotent');
     expect(error.classification).toMatchObject({ type: 'timeout', execution: 'unknown' });
 
-    const weather = await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }, undefined, {
-      timeout: 100,
-    });
+    // The server has the request that hangs: its attempt's time limit passes now (the retry has all the time).
+    const pending = mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+    observed(pending);
+    await logged(chaos, hungOn('get_weather'), 'the hung get_weather on the server');
+    clock.skip(LONG_MS);
+    const weather = await pending;
     expect(weather.isError).toBeFalsy();
     expect(lastCall(recorder).attempts).toBe(2);
 
-    await sleep(250); // the delayed ticket executes on the server
+    const ticketRan = (log: readonly GroundTruthEntry[]) =>
+      entriesOf(log, 'create_ticket')[0]?.executed === true;
+    await logged(chaos, ticketRan, 'the delayed ticket to execute on the server');
     await close();
     const tickets = entriesOf(chaos.log(), 'create_ticket');
     expect(tickets).toHaveLength(1);
@@ -279,15 +323,23 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
         { kind: 'reset', tool: 'create_ticket', times: 1 },
       ],
     };
-    const { mcp, recorder, chaos, close } = await setup(kind, plan, { maxAttempts: 3 });
+    const clock = skippableClock();
+    const { mcp, recorder, chaos, close } = await setup(kind, plan, {
+      maxAttempts: 3,
+      attemptTimeoutMs: LONG_MS,
+      clock,
+    });
     const call = (name: string, args: Record<string, unknown>) =>
-      mcp.callTool({ name, arguments: args }, undefined, { timeout: 300 }).catch((e: unknown) => e);
+      mcp.callTool({ name, arguments: args }).catch((e: unknown) => e);
 
     await mcp.listTools();
     await call('search', { query: 'first' }); // invalid_params: one attempt
     await call('search', { query: 'second' }); // http: 429 then 502 then ok; stdio: ok
     await call('get_weather', { city: 'Paris' }); // tool_error, (http: reset_after,) ok
-    await call('create_ticket', { title: 'a' }); // hang: one attempt, not retried
+    const hanging = call('create_ticket', { title: 'a' }); // hang: one attempt, cut once it hangs, not retried
+    await logged(chaos, hungOn('create_ticket'), 'the hung ticket on the server');
+    clock.skip(LONG_MS);
+    await hanging;
     await call('create_ticket', { title: 'b' }); // http: reset (ambiguous: not retried); stdio: ok
     await close();
 
@@ -327,10 +379,11 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
 
 describe('chaos server over Streamable HTTP', () => {
   it('holds a call at the open breaker, sending nothing, and sends it once a probe finds the server back', async () => {
+    const clock = skippableClock();
     const { mcp, recorder, chaos } = await setup(
       'http',
       { faults: [{ kind: 'hang', tool: 'get_weather' }] },
-      { breakerConsecutiveFailures: 2, maxAttempts: 1 },
+      { breakerConsecutiveFailures: 2, maxAttempts: 1, ...longBreak, clock },
     );
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
@@ -339,18 +392,24 @@ describe('chaos server over Streamable HTTP', () => {
 
     // Requests only: the timed-out attempts' `notifications/cancelled` may still arrive meanwhile.
     const sent = () => chaos.log().filter((e) => e.method !== CANCELLED_METHOD).length;
-    const logged = sent();
-    const start = Date.now();
-    const waiting = mcp.callTool(weather, undefined, { timeout: 5_000 });
-    await sleep(150);
-    expect(sent()).toBe(logged); // nothing sent while the breaker is open
+    // A timed-out request may reach the server after the client gave up on it: count once both are there.
+    await logged(chaos, hangs(2), 'the two hung requests on the server');
+    const sentBefore = sent();
+    const waiting = mcp.callTool(weather, undefined, { timeout: 2 * LONG_MS });
+    observed(waiting);
+    await until(() => recorder.ofType('breaker_wait_started').length === 1, 15_000, 'the call at the gate');
+    expect(sent()).toBe(sentBefore); // nothing sent while the breaker is open
     chaos.http?.setPlan({ faults: [] });
+    clock.skip(LONG_MS); // the break is over: the probe goes
     const result = await waiting;
     expect(result.isError).toBeFalsy();
-    expect(Date.now() - start).toBeGreaterThanOrEqual(250); // it waited for the probe (300 ms after opening)
+    // It waited for the probe, a break after opening.
+    const opened = recorder.ofType('breaker_transition')[0]!.time;
+    const [finished] = recorder.ofType('breaker_wait_finished');
+    expect(finished!.time - opened).toBeGreaterThanOrEqual(LONG_MS);
     expect(recorder.ofType('breaker_wait_finished').map((e) => e.outcome)).toEqual(['released']);
     expect(recorder.ofType('breaker_transition').map((t) => t.to)).toEqual(['open', 'half_open', 'closed']);
-    expect(sent()).toBe(logged + 1); // the call itself was the probe
+    expect(sent()).toBe(sentBefore + 1); // the call itself was the probe
   });
 
   it('waits at least the Retry-After of a 429, then succeeds; fails at once when it passes the deadline', async () => {
@@ -381,11 +440,10 @@ describe('chaos server over Streamable HTTP', () => {
       [null, true],
     ]);
 
-    const late = Date.now();
     const error = await rejection(
       mcp.callTool({ name: 'search', arguments: { query: 'mcp' } }, undefined, { maxTotalTimeout: 2_000 }),
     );
-    expect(Date.now() - late).toBeLessThan(500);
+    expect(retriedOrWaited(recorder, lastCall(recorder).callId)).toBe(false); // failed at once
     expect(error.reason).toBe('deadline');
     expect(error.attempts).toBe(1);
     expect(error.classification).toMatchObject({ type: 'rate_limited', retryAfterMs: 30_000 });
@@ -394,6 +452,8 @@ describe('chaos server over Streamable HTTP', () => {
   it('recovers a restarted server (session gone) through reconnect', async () => {
     const first = await startChaosHttpServer({ seed: 1 });
     const port = first.port;
+    const sockets = watchFetchSockets();
+    cleanups.push(() => sockets.stop());
     const fetch = observeFetch();
     let server: ChaosHttpServer = first;
     cleanups.push(() => server.close());
@@ -408,7 +468,7 @@ describe('chaos server over Streamable HTTP', () => {
     const oldSession = client.transport?.sessionId;
 
     await first.close();
-    await sleep(50); // a restart takes a moment: the client sees its keep-alive connections close
+    await sockets.closed(port); // the client has seen its keep-alive connections close, as after a restart
     server = await startChaosHttpServer({ seed: 1, port });
 
     const result = await mcp.callTool(ticket);

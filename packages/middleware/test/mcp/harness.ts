@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as httpCreateServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
@@ -10,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Clock } from '../../src/Clock.js';
 import type { McpResilienceOptions } from '../../src/mcp/index.js';
 import type { MemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import type { AttemptFinishedEvent, CallFinishedEvent } from '../../src/record/ResilienceEvent.js';
@@ -176,8 +178,11 @@ export function lastCall(recorder: MemoryRecorder): CallFinishedEvent {
   return last;
 }
 
-/** Waits until `predicate` holds (polling), or throws after `timeoutMs`. */
-export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+/**
+ * Waits until `predicate` holds (polling: for an event of another process, such as a line of its log), or throws
+ * after `timeoutMs`, naming `what` it waited for. The limit is a backstop for a broken test, not a wait.
+ */
+export async function until(predicate: () => boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
@@ -185,7 +190,72 @@ export async function until(predicate: () => boolean, timeoutMs = 5_000, what = 
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A real clock whose long waits the test ends itself, at an event: see {@link skippableClock}. */
+export interface SkippableClock extends Clock {
+  /** Moves the clock `ms` forward: every long wait due by then ends now. */
+  skip(ms: number): void;
+}
+
+/**
+ * The real clock, except that a wait longer than `realUpToMs` (an attempt's time limit, a breaker's break, a
+ * deadline) never ends by itself: it ends when the test moves the clock past it with `skip`, once the event it
+ * waits for happened (the server logged the request, a call is at the breaker's gate). Short waits (backoff) pass
+ * in real time. A test then never bets on how long something takes under load.
+ */
+export function skippableClock(realUpToMs = 1_000): SkippableClock {
+  let offset = 0;
+  const long = new Set<{ readonly at: number; readonly end: () => void }>();
+  const now = () => Date.now() + offset;
+  return {
+    now,
+    random: () => Math.random(),
+    sleep(ms, signal, options) {
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const waiter = { at: now() + ms, end: () => finish(resolve) };
+        const finish = (settle: () => void) => {
+          if (timer !== undefined) clearTimeout(timer);
+          long.delete(waiter);
+          signal?.removeEventListener('abort', onAbort);
+          settle();
+        };
+        const onAbort = () => finish(() => reject(signal?.reason));
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (ms > realUpToMs) {
+          long.add(waiter);
+          return;
+        }
+        timer = setTimeout(() => finish(resolve), ms);
+        if (options?.unref) timer.unref?.();
+      });
+    },
+    skip(ms) {
+      offset += ms;
+      for (const waiter of [...long]) if (waiter.at <= now()) waiter.end();
+    },
+  };
+}
+
+/**
+ * The client-side sockets that `fetch` (undici) opens from now on, seen through its public diagnostics channel:
+ * `closed(port)` resolves once every one of them to `port` is closed (the client has seen a server restart).
+ */
+export function watchFetchSockets(): { closed(port: number): Promise<void>; stop(): void } {
+  const sockets = new Set<Socket>();
+  const onConnected = (message: unknown) => {
+    const socket = (message as { socket?: Socket }).socket;
+    if (socket) sockets.add(socket);
+  };
+  subscribe('undici:client:connected', onConnected);
+  return {
+    async closed(port) {
+      const open = [...sockets].filter((socket) => socket.remotePort === port && !socket.closed);
+      await Promise.all(open.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+    },
+    stop: () => unsubscribe('undici:client:connected', onConnected),
+  };
+}
 
 /** A canned HTTP answer of the fault proxy. */
 export interface ProxyAnswer {

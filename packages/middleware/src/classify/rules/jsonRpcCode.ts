@@ -1,10 +1,11 @@
 import type { Finding, Verdict } from '../Finding.js';
 import type { ErrorFacts } from '../inspectError.js';
+import { classifyMcpCode, withRegistryData } from './mcpErrorRegistry.js';
 
 /** The JSON-RPC reserved range. */
 const RESERVED_MIN = -32768;
 const RESERVED_MAX = -32000;
-/** The implementation-defined "server error" range inside it. */
+/** The implementation-defined "server error" range inside it (its -32099..-32020 is MCP's: `mcpErrorRegistry`). */
 const SERVER_DEFINED_MIN = -32099;
 
 /** The MCP SDK formats `McpError` messages as `MCP error <code>: <message>` (tool `isError` texts carry it too). */
@@ -58,6 +59,9 @@ export function classifyJsonRpcCode(code: number, hasData: boolean, message: str
       if (RESOURCE_NOT_FOUND.test(message)) return nonRetryable('not_found', execution);
       return nonRetryable('invalid_params', execution);
     }
+    // The draft registry says do-not-retry, but servers send it for any exception in a handler, transient ones
+    // (a database timeout) included: kept retryable (what is unsure stays retryable), and `executed`, so it is
+    // re-sent only when safe to repeat; `requiresUserAction` or a user rule makes it final.
     case -32603:
       return SERVER_ERROR;
     // The SDK's own "Connection closed"; a server that sends -32000 means a server-defined error.
@@ -69,27 +73,39 @@ export function classifyJsonRpcCode(code: number, hasData: boolean, message: str
       return hasData || TIMEOUT_REASON.test(message) ? TIMEOUT : CANCELLED;
     case -32002:
       return nonRetryable('not_found', 'executed');
-    case -32042:
-      return nonRetryable('user_action_required', 'not_sent');
-    // SDK v2: MissingRequiredClientCapability, UnsupportedProtocolVersion.
-    case -32021:
-    case -32022:
-      return nonRetryable('invalid_request', 'not_sent');
-    default:
+    default: {
+      const mcp = classifyMcpCode(code, undefined);
+      if (mcp !== undefined) {
+        const { source: _source, ...verdict } = mcp;
+        return verdict;
+      }
       return code >= SERVER_DEFINED_MIN ? SERVER_ERROR : nonRetryable('invalid_request', 'not_sent');
+    }
   }
 }
 
 /**
- * Step 4: a numeric JSON-RPC `code` on the error or in its cause chain (nearest first). Also a Python MCP server's
+ * A code with its `data`: an MCP-reserved code by the registry (`mcp.protocol.*`), any other by
+ * {@link classifyJsonRpcCode} (`jsonrpc.code`); then the registry's `data` members (`requiresUserAction`,
+ * `notProcessed`).
+ */
+function classifyCodeFact(fact: ErrorFacts & { readonly code: number }): Finding {
+  const found = classifyMcpCode(fact.code, fact.registry) ?? {
+    ...classifyJsonRpcCode(fact.code, fact.hasData, fact.message ?? ''),
+    source: 'jsonrpc.code',
+  };
+  return withRegistryData(found, fact.registry);
+}
+
+/**
+ * Step 4: a numeric JSON-RPC `code` on the error or in its cause chain (nearest first), with its `data` read as the
+ * MCP error registry says (`retryAfterMs` is read with the other `Retry-After` hints). Also a Python MCP server's
  * `McpError` with code 0 (an unexpected exception in a handler): a retryable `server_error`.
  */
 export function jsonRpcCode(facts: readonly ErrorFacts[]): Finding | undefined {
   for (const fact of facts) {
     if (fact.code === 0 && fact.name === 'McpError') return { ...SERVER_ERROR, source: 'jsonrpc.code' };
-    if (isReservedCode(fact.code)) {
-      return { ...classifyJsonRpcCode(fact.code, fact.hasData, fact.message ?? ''), source: 'jsonrpc.code' };
-    }
+    if (isReservedCode(fact.code)) return classifyCodeFact({ ...fact, code: fact.code });
   }
   return undefined;
 }
