@@ -17,7 +17,11 @@ describe('CircuitBreaker', () => {
       { ...defaults, breakerBreakMs: 10_000, breakerMaxBreakMs: 300_000, breakerJitter: 0.1, ...options },
       clock,
       (t) => transitions.push(t),
-      expectedRecoveryMs,
+      {
+        expectedRecoveryMs: expectedRecoveryMs ?? (() => 0),
+        outageStartedAt: () => undefined,
+        needsVerdict: () => true,
+      },
     );
   /** Failed attempts in a row (from different calls). */
   const fail = (breaker: CircuitBreaker, times: number) => {

@@ -25,7 +25,7 @@ export class EndpointRegistry {
       endpoint = new Endpoint(key, attributes, this.options, this.clock, this.onTransition);
       this.endpoints.set(key, endpoint);
     }
-    endpoint.lastUsed = ++this.tick;
+    endpoint.touch(++this.tick);
     return endpoint;
   }
 
