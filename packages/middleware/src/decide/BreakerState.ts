@@ -15,7 +15,7 @@ export interface BreakerSnapshot {
   readonly windowFailures: number;
   /** When open: epoch milliseconds at which it half-opens. */
   readonly openUntil?: number;
-  /** While open or half-open: epoch milliseconds at which the running outage began. */
+  /** While open or half-open: epoch milliseconds at which the breaker first opened in this outage. */
   readonly outageSince?: number;
   /** How many times it re-opened in a row (the break duration doubles each time). */
   readonly reopenCount: number;

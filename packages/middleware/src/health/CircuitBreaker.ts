@@ -36,15 +36,12 @@ const PROBE: Admission = { admitted: true, probe: true };
 export interface BreakerHooks {
   /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
   expectedRecoveryMs(now: number): number;
-  /** When the running outage began (its first unhealthy failure); undefined: now. */
-  outageStartedAt(): number | undefined;
   /** Whether calls wait whose limits need a verdict (probes then stay soon). */
   needsVerdict(): boolean;
 }
 
 const noHooks: BreakerHooks = {
   expectedRecoveryMs: () => 0,
-  outageStartedAt: () => undefined,
   needsVerdict: () => true,
 };
 
@@ -66,7 +63,7 @@ export class CircuitBreaker {
   private inner: Inner = { state: 'closed', consecutiveFailures: 0 };
   private since: number;
   private reopenCount = 0;
-  /** When the running outage began (kept through half-open and re-opens; undefined while closed). */
+  /** When the breaker first opened in the running outage (kept through half-open and re-opens; undefined while closed). */
   private outageStart: number | undefined;
   private readonly window: SlidingWindow;
   private timer: AbortController | undefined;
@@ -100,7 +97,7 @@ export class CircuitBreaker {
     return this.inner.state === 'open' ? this.inner.until : undefined;
   }
 
-  /** Epoch milliseconds at which the running outage began while open or half-open, else undefined. */
+  /** While open or half-open: epoch milliseconds at which the breaker first opened in this outage. */
   get outageSince(): number | undefined {
     return this.outageStart;
   }
@@ -231,9 +228,7 @@ export class CircuitBreaker {
   }
 
   private open(now: number, reason: string, callId?: number): void {
-    if (this.outageStart === undefined) {
-      this.outageStart = Math.min(now, this.hooks.outageStartedAt() ?? now);
-    }
+    this.outageStart ??= now;
     const random = this.clock.random();
     const soonMs = this.breakMs(now, true, random);
     const breakMs = this.hooks.needsVerdict() ? soonMs : this.breakMs(now, false, random);

@@ -49,7 +49,7 @@ describe('Endpoint', () => {
     await outages(e);
     expect(e.endpoint.health().pastOutagesMs).toEqual([3_000, 3_000]);
     expect(e.endpoint.breaker.openUntil).toBe(20_400 + 2_600);
-    expect(e.endpoint.breaker.outageSince).toBe(20_000);
+    expect(e.endpoint.breaker.outageSince).toBe(20_400);
   });
 
   it('probes after breakerBreakMs without adaptiveBackoff', async () => {

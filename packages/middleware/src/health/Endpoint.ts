@@ -62,7 +62,6 @@ export class Endpoint {
       },
       {
         expectedRecoveryMs: (now) => (options.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0),
-        outageStartedAt: () => history.streakStart,
         needsVerdict: () => this.gate.waiting > 0,
       },
     );
@@ -107,7 +106,8 @@ export class Endpoint {
    * endpoint's past outages, at least `breakerWaitOdds` (at least `LIKELY` for a call without a limit of its own).
    */
   recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
-    const since = this.breaker.outageSince ?? this.history.streakStart ?? now;
+    // the outage began with its first unhealthy failure (the breaker opened later)
+    const since = Math.min(this.history.streakStart ?? now, this.breaker.outageSince ?? now);
     const odds = recoveryOdds({
       outageAgeMs: now - since,
       withinMs: limitAt - now,
