@@ -46,7 +46,7 @@ export class Call<T> {
   private breakerWaitMs = 0;
   /** The last attempt was a probe, already counted by the breaker. */
   private probing = false;
-  /** This call's attempts that were sent as probes and failed: beyond the first, they cost no attempt. */
+  /** This call's attempts that were sent as probes and failed: they cost it no attempt (beyond its first). */
   private failedProbes = 0;
   private readonly deadline: number | undefined;
   /** Without a deadline or a recorder, the success path reads the clock once: durations are not needed. */
@@ -119,6 +119,7 @@ export class Call<T> {
   private succeeded(value: T, verdict: Admitted, attemptStart: number, now: number): T {
     const facts = { callId: this.ref.callId, start: attemptStart, retry: this.attempt > 1 };
     this.endpoint.attemptSucceeded(verdict, facts, now, this.timed);
+    this.endpoint.callEnded();
     const { emit } = this.p;
     if (emit) {
       const { attempt } = this;
@@ -177,8 +178,8 @@ export class Call<T> {
     const limitAt = this.waitLimit();
     const decision = decide({
       classification: c,
-      // a failed probe is the breaker's request: beyond the call's first, it costs the call no attempt
-      attempt: attempt - Math.max(0, this.failedProbes - 1),
+      // a failed probe is the breaker's request: it costs the call no attempt (beyond its first one)
+      attempt: Math.max(1, attempt - this.failedProbes),
       maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
       idempotent: this.call.idempotent ?? true,
       aborted: this.call.signal?.aborted === true,
@@ -350,6 +351,7 @@ export class Call<T> {
     if (outcome === 'failure' && afterAttempt && !this.probing) {
       this.endpoint.callFailed(c, this.ref.callId, now);
     }
+    this.endpoint.callEnded();
     this.p.emit?.({
       type: 'call_finished',
       ...this.ref,

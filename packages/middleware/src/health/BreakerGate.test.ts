@@ -422,7 +422,7 @@ describe('the breaker gate', () => {
       const r = create({ maxAttempts: 3 });
       const s = server(clock);
       await open(r);
-      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 60_000 });
       for (let probes = 0; probes < 5; ) {
         await clock.advance(100);
         if (s.inFlight > 0) {

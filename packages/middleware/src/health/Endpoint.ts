@@ -41,6 +41,8 @@ export class Endpoint {
   private readonly history: EndpointHistory;
   private retryAfterUntil = 0;
   private used = 0;
+  /** Calls started and not ended. */
+  private active = 0;
 
   constructor(
     readonly key: string,
@@ -82,7 +84,18 @@ export class Endpoint {
 
   /** A call started. */
   callStarted(now: number): void {
+    this.active++;
     this.budget.onCall(now);
+  }
+
+  /** A call ended (answered or failed). */
+  callEnded(): void {
+    this.active = Math.max(0, this.active - 1);
+  }
+
+  /** Whether other calls than one are in flight or waiting here: a busy endpoint. */
+  get busy(): boolean {
+    return this.active > 1 || this.gate.waiting > 0;
   }
 
   /** The gate's verdict for an attempt. */
@@ -103,7 +116,8 @@ export class Endpoint {
 
   /**
    * Whether recovery before `limitAt` is likely enough to wait for: `recoveryOdds` of this outage's age and the
-   * endpoint's past outages, at least `breakerWaitOdds` (at least `LIKELY` for a call without a limit of its own).
+   * endpoint's past outages, at least `breakerWaitOdds` on a busy endpoint (other calls in flight or waiting: the
+   * gate's gains are real there), else, and for a call without a limit of its own, at least `LIKELY`.
    */
   recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
     // the outage began with its first unhealthy failure (the breaker opened later)
@@ -113,9 +127,8 @@ export class Endpoint {
       withinMs: limitAt - now,
       pastOutagesMs: this.history.outages,
     });
-    return (
-      odds >= (defaultLimit ? Math.max(LIKELY, this.options.breakerWaitOdds) : this.options.breakerWaitOdds)
-    );
+    const least = this.options.breakerWaitOdds;
+    return odds >= (defaultLimit || !this.busy ? Math.max(LIKELY, least) : least);
   }
 
   /** How long the running failure streak usually lasts from now (0: no idea, or `adaptiveBackoff` off). */
