@@ -42,7 +42,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
     emit?.({
       type: 'breaker_transition',
       endpoint: endpoint.key,
-      attributes: endpoint.breaker.attributes,
+      attributes: endpoint.attributes,
       ...t,
     }),
   );

@@ -174,7 +174,7 @@ export class Call<T> {
     }
 
     const backoffMs = backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
-    const probeAt = endpoint.breaker.probeIfWaiting(now);
+    const probeAt = endpoint.probeIfWaiting(now);
     const limitAt = this.waitLimit();
     const decision = decide({
       classification: c,
@@ -271,7 +271,7 @@ export class Call<T> {
   /** Records a wait at the gate around `pending`. */
   private async waitAtGate(pending: Promise<GateVerdict>, now: number): Promise<GateVerdict> {
     const { emit, clock } = this.p;
-    const endpointAttributes = this.endpoint.breaker.attributes;
+    const endpointAttributes = this.endpoint.attributes;
     const attempt = this.attempt + 1;
     emit?.({
       type: 'breaker_wait_started',
@@ -279,7 +279,7 @@ export class Call<T> {
       time: now,
       attempt,
       endpointAttributes,
-      waiting: this.endpoint.gate.waiting,
+      waiting: this.endpoint.waiting,
     });
     const verdict = await pending;
     const end = clock.now();
@@ -313,7 +313,7 @@ export class Call<T> {
         attempt: this.attempt + 1,
         durationMs: 0,
         outcome: 'shed',
-        endpointAttributes: this.endpoint.breaker.attributes,
+        endpointAttributes: this.endpoint.attributes,
       });
     }
     const open: Classification = {
@@ -324,8 +324,8 @@ export class Call<T> {
       source: verdict.kind === 'shed' ? 'circuit_breaker.queue' : 'circuit_breaker',
       message:
         verdict.kind === 'shed'
-          ? `circuit breaker for '${name}' is ${this.endpoint.breaker.state} and ${verdict.waiting} calls already wait for it`
-          : `circuit breaker for '${name}' is ${this.endpoint.breaker.state}`,
+          ? `circuit breaker for '${name}' is ${this.endpoint.state} and ${verdict.waiting} calls already wait for it`
+          : `circuit breaker for '${name}' is ${this.endpoint.state}`,
       healthNeutral: true,
     };
     const reason = verdict.kind === 'shed' ? 'shed' : 'circuit_open';

@@ -117,6 +117,25 @@ export class CircuitBreaker {
     return soon;
   }
 
+  /**
+   * A verdict shared by another process (through a store): the endpoint is down, probed there, until `until`.
+   * Taken when it says more than ours: a closed breaker opens until then (reason `shared`), an open one stays
+   * open at least that long; a half-open one (probing here) and a verdict already past are ignored.
+   */
+  adoptOpen(now: number, until: number, outageSince = now): void {
+    const inner = this.inner;
+    if (until <= now || inner.state === 'half_open') return;
+    if (inner.state === 'open') {
+      if (until <= inner.until) return;
+      inner.until = until;
+      this.armTimer(until - now);
+      return;
+    }
+    this.outageStart = Math.min(now, outageSince);
+    this.moveTo({ state: 'open', until, soonAt: until }, now, 'shared');
+    this.armTimer(until - now);
+  }
+
   /** When the next probe comes if a call waits for it (`expedite`); undefined when not open. */
   probeIfWaiting(now: number): number | undefined {
     const inner = this.inner;

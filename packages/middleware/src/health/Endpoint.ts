@@ -1,5 +1,6 @@
 import type { Clock } from '../Clock.js';
 import type { Classification } from '../classify/Classification.js';
+import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
 import { recoveryOdds } from '../decide/recoveryOdds.js';
 import { BreakerGate, type BreakerGateOptions, type GateRequest, type GateVerdict } from './BreakerGate.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
@@ -27,6 +28,9 @@ export interface EndpointHealth {
   readonly retryAfterUntil: number;
   /** How long its past outages lasted (oldest first). */
   readonly pastOutagesMs: readonly number[];
+  /** While its breaker is open: until when (the next probe), and since when the outage runs. */
+  readonly openUntil?: number;
+  readonly outageSince?: number;
 }
 
 /**
@@ -71,6 +75,31 @@ export class Endpoint {
       this.recoveryLikely(now, limitAt, defaultLimit),
     );
     this.budget = new RetryBudget(options);
+  }
+
+  /** The telemetry attributes the endpoint was created with. */
+  get attributes(): Readonly<Record<string, string>> {
+    return this.breaker.attributes;
+  }
+
+  /** Its breaker's state. */
+  get state(): BreakerState {
+    return this.breaker.state;
+  }
+
+  /** Calls waiting at its gate now. */
+  get waiting(): number {
+    return this.gate.waiting;
+  }
+
+  /** Its breaker as seen from outside, with the calls waiting at its gate. */
+  snapshot(now: number): BreakerSnapshot {
+    return { ...this.breaker.snapshot(now), waiting: this.gate.waiting };
+  }
+
+  /** When the next probe comes if a call waits for it; undefined when the breaker is not open. */
+  probeIfWaiting(now: number): number | undefined {
+    return this.breaker.probeIfWaiting(now);
   }
 
   /** A tick of the registry, for least-recently-used eviction. */
@@ -189,13 +218,23 @@ export class Endpoint {
     if (countsForHealth(c)) this.breaker.onCallFailure(now, callId);
   }
 
-  /** What a store shares: the announced `Retry-After` and the past outages. */
+  /** What a store shares: the announced `Retry-After`, the past outages, an open breaker's verdict. */
   health(): EndpointHealth {
-    return { retryAfterUntil: this.retryAfterUntil, pastOutagesMs: this.history.outages };
+    const { openUntil, outageSince } = this.breaker;
+    return {
+      retryAfterUntil: this.retryAfterUntil,
+      pastOutagesMs: this.history.outages,
+      ...(openUntil === undefined ? {} : { openUntil }),
+      ...(outageSince === undefined ? {} : { outageSince }),
+    };
   }
 
-  /** Takes what a store shared: a later `Retry-After`, and the past outages learned elsewhere. */
-  adopt(health: Partial<EndpointHealth>): void {
+  /**
+   * Takes what a store shared: a later `Retry-After`, the past outages learned elsewhere, and an open verdict
+   * (`CircuitBreaker.adoptOpen`: opens a closed breaker until then, or keeps an open one open that long).
+   */
+  adopt(health: Partial<EndpointHealth>, now: number): void {
+    if (health.openUntil !== undefined) this.breaker.adoptOpen(now, health.openUntil, health.outageSince);
     if (health.retryAfterUntil !== undefined) {
       this.retryAfterUntil = Math.max(this.retryAfterUntil, health.retryAfterUntil);
     }
