@@ -173,7 +173,10 @@ export class Call<T> {
       this.wastedTimeMs += durationMs + this.waitedMs;
     }
 
-    const backoffMs = backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
+    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request
+    const backoffMs = this.probing
+      ? 0
+      : backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
     const probeAt = endpoint.probeIfWaiting(now);
     const limitAt = this.waitLimit();
     const decision = decide({

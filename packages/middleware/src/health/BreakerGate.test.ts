@@ -413,7 +413,7 @@ describe('the breaker gate', () => {
       // 60 s limit from its start: it gives up once the time left is less than the outage's age (odds < 1/2)
       expect(waited).toBeGreaterThan(25_000);
       expect(waited).toBeLessThan(40_000);
-      // one request per probe, spaced at least a quarter of the outage's age apart while it waits
+      // one request per probe interval (1, 2, then 4 s apart), its own, while it waits
       expect(s.sent.length).toBeLessThanOrEqual(12);
       expect(error?.attempts).toBe(s.sent.length);
     });
