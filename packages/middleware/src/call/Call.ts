@@ -198,7 +198,8 @@ export class Call<T> {
       breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
       breakerWait: o.breakerWait,
       recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
-      budgetAvailable: endpoint.canRetry(now),
+      // a return to the gate after a failed probe is not a retry of the call's: no budget spent
+      budgetAvailable: this.probing || endpoint.canRetry(now),
     });
     if (decision.kind === 'budget_exhausted') {
       emit?.({ type: 'budget_refused', ...this.ref, time: now, attempt: attempt + 1, classification: c });
@@ -215,7 +216,7 @@ export class Call<T> {
       delayMs,
     });
     if (decision.kind === 'retry' || decision.kind === 'wait' || decision.kind === 'reconnect') {
-      endpoint.retryScheduled(now);
+      if (!this.probing) endpoint.retryScheduled(now);
       emit?.({
         type: 'retry_scheduled',
         ...this.ref,
