@@ -3,6 +3,7 @@ import { barChart, COLORS, groupedBarChart, lineChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
 import { RECOVERED_LATENCY_FACTOR, recovered } from './goodput.js';
 import { LONE_AGENT_DEADLINE_MS, LONE_AGENT_NO_DEADLINE_LIMIT_MS, LONE_AGENT_THINK_MS } from './loneAgent.js';
+import type { McpLoneAgentResult } from './mcp/mcpLoneAgent.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
@@ -39,6 +40,8 @@ export interface Results {
   readonly overhead: OverheadResult;
   readonly memory: MemoryResult;
   readonly dashboard: DashboardResults;
+  /** The lone agent through the real MCP client (real time), or why it could not run. */
+  readonly mcpLoneAgent?: McpLoneAgentResult | { readonly error: string };
 }
 
 export interface Rendered {
@@ -678,6 +681,8 @@ function whatIfSection(r: Results): string {
       int(base.metrics.requestsWhileDown),
       dur(base.metrics.p50Ms),
       dur(base.metrics.p99Ms),
+      failedTime(base),
+      int(base.metrics.completedInWindow),
     ]);
     for (const p of whatIf.policies) {
       const c = cellOf(whatIf.cells, s.key, p.key);
@@ -690,6 +695,8 @@ function whatIfSection(r: Results): string {
         int(c.metrics.requestsWhileDown),
         dur(c.metrics.p50Ms),
         dur(c.metrics.p99Ms),
+        failedTime(c),
+        int(c.metrics.completedInWindow),
       ]);
     }
   }
@@ -698,9 +705,68 @@ function whatIfSection(r: Results): string {
     whatIf.policies.map((p) => `- **${p.name}**: ${p.description}.`).join('\n'),
     '',
     table(
-      ['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p50', 'p99'],
+      [
+        'scenario',
+        'mcp-resilience',
+        'success',
+        'retry efficiency',
+        'requests while down',
+        'p50',
+        'p99',
+        'time of failed calls: sum (p50 / p95)',
+        'calls completed in the window',
+      ],
       rows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+  ].join('\n');
+}
+
+/** The lone agent through the real MCP SDK client over Streamable HTTP, in real time. */
+function mcpLoneAgentSection(r: Results): string {
+  const x = r.mcpLoneAgent;
+  if (!x) return '';
+  const head = '### The lone agent through the real MCP client (real time)\n';
+  if ('error' in x) return `${head}\nNot measured in this run: ${x.error}\n`;
+  const o = x.options;
+  const rows = x.agents.map((a) => {
+    const m = a.metrics;
+    const name =
+      a.policy === 'mcp-resilience' ? `**${a.policy}** (\`withResilience\`, defaults)` : 'naive loop';
+    return [
+      name,
+      a.timeoutMs === undefined ? 'none' : `\`{ timeout: ${a.timeoutMs} }\``,
+      int(m.calls),
+      int(m.succeeded),
+      int(m.requestsWhileDown),
+      m.failedCalls
+        ? `${dur(m.failedTimeMs)} (${dur(m.failedP50Ms)} / ${dur(m.failedP95Ms)})`
+        : '— (none failed)',
+      int(a.unfinished),
+      m.answeredPerMinute === null ? '—' : m.answeredPerMinute.toFixed(1),
+      Object.entries(a.outcomes)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
+    ];
+  });
+  return [
+    head,
+    `A chaos server (\`@mcp-resilience/chaos\`, Streamable HTTP on 127.0.0.1) behind a TCP gate; four agents at once, each with its own SDK client (\`@modelcontextprotocol/sdk\`), calling \`get_weather\` one call at a time with ${o.thinkMs / 1000} s of think time. The server answers for ${o.upMs / 1000} s, then the gate closes its port for ${o.downMs / 1000} s (connection refused, open connections cut; the server keeps its sessions), then it answers again for ${o.afterMs / 1000} s. The naive loop retries every error 5 times (1 s × 2^n) around \`callTool\`; mcp-resilience is \`withResilience(client)\` with its defaults. "With a deadline" is the SDK's per-request \`{ timeout: ${o.timeoutMs} }\`, as agents pass it. Requests are counted by the transport's \`fetch\` (\`tools/call\` POSTs); calls still running when the ${x.windowMs / 1000} s window ends are cut and counted as unfinished. One run, real time (${dur(x.wallMs)}): read it as a check that the simulation's story holds on the real stack, not as a statistic.\n`,
+    table(
+      [
+        'agent',
+        'SDK request option',
+        'calls completed',
+        'answered',
+        'requests into the down server',
+        'time of failed calls: sum (p50 / p95)',
+        'unfinished at the end',
+        'answered per minute',
+        'how calls ended',
+      ],
+      rows,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     ),
     '',
   ].join('\n');
@@ -858,6 +924,7 @@ export function render(r: Results): Rendered {
     qualitySection(r),
     whySection(r),
     whatIfSection(r),
+    mcpLoneAgentSection(r),
     overheadSection(r),
     dashboardSection(r),
     '## Reproduce\n',
