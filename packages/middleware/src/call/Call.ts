@@ -119,7 +119,6 @@ export class Call<T> {
   private succeeded(value: T, verdict: Admitted, attemptStart: number, now: number): T {
     const facts = { callId: this.ref.callId, start: attemptStart, retry: this.attempt > 1 };
     this.endpoint.attemptSucceeded(verdict, facts, now, this.timed);
-    this.endpoint.callEnded();
     const { emit } = this.p;
     if (emit) {
       const { attempt } = this;
@@ -355,7 +354,6 @@ export class Call<T> {
     if (outcome === 'failure' && afterAttempt && !this.probing) {
       this.endpoint.callFailed(c, this.ref.callId, now);
     }
-    this.endpoint.callEnded();
     this.p.emit?.({
       type: 'call_finished',
       ...this.ref,

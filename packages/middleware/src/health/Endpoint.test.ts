@@ -76,23 +76,13 @@ describe('Endpoint', () => {
   it('judges the bet from the outage age: a young outage is worth waiting for, an old one is not', async () => {
     const { clock, endpoint } = create(false);
     failFive(endpoint, 0);
-    // a lone call (nobody else in flight or waiting) waits only while recovery is likely: 30/(a+30) >= 1/2
-    endpoint.callStarted(0);
-    expect(endpoint.busy).toBe(false);
-    expect(endpoint.recoveryLikely(30_000, 60_000, false)).toBe(true);
-    expect(endpoint.recoveryLikely(30_001, 60_001, false)).toBe(false);
-    // on a busy endpoint, with its own 30 s limit, odds 30/(a+30) >= 0.25 until the outage is 90 s old
-    endpoint.callStarted(0);
-    expect(endpoint.busy).toBe(true);
+    // with its own 30 s limit, odds 30/(a+30) >= 0.25 until the outage is 90 s old
     expect(endpoint.recoveryLikely(0, 30_000, false)).toBe(true);
     expect(endpoint.recoveryLikely(90_000, 120_000, false)).toBe(true);
     expect(endpoint.recoveryLikely(90_001, 120_001, false)).toBe(false);
     // without a limit of its own, only while recovery is likely (odds >= 1/2): w >= a
     expect(endpoint.recoveryLikely(30_000, 60_000, true)).toBe(true);
     expect(endpoint.recoveryLikely(30_001, 60_000, true)).toBe(false);
-    endpoint.callEnded();
-    endpoint.callEnded();
-    expect(endpoint.busy).toBe(false);
     await clock.advance(0);
   });
 

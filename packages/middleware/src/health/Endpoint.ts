@@ -45,8 +45,6 @@ export class Endpoint {
   private readonly history: EndpointHistory;
   private retryAfterUntil = 0;
   private used = 0;
-  /** Calls started and not ended. */
-  private active = 0;
 
   constructor(
     readonly key: string,
@@ -113,18 +111,7 @@ export class Endpoint {
 
   /** A call started. */
   callStarted(now: number): void {
-    this.active++;
     this.budget.onCall(now);
-  }
-
-  /** A call ended (answered or failed). */
-  callEnded(): void {
-    this.active = Math.max(0, this.active - 1);
-  }
-
-  /** Whether other calls than one are in flight or waiting here: a busy endpoint. */
-  get busy(): boolean {
-    return this.active > 1 || this.gate.waiting > 0;
   }
 
   /** The gate's verdict for an attempt. */
@@ -145,8 +132,8 @@ export class Endpoint {
 
   /**
    * Whether recovery before `limitAt` is likely enough to wait for: `recoveryOdds` of this outage's age and the
-   * endpoint's past outages, at least `breakerWaitOdds` on a busy endpoint (other calls in flight or waiting: the
-   * gate's gains are real there), else, and for a call without a limit of its own, at least `LIKELY`.
+   * endpoint's past outages, at least `breakerWaitOdds` for a call with a limit of its own (its caller said how
+   * long it may take), at least `LIKELY` for a call with only the default limit.
    */
   recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
     // the outage began with its first unhealthy failure (the breaker opened later)
@@ -157,7 +144,7 @@ export class Endpoint {
       pastOutagesMs: this.history.outages,
     });
     const least = this.options.breakerWaitOdds;
-    return odds >= (defaultLimit || !this.busy ? Math.max(LIKELY, least) : least);
+    return odds >= (defaultLimit ? Math.max(LIKELY, least) : least);
   }
 
   /** How long the running failure streak usually lasts from now (0: no idea, or `adaptiveBackoff` off). */
