@@ -20,7 +20,7 @@ describe('CircuitBreaker', () => {
       (t) => transitions.push(t),
       {
         expectedRecoveryMs: expectedRecoveryMs ?? (() => 0),
-        needsVerdict: () => waiting,
+        waiters: () => (waiting ? 2 : 0),
       },
     );
   /** Failed attempts in a row (from different calls). */
@@ -217,10 +217,12 @@ describe('CircuitBreaker', () => {
     const openedAt = clock.now();
     expect(breaker.openUntil).toBe(openedAt + 28_000);
     await clock.advance(3_000);
-    expect(breaker.expedite(clock.now(), openedAt + 3_500)).toBe(openedAt + 28_000); // too late for this call
-    expect(breaker.probeIfWaiting(clock.now())).toBe(openedAt + 4_000);
-    expect(breaker.expedite(clock.now(), openedAt + 30_000)).toBe(openedAt + 4_000);
+    expect(breaker.expedite(clock.now(), openedAt + 3_500, 2)).toBe(openedAt + 28_000); // too late for this call
+    expect(breaker.probeIfWaiting(clock.now(), 2)).toBe(openedAt + 4_000);
+    expect(breaker.expedite(clock.now(), openedAt + 30_000, 2)).toBe(openedAt + 4_000);
     expect(breaker.openUntil).toBe(openedAt + 4_000);
+    // one call alone would have had the probe at half the age (14 s)
+    expect(breaker.probeIfWaiting(clock.now(), 1)).toBe(openedAt + 4_000);
     await clock.advance(1_000);
     expect(breaker.state).toBe('half_open');
   });

@@ -66,7 +66,7 @@ export class Endpoint {
       },
       {
         expectedRecoveryMs: (now) => (options.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0),
-        needsVerdict: () => this.gate.waiting > 0,
+        waiters: () => this.gate.waiting,
       },
     );
     this.gate = new BreakerGate(this.breaker, options, clock, (now, limitAt, defaultLimit) =>
@@ -95,9 +95,9 @@ export class Endpoint {
     return { ...this.breaker.snapshot(now), waiting: this.gate.waiting };
   }
 
-  /** When the next probe comes if a call waits for it; undefined when the breaker is not open. */
+  /** When the next probe comes if one more call waits for it; undefined when the breaker is not open. */
   probeIfWaiting(now: number): number | undefined {
-    return this.breaker.probeIfWaiting(now);
+    return this.breaker.probeIfWaiting(now, this.gate.waiting + 1);
   }
 
   /** A tick of the registry, for least-recently-used eviction. */
@@ -114,9 +114,14 @@ export class Endpoint {
     this.budget.onCall(now);
   }
 
-  /** The gate's verdict for an attempt. */
+  /**
+   * The gate's verdict for an attempt. A call with only the default limit stops waiting, at the latest, when the
+   * time left is less than the outage's age (where the prior's odds fall below `LIKELY`), if no probe judged it.
+   */
   pass(request: GateRequest): GateVerdict | Promise<GateVerdict> {
-    return this.gate.pass(request);
+    if (!request.defaultLimit || this.breaker.state === 'closed') return this.gate.pass(request);
+    const since = Math.min(this.history.streakStart ?? request.now, this.breaker.outageSince ?? request.now);
+    return this.gate.pass({ ...request, giveUpAt: (request.limitAt + since) / 2 });
   }
 
   /** How long, from now, the endpoint asked not to be called (`Retry-After`); 0 when it did not. */
