@@ -148,7 +148,7 @@ export class Call<T> {
   /** The attempt failed: classify it, let the endpoint's health learn it, decide what next, record both. */
   private failed(outcome: Outcome<T> & { ok: false }, verdict: Admitted, attemptStart: number, now: number) {
     const { endpoint } = this;
-    const { options: o, emit } = this.p;
+    const { emit } = this.p;
     const { attempt } = this;
     this.lastError = outcome.error;
     const c = this.classify(outcome.error, now);
@@ -172,34 +172,7 @@ export class Call<T> {
       this.wastedTimeMs += durationMs + this.waitedMs;
     }
 
-    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request
-    const backoffMs = this.probing
-      ? 0
-      : backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
-    const probeAt = endpoint.probeIfWaiting(now);
-    const limitAt = this.waitLimit();
-    const decision = decide({
-      classification: c,
-      // a failed probe is the breaker's request: it costs the call no attempt (beyond its first one)
-      attempt: Math.max(1, attempt - this.failedProbes),
-      maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
-      idempotent: this.call.idempotent ?? true,
-      aborted: this.call.signal?.aborted === true,
-      now,
-      deadline: this.deadline,
-      backoffMs,
-      expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
-      expectedLatencyMs: endpoint.expectedLatencyMs(),
-      endpointRetryAfterMs: endpoint.retryAfterMs(now),
-      retryAfterMarginMs: o.retryAfterMarginMs,
-      retryAfterMaxMs: o.retryAfterMaxMs,
-      canRecover: this.call.recover?.[c.type] !== undefined,
-      breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
-      breakerWait: o.breakerWait,
-      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
-      // a return to the gate after a failed probe is not a retry of the call's: no budget spent
-      budgetAvailable: this.probing || endpoint.canRetry(now),
-    });
+    const decision = this.decideNext(c, now);
     if (decision.kind === 'budget_exhausted') {
       emit?.({ type: 'budget_refused', ...this.ref, time: now, attempt: attempt + 1, classification: c });
     }
@@ -226,6 +199,40 @@ export class Call<T> {
       });
     }
     return decision;
+  }
+
+  /** What `decide` says after the failed attempt classified `c`, from the call's and the endpoint's state. */
+  private decideNext(c: Classification, now: number): Decision {
+    const { endpoint } = this;
+    const o = this.p.options;
+    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request
+    const backoffMs = this.probing
+      ? 0
+      : backoffDelay(this.attempt, this.previousDelay, o, () => this.p.clock.random());
+    const probeAt = endpoint.probeIfWaiting(now);
+    const limitAt = this.waitLimit();
+    return decide({
+      classification: c,
+      // a failed probe is the breaker's request: it costs the call no attempt (beyond its first one)
+      attempt: Math.max(1, this.attempt - this.failedProbes),
+      maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
+      idempotent: this.call.idempotent ?? true,
+      aborted: this.call.signal?.aborted === true,
+      now,
+      deadline: this.deadline,
+      backoffMs,
+      expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
+      expectedLatencyMs: endpoint.expectedLatencyMs(),
+      endpointRetryAfterMs: endpoint.retryAfterMs(now),
+      retryAfterMarginMs: o.retryAfterMarginMs,
+      retryAfterMaxMs: o.retryAfterMaxMs,
+      canRecover: this.call.recover?.[c.type] !== undefined,
+      breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
+      breakerWait: o.breakerWait,
+      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
+      // a return to the gate after a failed probe is not a retry of the call's: no budget spent
+      budgetAvailable: this.probing || endpoint.canRetry(now),
+    });
   }
 
   /** Waits out a retry's delay and runs the recovery it needs; returns the error that stops the call, if any. */
