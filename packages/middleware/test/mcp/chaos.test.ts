@@ -229,10 +229,11 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
       breakerWait: false, // fail-fast: the rejected call does not wait for the probe
       ...longBreak,
       clock,
+      attemptTimeoutMs: 100, // each attempt's limit (the SDK's `timeout` would be the whole call's)
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
-    const options = { timeout: 100 };
+    const options = {};
 
     const first = await rejection(mcp.callTool(weather, undefined, options));
     expect(first.classification.type).toBe('timeout');
@@ -280,11 +281,11 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
     });
     await mcp.listTools();
 
-    const error = await rejection(
-      mcp.callTool({ name: 'create_ticket', arguments: { title: 'printer on fire' } }, undefined, {
-        timeout: 100,
-      }),
-    );
+    // The server has the ticket request that hangs: its attempt's time limit passes now.
+    const ticket = rejection(mcp.callTool({ name: 'create_ticket', arguments: { title: 'printer on fire' } }));
+    await logged(chaos, hungOn('create_ticket'), 'the hung create_ticket on the server');
+    clock.skip(LONG_MS);
+    const error = await ticket;
     expect(error.attempts).toBe(1);
     expect(error.reason).toBe('not_idempotent');
     expect(error.classification).toMatchObject({ type: 'timeout', execution: 'unknown' });
