@@ -475,9 +475,10 @@ export type AttemptResult =
  * Pure: the same inputs give the same answer, for every policy and for the oracle.
  */
 export function evaluate(sequence: Sequence, call: RecordedCall, k: number, t: number): AttemptResult {
-  const attempt = call.attempts[k - 1];
-  if (!attempt)
-    throw new Error(`call ${call.id}: attempt ${k} exceeds the ${RECORDED_ATTEMPTS} recorded attempts`);
+  // Beyond the recorded attempts (a call whose requests were its breaker's probes, which cost it no attempt, can
+  // send more), the last recorded one's draws repeat: the sequences, and every policy's earlier requests, stay the same.
+  const attempt = call.attempts[Math.min(k, call.attempts.length) - 1];
+  if (!attempt) throw new Error(`call ${call.id}: no recorded attempt (of ${RECORDED_ATTEMPTS})`);
   const segment = segmentAt(sequence, t);
   const fail = (fault: FaultKind, down: boolean, retryAfterS?: number): AttemptResult => ({
     ok: false,

@@ -42,7 +42,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
     emit?.({
       type: 'breaker_transition',
       endpoint: endpoint.key,
-      attributes: endpoint.breaker.attributes,
+      attributes: endpoint.attributes,
       ...t,
     }),
   );
@@ -68,7 +68,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
     const endpoint = registry.get(ref.endpoint, call.endpointAttributes ?? noAttributes);
     const start = clock.now();
     emit?.({ type: 'call_started', ...ref, time: start });
-    endpoint.budget.onCall(start);
+    endpoint.callStarted(start);
     return new Call(pipeline, fn, call, ref, endpoint, start, call.timeoutMs ?? o.timeoutMs).run();
   }
 

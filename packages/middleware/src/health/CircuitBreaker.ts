@@ -10,6 +10,7 @@ export interface CircuitBreakerOptions {
   readonly breakerMinimumCalls: number;
   readonly breakerBreakMs: number;
   readonly breakerMaxBreakMs: number;
+  readonly breakerIdleMaxBreakMs: number;
   readonly breakerJitter: number;
   readonly breakerHalfOpenProbes: number;
   readonly breakerProbeTimeoutMs: number;
@@ -30,26 +31,40 @@ export type Admission =
 
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
-const noRecovery = () => 0;
+
+/** What the breaker asks the rest of its endpoint when it schedules a probe. */
+export interface BreakerHooks {
+  /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
+  expectedRecoveryMs(now: number): number;
+  /** Calls waiting whose limits need a verdict (several keep probes soon, see `probeDelay`). */
+  waiters(): number;
+}
+
+const noHooks: BreakerHooks = {
+  expectedRecoveryMs: () => 0,
+  waiters: () => 2,
+};
 
 /** Each state carries only its own data. */
 type Inner =
   | { readonly state: 'closed'; consecutiveFailures: number }
-  | { readonly state: 'open'; readonly until: number }
+  | { readonly state: 'open'; until: number; readonly soonAt: number; readonly loneAt: number }
   | { readonly state: 'half_open'; inFlight: number; successes: number; probeDeadline: number };
 
 /**
  * One endpoint's breaker. Closed: counts failed attempts in a row (from any call: when every attempt fails,
  * the endpoint is down) and the failure rate of calls over a sliding window with a minimum of calls. Open:
- * admits nothing until its next probe, after a short delay that doubles per failed probe up to a cap, or that
- * the endpoint's past outages predict (`probeDelay`); a timer half-opens it then. Half-open: admits a bounded
- * number of probes, each with a time limit; as many successes close it, one failure re-opens it. Neutral
- * outcomes (non-retryable errors, tool results, rate limits) count neither way.
+ * admits nothing until its next probe (`probeDelay`: soon while calls wait for a verdict, sparser as the outage
+ * ages while nobody does); a timer half-opens it then. Half-open: admits a bounded number of probes, each with
+ * a time limit; as many successes close it, one failure re-opens it. Neutral outcomes (non-retryable errors,
+ * tool results, rate limits) count neither way.
  */
 export class CircuitBreaker {
   private inner: Inner = { state: 'closed', consecutiveFailures: 0 };
   private since: number;
   private reopenCount = 0;
+  /** When the breaker first opened in the running outage (kept through half-open and re-opens; undefined while closed). */
+  private outageStart: number | undefined;
   private readonly window: SlidingWindow;
   private timer: AbortController | undefined;
 
@@ -59,8 +74,7 @@ export class CircuitBreaker {
     private readonly options: CircuitBreakerOptions,
     private readonly clock: Clock,
     private readonly onTransition: (transition: Transition) => void,
-    /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
-    private readonly expectedRecoveryMs: (now: number) => number = noRecovery,
+    private readonly hooks: BreakerHooks = noHooks,
   ) {
     this.since = clock.now();
     this.window = new SlidingWindow(options.breakerWindowMs);
@@ -81,6 +95,52 @@ export class CircuitBreaker {
   /** Epoch milliseconds of the next probe while open, else undefined. */
   get openUntil(): number | undefined {
     return this.inner.state === 'open' ? this.inner.until : undefined;
+  }
+
+  /** While open or half-open: epoch milliseconds at which the breaker first opened in this outage. */
+  get outageSince(): number | undefined {
+    return this.outageStart;
+  }
+
+  /**
+   * `waiters` calls now wait whose limits need a verdict: while open, the next probe moves to their schedule
+   * (`probeDelay` for that many waiters, drawn when the breaker opened) when that is earlier and comes by `by` (a
+   * probe nobody can use is not moved). Returns the time of the next probe (undefined when not open).
+   */
+  expedite(now: number, by: number, waiters: number): number | undefined {
+    const inner = this.inner;
+    if (inner.state !== 'open') return undefined;
+    const soon = Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt);
+    if (soon >= inner.until || soon > by) return inner.until;
+    inner.until = soon;
+    this.armTimer(soon - now);
+    return soon;
+  }
+
+  /** When the next probe comes if `waiters` calls wait for it (`expedite`); undefined when not open. */
+  probeIfWaiting(now: number, waiters: number): number | undefined {
+    const inner = this.inner;
+    if (inner.state !== 'open') return undefined;
+    return Math.min(inner.until, Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt));
+  }
+
+  /**
+   * A verdict shared by another process (through a store): the endpoint is down, probed there, until `until`.
+   * Taken when it says more than ours: a closed breaker opens until then (reason `shared`), an open one stays
+   * open at least that long; a half-open one (probing here) and a verdict already past are ignored.
+   */
+  adoptOpen(now: number, until: number, outageSince = now): void {
+    const inner = this.inner;
+    if (until <= now || inner.state === 'half_open') return;
+    if (inner.state === 'open') {
+      if (until <= inner.until) return;
+      inner.until = until;
+      this.armTimer(until - now);
+      return;
+    }
+    this.outageStart = Math.min(now, outageSince);
+    this.moveTo({ state: 'open', until, soonAt: until, loneAt: until }, now, 'shared');
+    this.armTimer(until - now);
   }
 
   admit(now: number): Admission {
@@ -164,6 +224,7 @@ export class CircuitBreaker {
       windowCalls: a,
       windowFailures: b,
       ...(inner.state === 'open' ? { openUntil: inner.until } : {}),
+      ...(this.outageStart === undefined ? {} : { outageSince: this.outageStart }),
       reopenCount: this.reopenCount,
       attributes: this.attributes,
     };
@@ -174,17 +235,39 @@ export class CircuitBreaker {
     this.timer?.abort();
   }
 
-  private open(now: number, reason: string, callId?: number): void {
-    const breakMs = probeDelay({
+  private breakMs(now: number, waiting: number, random: number): number {
+    return probeDelay({
       ...this.options,
       failedProbes: this.reopenCount,
-      expectedRecoveryMs: this.expectedRecoveryMs(now),
-      random: () => this.clock.random(),
+      outageAgeMs: now - (this.outageStart ?? now),
+      waiting,
+      expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
+      random: () => random,
     });
-    this.moveTo({ state: 'open', until: now + breakMs }, now, reason, callId);
+  }
+
+  private open(now: number, reason: string, callId?: number): void {
+    this.outageStart ??= now;
+    const random = this.clock.random();
+    const soonMs = this.breakMs(now, 2, random);
+    const loneMs = this.breakMs(now, 1, random);
+    const waiters = this.hooks.waiters();
+    const breakMs = waiters >= 2 ? soonMs : waiters === 1 ? loneMs : this.breakMs(now, 0, random);
+    this.moveTo(
+      { state: 'open', until: now + breakMs, soonAt: now + soonMs, loneAt: now + loneMs },
+      now,
+      reason,
+      callId,
+    );
+    this.armTimer(breakMs);
+  }
+
+  /** (Re)arms the one timer that half-opens the breaker `ms` from now. */
+  private armTimer(ms: number): void {
+    this.timer?.abort();
     const timer = new AbortController();
     this.timer = timer;
-    this.clock.sleep(breakMs, timer.signal, { unref: true }).then(
+    this.clock.sleep(ms, timer.signal, { unref: true }).then(
       () => {
         if (this.timer === timer && this.inner.state === 'open')
           this.halfOpen(this.clock.now(), 'break_elapsed');
@@ -203,7 +286,10 @@ export class CircuitBreaker {
       this.timer?.abort();
       this.timer = undefined;
     }
-    if (next.state === 'closed') this.window.reset();
+    if (next.state === 'closed') {
+      this.window.reset();
+      this.outageStart = undefined;
+    }
     this.inner = next;
     this.since = now;
     this.onTransition({

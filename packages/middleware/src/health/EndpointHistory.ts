@@ -10,6 +10,22 @@ export class EndpointHistory {
 
   constructor(private readonly size: number) {}
 
+  /** When the running failure streak began; undefined when none runs. */
+  get streakStart(): number | undefined {
+    return this.failingSince;
+  }
+
+  /** How long the past streaks (outages) lasted, oldest first. */
+  get outages(): readonly number[] {
+    return this.recoveries;
+  }
+
+  /** Outages learned elsewhere (a shared store): appended, the oldest dropped beyond the size. */
+  adoptOutages(outages: readonly number[]): void {
+    for (const r of outages) if (Number.isFinite(r) && r >= 0) this.recoveries.push(r);
+    if (this.recoveries.length > this.size) this.recoveries.splice(0, this.recoveries.length - this.size);
+  }
+
   /** A failure that says the endpoint is unhealthy: it starts a streak, unless one is running. */
   onFailure(now: number): void {
     this.failingSince ??= now;

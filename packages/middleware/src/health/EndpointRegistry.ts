@@ -25,13 +25,13 @@ export class EndpointRegistry {
       endpoint = new Endpoint(key, attributes, this.options, this.clock, this.onTransition);
       this.endpoints.set(key, endpoint);
     }
-    endpoint.lastUsed = ++this.tick;
+    endpoint.touch(++this.tick);
     return endpoint;
   }
 
   snapshots(): BreakerSnapshot[] {
     const now = this.clock.now();
-    return [...this.endpoints.values()].map((e) => ({ ...e.breaker.snapshot(now), waiting: e.gate.waiting }));
+    return [...this.endpoints.values()].map((e) => e.snapshot(now));
   }
 
   get size(): number {
@@ -56,4 +56,4 @@ export class EndpointRegistry {
   }
 }
 
-const idle = (e: Endpoint) => e.breaker.state === 'closed' && e.gate.waiting === 0;
+const idle = (e: Endpoint) => e.state === 'closed' && e.waiting === 0;
