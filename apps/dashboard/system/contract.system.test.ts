@@ -564,12 +564,34 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
         key: g.key,
         calls: g.callsTotal,
         failures: g.failures,
+        rejected: g.rejected,
+        successes: g.successes,
+        requests: g.requests,
+        // the time failed calls cost: a histogram's sum, exact in both (microseconds are rounding)
+        failedMs: Math.round(g.failedSeconds * 1e3),
         retries: g.retries,
         points: g.calls.points.length,
         bucketed: g.calls.points.reduce((x, p) => x + p.success + p.failure + p.rejected, 0),
       });
       expect(pc.map(row), by).toEqual(ec.map(row));
-      for (const g of ec) expect(row(g).bucketed).toBe(g.callsTotal);
+      // where a group's data starts depends on the backend's resolution (a scrape dates an increase later), as
+      // for the headline's rate: within one bucket and a late scrape of each other, inside the window
+      for (const [i, g] of ec.entries()) {
+        const p = pc[i]!;
+        expect(g.dataSeconds, g.key).toBeGreaterThan(0);
+        expect(p.dataSeconds, g.key).toBeLessThanOrEqual((q.to - q.from) / 1000);
+        expect(Math.abs(p.dataSeconds - g.dataSeconds), g.key).toBeLessThanOrEqual(
+          (g.calls.step + LATE_MS) / 1000,
+        );
+      }
+      for (const g of ec) {
+        expect(row(g).bucketed).toBe(g.callsTotal);
+        expect(g.successes + g.failures + g.rejected, g.key).toBe(g.callsTotal);
+        expect(g.requests, g.key).toBe(g.callsTotal - g.rejected + g.retries.total);
+      }
+      // every call that did not succeed took time, and the groups' failed time adds up to the whole
+      const failedSeconds = ec.reduce((x, g) => x + g.failedSeconds, 0);
+      expect(failedSeconds).toBeGreaterThan(0);
     }
     // by instance: PromQL only (the embedded facts carry no instance), each agent process on its own
     const byInstance = await promSource.compare(q, 'instance');

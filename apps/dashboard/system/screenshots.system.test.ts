@@ -65,6 +65,23 @@ describe('documentation screenshots', () => {
         expect(await tickets.locator('[data-testid="breaker-instances"]').textContent()).toBe('Open 2');
         expect(await tickets.locator('[data-testid="breaker-waiting"]').textContent()).toBe('6 waiting');
       }
+      if (route.includes('compare=service')) {
+        // per group, beside the failure share: successful calls per minute, requests per success, failed time
+        const rows = page.locator('[data-testid="compare-row"]');
+        expect(await rows.count()).toBeGreaterThanOrEqual(2);
+        for (const row of await rows.all()) {
+          expect(await row.locator('[data-testid="compare-failed"]').textContent()).toMatch(
+            /\d+ \(\d+\.\d%\)/,
+          );
+          expect(await row.locator('[data-testid="compare-successes-per-minute"]').textContent()).toMatch(
+            /^\d/,
+          );
+          expect(await row.locator('[data-testid="compare-requests-per-success"]').textContent()).toMatch(
+            /^\d/,
+          );
+          expect(await row.locator('[data-testid="compare-failed-time"]').textContent()).toMatch(/s|ms/);
+        }
+      }
       if (route === '/?range=1h') {
         expect(Number(await page.textContent('[data-testid="model-retries-avoided"]'))).toBeGreaterThan(0);
         expect(await page.textContent('[data-testid="model-retries-saved"]')).toContain('cost saved');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceBreakerState } from '@/lib/data/breakers';
 import { bucketQuantile } from '@/lib/data/bucket-quantile';
+import { compareNumbers } from '@/lib/data/compare-numbers';
 import type { BucketPlan, BucketRow, CountRow, Dim, MetricName, Primitives } from '@/lib/data/primitives';
 import { NOW_WINDOW_MS, ShapedSource } from '@/lib/data/shaped-source';
 import { planBuckets } from '@/lib/data/time-buckets';
@@ -296,6 +297,72 @@ describe('ShapedSource', () => {
     ]);
     expect(groups[0]!.calls.step).toBe(groups[1]!.calls.step);
     expect(groups[0]!.calls.points.reduce((s, p) => s + p.failure, 0)).toBe(50);
+  });
+
+  it('compares what each group got done and what failing cost: successes, requests, failed time', async () => {
+    const at = (t: number, metric: MetricName, labels: Event['labels'], value: number, count = 0): Event => ({
+      metric,
+      t,
+      labels,
+      value,
+      count,
+    });
+    // naive: 10 successes, 2 failures that each took 30 s, 20 retries (10 of them failed); data from 10 min ago
+    // resilient: 10 successes, 1 failure of 2 s, 3 rejected at once, 2 retries; data from 5 min ago
+    const events = [
+      at(NOW - 10 * MIN, 'calls', { service: 'naive', outcome: 'success' }, 10),
+      at(NOW - 9 * MIN, 'calls', { service: 'naive', outcome: 'failure' }, 2),
+      at(NOW - 9 * MIN, 'retries', { service: 'naive', outcome: 'failure' }, 10),
+      at(NOW - 9 * MIN, 'retries', { service: 'naive', outcome: 'success' }, 10),
+      at(NOW - 9 * MIN, 'callDuration', { service: 'naive', outcome: 'success' }, 2, 10),
+      at(NOW - 9 * MIN, 'callDuration', { service: 'naive', outcome: 'failure' }, 60, 2),
+      at(NOW - 5 * MIN, 'calls', { service: 'resilient', outcome: 'success' }, 10),
+      at(NOW - 4 * MIN, 'calls', { service: 'resilient', outcome: 'failure' }, 1),
+      at(NOW - 4 * MIN, 'calls', { service: 'resilient', outcome: 'rejected' }, 3),
+      at(NOW - 4 * MIN, 'retries', { service: 'resilient', outcome: 'success' }, 2),
+      at(NOW - 4 * MIN, 'callDuration', { service: 'resilient', outcome: 'failure' }, 2, 1),
+      at(NOW - 4 * MIN, 'callDuration', { service: 'resilient', outcome: 'rejected' }, 0.003, 3),
+    ];
+    const groups = await new ShapedSource(memory(events)).compare(hour, 'service');
+    const naive = groups.find((g) => g.key === 'naive')!;
+    const resilient = groups.find((g) => g.key === 'resilient')!;
+    expect(naive).toMatchObject({ successes: 10, failures: 2, rejected: 0, requests: 12 + 20 });
+    expect(naive.failedSeconds).toBeCloseTo(60, 9);
+    expect(naive.dataSeconds).toBe(600);
+    expect(resilient).toMatchObject({ successes: 10, failures: 1, rejected: 3, requests: 14 - 3 + 2 });
+    expect(resilient.failedSeconds).toBeCloseTo(2.003, 9);
+    expect(resilient.dataSeconds).toBe(300);
+    const n = compareNumbers(naive);
+    expect(n).toMatchObject({ failed: 2, successesPerMinute: 1, requestsPerSuccess: 3.2 });
+    expect(n.failedShare).toBeCloseTo(2 / 12, 12);
+    expect(n.secondsPerFailedCall).toBeCloseTo(30, 9);
+    const r = compareNumbers(resilient);
+    expect(r).toMatchObject({ failed: 4, successesPerMinute: 2, requestsPerSuccess: 1.3 });
+    expect(r.failedShare).toBeCloseTo(4 / 14, 12);
+  });
+
+  it('compare numbers without data: no rate, no ratio, no cost per failed call', () => {
+    const empty = {
+      key: 'x',
+      efficiency: { step: 1, points: [] },
+      calls: { step: 1, points: [] },
+      retries: { total: 0, successful: 0 },
+      callsTotal: 0,
+      failures: 0,
+      rejected: 0,
+      successes: 0,
+      requests: 0,
+      failedSeconds: 0,
+      dataSeconds: 0,
+    };
+    expect(compareNumbers(empty)).toEqual({
+      failed: 0,
+      failedShare: null,
+      successesPerMinute: null,
+      requestsPerSuccess: null,
+      failedSeconds: 0,
+      secondsPerFailedCall: null,
+    });
   });
 });
 

@@ -24,6 +24,7 @@ export interface TargetScenario {
   readonly name: string;
   readonly agent?: LoneAgent;
   readonly withoutDeadline?: boolean;
+  readonly durationMs?: number;
 }
 
 type Result = TargetCheck['results'][number];
@@ -52,6 +53,15 @@ function result(s: TargetScenario, ok: boolean, value: string, why: () => string
   };
 }
 
+/** Why a lone agent sent the dead server what it sent: first requests and retries, and how far apart. */
+function downWhy(s: TargetScenario, c: QualityCell, n: QualityCell): string {
+  const m = c.metrics;
+  const runs = Math.max(1, c.successBySeed.length);
+  const every = (requests: number) =>
+    s.durationMs && requests > 0 ? seconds((s.durationMs * runs) / requests) : '—';
+  return `${m.requestsWhileDown} requests into the dead server (${m.firstRequestsWhileDown} first requests of calls: before the breaker opened, or let through as its probes; ${m.requestsWhileDown - m.firstRequestsWhileDown} retries), one every ${every(m.requestsWhileDown)} of the window on average; the target allows one every ${every(LONE_TARGETS.deadDownShare * n.metrics.requestsWhileDown)} (the naive loop: one every ${every(n.metrics.requestsWhileDown)}).`;
+}
+
 /** The dead-server targets: requests into it, time of failed calls, failing fast once open, not hanging. */
 function deadServer(dead: readonly TargetScenario[], cellOf: CellOf, push: Push) {
   const T = LONE_TARGETS;
@@ -66,8 +76,7 @@ function deadServer(dead: readonly TargetScenario[], cellOf: CellOf, push: Push)
         s,
         share <= T.deadDownShare,
         `${c.metrics.requestsWhileDown} vs ${n.metrics.requestsWhileDown} (${pct(share)})`,
-        () =>
-          `${c.metrics.requestsWhileDown} requests over ${c.metrics.calls} calls (${(c.metrics.requestsWhileDown / Math.max(1, c.metrics.calls)).toFixed(1)} per call; ${c.metrics.firstRequestsWhileDown} first requests, ${c.metrics.requestsWhileDown - c.metrics.firstRequestsWhileDown} retries): calls send their own requests into the dead endpoint while the breaker is open; a breaker-owned probe would send at most one per probe interval.`,
+        () => downWhy(s, c, n),
       );
     }),
   );

@@ -42,6 +42,21 @@ export interface Results {
   readonly dashboard: DashboardResults;
   /** The lone agent through the real MCP client (real time), or why it could not run. */
   readonly mcpLoneAgent?: McpLoneAgentResult | { readonly error: string };
+  /** mcp-resilience's numbers from an earlier run with other defaults (docs/benchmarks/baseline-*.json). */
+  readonly baseline?: Baseline;
+}
+
+/** A reduced earlier run: mcp-resilience's metrics per scenario, and its real MCP lone agent. */
+export interface Baseline {
+  readonly label: string;
+  readonly generatedAt: string;
+  readonly defaults: string;
+  readonly cells: readonly {
+    readonly scenario: string;
+    readonly metrics: Partial<QualityCell['metrics']>;
+    readonly afterBreakerOpened?: QualityCell['afterBreakerOpened'];
+  }[];
+  readonly mcpLoneAgent?: McpLoneAgentResult;
 }
 
 export interface Rendered {
@@ -723,6 +738,72 @@ function whatIfSection(r: Results): string {
   ].join('\n');
 }
 
+/** mcp-resilience's defaults now against an earlier run's (the baseline), scenario by scenario. */
+function baselineSection(r: Results): string {
+  const b = r.baseline;
+  if (!b) return '';
+  const both = (x: number | null | undefined, y: number | null | undefined, f: (v: number) => string) =>
+    `${x === null || x === undefined ? '—' : f(x)} → **${y === null || y === undefined ? '—' : f(y)}**`;
+  const rows = r.quality.scenarios.flatMap((s) => {
+    const now = cellOf(r.quality.cells, s.key, 'mcp-resilience');
+    const then = b.cells.find((c) => c.scenario === s.key);
+    if (!now || !then) return [];
+    const m = now.metrics;
+    const o = then.metrics;
+    return [
+      [
+        s.name,
+        both(o.successRate, m.successRate, (v) => pct(v, 2)),
+        both(o.requestsWhileDown, m.requestsWhileDown, int),
+        both(o.failedTimeMs, m.failedTimeMs, dur),
+        both(o.failedP50Ms, m.failedP50Ms, dur),
+        both(then.afterBreakerOpened?.failedP50Ms, now.afterBreakerOpened?.failedP50Ms, dur),
+        both(o.completedInWindow, m.completedInWindow, int),
+      ],
+    ];
+  });
+  const mcpRows = (() => {
+    const nowRun = r.mcpLoneAgent && !('error' in r.mcpLoneAgent) ? r.mcpLoneAgent : undefined;
+    const thenRun = b.mcpLoneAgent;
+    if (!nowRun || !thenRun) return [];
+    return nowRun.agents
+      .filter((a) => a.policy === 'mcp-resilience')
+      .flatMap((a) => {
+        const t = thenRun.agents.find((x) => x.policy === a.policy && x.timeoutMs === a.timeoutMs);
+        if (!t) return [];
+        return [
+          [
+            `real MCP client, ${a.timeoutMs === undefined ? 'no timeout' : `\`{ timeout: ${a.timeoutMs} }\``} (one run each, real time)`,
+            `${t.metrics.succeeded}/${t.metrics.calls} → **${a.metrics.succeeded}/${a.metrics.calls}**`,
+            both(t.requestsWhileDown, a.requestsWhileDown, int),
+            both(t.metrics.failedTimeMs, a.metrics.failedTimeMs, dur),
+            both(t.metrics.failedP50Ms, a.metrics.failedP50Ms, dur),
+            '—',
+            both(t.metrics.completedInWindow, a.metrics.completedInWindow, int),
+          ],
+        ];
+      });
+  })();
+  return [
+    `### Before and after: ${b.label} → the defaults of this run\n`,
+    `mcp-resilience only, the same recorded sequences (the baseline's run of ${b.generatedAt}, from \`docs/benchmarks/baseline-main-defaults.json\`; its defaults: ${b.defaults}).\n`,
+    table(
+      [
+        'scenario',
+        'success',
+        'requests while down',
+        'time of failed calls',
+        'median failed call',
+        'median failed call after the breaker opened',
+        'calls completed in the window',
+      ],
+      [...rows, ...mcpRows],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+  ].join('\n');
+}
+
 /** The lone agent through the real MCP SDK client over Streamable HTTP, in real time. */
 function mcpLoneAgentSection(r: Results): string {
   const x = r.mcpLoneAgent;
@@ -923,6 +1004,7 @@ export function render(r: Results): Rendered {
     '',
     qualitySection(r),
     whySection(r),
+    baselineSection(r),
     whatIfSection(r),
     mcpLoneAgentSection(r),
     overheadSection(r),

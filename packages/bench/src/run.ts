@@ -8,7 +8,7 @@ import { runMcpLoneAgent } from './mcp/mcpLoneAgent.js';
 import { machine, measureMemory, measureOverhead } from './overhead.js';
 import { describeDefaults, POLICIES, WHAT_IF } from './policies.js';
 import { runQualityParallel } from './quality.js';
-import { type DashboardResults, type Results, render } from './report.js';
+import { type Baseline, type DashboardResults, type Results, render } from './report.js';
 import { SCENARIOS } from './scenarios.js';
 import { checkTargets } from './targets.js';
 
@@ -88,6 +88,12 @@ function formatWithBiome(files: readonly string[]) {
   }
 }
 
+/** mcp-resilience's numbers with main's defaults (before issue #18), for the before/after table. */
+function readBaseline(): Baseline | undefined {
+  const path = join(chartsDir, 'baseline-main-defaults.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Baseline) : undefined;
+}
+
 const middleware = middlewareInfo();
 
 log(`[${seconds()} s] memory per endpoint (10k and 100k distinct keys)...`);
@@ -132,6 +138,10 @@ const results: Results = {
   memory,
   dashboard: readDashboard(),
   mcpLoneAgent,
+  ...(() => {
+    const baseline = readBaseline();
+    return baseline ? { baseline } : {};
+  })(),
 };
 
 const rendered = render(results);

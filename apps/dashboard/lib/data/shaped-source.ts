@@ -110,6 +110,16 @@ export function dataExtent(
 }
 
 /**
+ * A compare group's rate denominator: from the first bucket of `plan` where the group has calls (the chart's
+ * resolution) to the window's end, as `dataExtent`; 0 without calls.
+ */
+export function groupDataSeconds(q: TimeQuery, plan: BucketPlan, rows: readonly BucketRow[], now: number) {
+  const k = rows.reduce((m, r) => (r.value > 0 && r.k < m ? r.k : m), Number.POSITIVE_INFINITY);
+  if (!Number.isFinite(k)) return 0;
+  return dataExtent(q, { at: plan.origin + k * plan.step, step: plan.step }, now).dataSeconds;
+}
+
+/**
  * THE shaping module: every response the pages, the JSON API, the SSE stream and the alert engine read is
  * built here, once, from a backend's primitive queries (`Primitives`), so the embedded store and PromQL cannot
  * disagree on what a number means. (Experiments' counts come from each backend's own `experimentData`, in the
@@ -461,11 +471,12 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
     const plan = this.plan(q);
-    const [calls, retries, callRows, retryRows] = await Promise.all([
+    const [calls, retries, callRows, retryRows, durations] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
       this.p.buckets('calls', q, plan, [...dims, 'outcome']),
       this.p.buckets('retries', q, plan, [...dims, 'outcome']),
+      this.p.totals('callDuration', q, [...dims, 'outcome']),
     ]);
     const keys = new Map<string, number>();
     for (const r of calls) keys.set(keyOf(r), (keys.get(keyOf(r)) ?? 0) + r.value);
@@ -475,16 +486,25 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
       .slice(0, MAX_COMPARE_GROUPS)
       .map(([key]) => {
         const mine = (r: CountRow) => keyOf(r) === key;
+        const mineCalls = callRows.filter(mine);
+        const retriesTotal = sum(retries, mine);
+        const callsTotal = sum(calls, mine);
+        const rejected = sum(calls, (r) => mine(r) && r.labels.outcome === REJECTED);
         return {
           key,
           efficiency: this.series(q, plan, ShapedSource.ratioPoints(plan, retryRows.filter(mine))),
-          calls: this.series(q, plan, ShapedSource.callPoints(plan, callRows.filter(mine))),
+          calls: this.series(q, plan, ShapedSource.callPoints(plan, mineCalls)),
           retries: {
-            total: sum(retries, mine),
+            total: retriesTotal,
             successful: sum(retries, (r) => mine(r) && r.labels.outcome === SUCCESS),
           },
-          callsTotal: sum(calls, mine),
+          callsTotal,
           failures: sum(calls, (r) => mine(r) && r.labels.outcome === FAILURE),
+          rejected,
+          successes: sum(calls, (r) => mine(r) && r.labels.outcome === SUCCESS),
+          requests: callsTotal - rejected + retriesTotal,
+          failedSeconds: sum(durations, (r) => mine(r) && r.labels.outcome !== SUCCESS),
+          dataSeconds: groupDataSeconds(q, plan, mineCalls, this.p.now()),
         };
       });
   }

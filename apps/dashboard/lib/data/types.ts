@@ -139,7 +139,17 @@ export interface CompareGroup {
   readonly calls: Series<CallsPoint>;
   readonly retries: { total: number; successful: number };
   readonly callsTotal: number;
+  /** Calls that ended `failure` (a request was sent). */
   readonly failures: number;
+  /** Calls failed before any request (`rejected`: an open breaker, the budget, a deadline). */
+  readonly rejected: number;
+  readonly successes: number;
+  /** Requests on the wire: every call that sent one (all but the rejected) plus the retries. */
+  readonly requests: number;
+  /** Seconds the calls that did not succeed (failure and rejected) took, summed: the time failing cost. */
+  readonly failedSeconds: number;
+  /** What the group's rates divide by: from its first data to the window's end (or now), seconds. */
+  readonly dataSeconds: number;
 }
 
 /**
