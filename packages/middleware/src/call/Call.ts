@@ -172,7 +172,7 @@ export class Call<T> {
     if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
     if (unhealthy) history.onFailure(now);
     if (c.type === 'rate_limited' && c.retryAfterMs !== undefined) {
-      this.endpoint.retryAfterUntil = Math.max(this.endpoint.retryAfterUntil, now + c.retryAfterMs);
+      this.endpoint.hold(now + c.retryAfterMs);
     }
     if (attempt > 1) {
       this.wastedRetries++;
@@ -324,7 +324,12 @@ export class Call<T> {
       type: 'circuit_open',
       execution: 'not_sent',
       ...(verdict.kind === 'shed' ? {} : { retryAfterMs: verdict.retryAfterMs }),
-      source: verdict.kind === 'shed' ? 'circuit_breaker.queue' : 'circuit_breaker',
+      source:
+        verdict.kind === 'shed'
+          ? 'circuit_breaker.queue'
+          : this.endpoint.breaker.fleetVerdict
+            ? 'circuit_breaker.fleet'
+            : 'circuit_breaker',
       message:
         verdict.kind === 'shed'
           ? `circuit breaker for '${name}' is ${this.endpoint.breaker.state} and ${verdict.waiting} calls already wait for it`

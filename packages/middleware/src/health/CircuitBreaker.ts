@@ -73,6 +73,19 @@ export class CircuitBreaker {
   /** The call whose attempt failed last (while closed). */
   lastFailedCall: number | undefined;
 
+  /**
+   * Asked when an open breaker's break is over, before it half-opens: `true` lets it half-open now; `false`
+   * keeps it open (the fleet's probe lease decides: the guard half-opens it, `halfOpenNow`, or extends the
+   * break, `extendOpen`, when the lease's answer comes). `timer`: asked by the break's timer, not by a call.
+   */
+  probeGuard: ((now: number, timer: boolean) => boolean) | undefined;
+
+  /** The current verdict was adopted from the fleet (another replica's), not reached here. */
+  get fleetVerdict(): boolean {
+    return this.adopted;
+  }
+  private adopted = false;
+
   /** Failed attempts in a row while closed (0 otherwise). */
   get consecutiveFailures(): number {
     return this.inner.state === 'closed' ? this.inner.consecutiveFailures : 0;
@@ -88,6 +101,9 @@ export class CircuitBreaker {
     if (inner.state === 'closed') return ADMITTED;
     if (inner.state === 'open') {
       if (now < inner.until) return { admitted: false, retryAfterMs: inner.until - now };
+      if (this.probeGuard && !this.probeGuard(now, false)) {
+        return { admitted: false, retryAfterMs: Math.max(0, (this.openUntil ?? now) - now) };
+      }
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
     }
@@ -166,12 +182,51 @@ export class CircuitBreaker {
       ...(inner.state === 'open' ? { openUntil: inner.until } : {}),
       reopenCount: this.reopenCount,
       attributes: this.attributes,
+      ...(this.adopted ? { fleet: true } : {}),
     };
   }
 
   /** Stops the background timer (the breaker is being dropped). */
   dispose(): void {
     this.timer?.abort();
+  }
+
+  /**
+   * Another replica's verdict: open until `until` (reason `fleet_open`). Taken while closed, or while open until
+   * earlier (the break is extended without a transition); ignored while half-open (a probe is out).
+   */
+  adoptOpen(until: number, now: number): void {
+    const inner = this.inner;
+    if (inner.state === 'half_open') return;
+    if (inner.state === 'open') {
+      if (until > inner.until) this.extendOpen(until);
+      return;
+    }
+    this.adopted = true;
+    this.moveTo({ state: 'open', until }, now, 'fleet_open');
+    this.armBreak(Math.max(0, until - now));
+  }
+
+  /** Another replica's probe succeeded: an open breaker closes (reason `fleet_closed`). */
+  adoptClosed(now: number): void {
+    const inner = this.inner;
+    if (inner.state === 'closed' || (inner.state === 'half_open' && inner.inFlight > 0)) return;
+    this.reopenCount = 0;
+    this.adopted = true;
+    this.moveTo({ state: 'closed', consecutiveFailures: 0 }, now, 'fleet_closed');
+  }
+
+  /** Keeps an open breaker open until `until` (another replica holds the probe), without a transition. */
+  extendOpen(until: number): void {
+    const inner = this.inner;
+    if (inner.state !== 'open' || until <= inner.until) return;
+    this.inner = { state: 'open', until };
+    this.armBreak(Math.max(0, until - this.clock.now()));
+  }
+
+  /** The fleet's probe lease is this replica's: an open breaker half-opens now. */
+  halfOpenNow(): void {
+    if (this.inner.state === 'open') this.halfOpen(this.clock.now(), 'break_elapsed');
   }
 
   private open(now: number, reason: string, callId?: number): void {
@@ -181,19 +236,28 @@ export class CircuitBreaker {
       expectedRecoveryMs: this.expectedRecoveryMs(now),
       random: () => this.clock.random(),
     });
+    this.adopted = false;
     this.moveTo({ state: 'open', until: now + breakMs }, now, reason, callId);
+    this.armBreak(breakMs);
+  }
+
+  /** (Re)arms the one timer that ends the break. */
+  private armBreak(breakMs: number): void {
+    this.timer?.abort();
     const timer = new AbortController();
     this.timer = timer;
     this.clock.sleep(breakMs, timer.signal, { unref: true }).then(
       () => {
-        if (this.timer === timer && this.inner.state === 'open')
-          this.halfOpen(this.clock.now(), 'break_elapsed');
+        if (this.timer !== timer || this.inner.state !== 'open') return;
+        const now = this.clock.now();
+        if (!this.probeGuard || this.probeGuard(now, true)) this.halfOpen(now, 'break_elapsed');
       },
       () => {},
     );
   }
 
   private halfOpen(now: number, reason: string): void {
+    this.adopted = false;
     this.moveTo({ state: 'half_open', inFlight: 0, successes: 0, probeDeadline: now }, now, reason);
   }
 

@@ -21,6 +21,10 @@ export class Endpoint {
   retryAfterUntil = 0;
   /** A tick of the registry, for least-recently-used eviction. */
   lastUsed = 0;
+  /** Told when this replica learns a new `Retry-After` hold (the fleet shares it). */
+  onHold: ((until: number) => void) | undefined;
+  /** The first read of the fleet's health for this endpoint, while it runs (the first call waits for it, bounded). */
+  fleetRead: Promise<void> | undefined;
 
   constructor(
     readonly key: string,
@@ -44,6 +48,13 @@ export class Endpoint {
     );
     this.gate = new BreakerGate(this.breaker, options, clock);
     this.budget = new RetryBudget(options);
+  }
+
+  /** The endpoint asked not to be called before `until` (`Retry-After`, seen here). */
+  hold(until: number): void {
+    if (until <= this.retryAfterUntil) return;
+    this.retryAfterUntil = until;
+    this.onHold?.(until);
   }
 
   /** Stops the breaker's timer and fails the calls waiting at its gate (the endpoint is being dropped). */

@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { checkOptions, hasMethods, integer, number } from '../checkOptions.js';
+import { checkOptions, hasMethods, integer } from '../checkOptions.js';
 import {
   type HealthStore,
   type HealthUpdate,
@@ -106,11 +106,22 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
     for (const listener of [...listeners]) listener(message);
   };
   const reachability = watchReachability(client, tell);
+  let everReady = client.isReady;
+  const firstReady = new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  void firstReady.then(() => {
+    everReady = true;
+  });
   subscriber.on('error', () => {}); // the command client reports reachability
   const started = Promise.all([
-    owned ? client.connect().catch(() => {}) : Promise.resolve(),
+    owned
+      ? client.connect().then(
+          () => client.unref(),
+          () => {},
+        )
+      : Promise.resolve(),
     subscriber
       .connect()
+      .then(() => subscriber.unref())
       .then(() => subscriber.subscribe(channel, (text: string) => tell(decodeMessage(text))))
       .catch(() => {}),
   ]);
@@ -119,7 +130,9 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
     return { health: `${tag}:health`, outages: `${tag}:outages`, probe: `${tag}:probe` };
   };
   const bounded = <T>(what: string, run: () => Promise<T>): Promise<T> =>
-    withTimeout(what, o.operationTimeoutMs, () => {
+    withTimeout(what, o.operationTimeoutMs, async () => {
+      // still connecting for the first time: wait for it within the time limit; afterwards fail at once
+      if (!client.isReady && !everReady) await firstReady;
       if (!client.isReady) throw new Error(`redis health store: not connected (${what})`);
       return run();
     });
