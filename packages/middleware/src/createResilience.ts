@@ -91,11 +91,8 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
       attributes: call.attributes ?? noAttributes,
     };
     const endpoint = registry.get(ref.endpoint, call.endpointAttributes ?? noAttributes);
-    const start = clock.now();
-    emit?.({ type: 'call_started', ...ref, time: start });
-    endpoint.budget.onCall(start);
-    if (endpoint.fleetRead) return afterFirstRead(endpoint).then(() => run(fn, call, ref, endpoint, start));
-    return run(fn, call, ref, endpoint, start);
+    if (endpoint.fleetRead) return afterFirstRead(endpoint).then(() => run(fn, call, ref, endpoint));
+    return run(fn, call, ref, endpoint);
   }
 
   function run<T>(
@@ -103,8 +100,10 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
     call: CallOptions,
     ref: CallRef,
     endpoint: Endpoint,
-    start: number,
-  ) {
+  ): Promise<T> {
+    const start = clock.now();
+    emit?.({ type: 'call_started', ...ref, time: start });
+    endpoint.budget.onCall(start);
     return new Call(pipeline, fn, call, ref, endpoint, start, call.timeoutMs ?? o.timeoutMs).run();
   }
 

@@ -105,7 +105,7 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
   const tell = (message: StoreMessage) => {
     for (const listener of [...listeners]) listener(message);
   };
-  const reachability = watchReachability(client, tell);
+  watchReachability(client, tell);
   let everReady = client.isReady;
   const firstReady = new Promise<void>((resolve) => client.once('ready', () => resolve()));
   void firstReady.then(() => {
@@ -174,8 +174,6 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
       }),
     subscribe(listener) {
       listeners.add(listener);
-      if (!reachability.reachable())
-        queueMicrotask(() => listener({ kind: 'reachability', reachable: false }));
       return () => listeners.delete(listener);
     },
     async close() {
@@ -217,7 +215,7 @@ function stage(
 
 /** Tracks whether the command connection is usable and tells the listeners when that changes. */
 function watchReachability(client: RedisClient, tell: (message: StoreMessage) => void) {
-  let reachable = client.isReady;
+  let reachable = true; // until it fails (still connecting for the first time is not a failure)
   const set = (value: boolean, problem?: string) => {
     if (value === reachable) return;
     reachable = value;
@@ -227,7 +225,6 @@ function watchReachability(client: RedisClient, tell: (message: StoreMessage) =>
   client.on('error', (error: unknown) => set(false, error instanceof Error ? error.message : String(error)));
   client.on('end', () => set(false, 'connection closed'));
   client.on('reconnecting', () => set(false, 'reconnecting'));
-  return { reachable: () => reachable };
 }
 
 /** Runs `run` with a time limit: rejects with an error naming the operation when it takes longer. */

@@ -28,6 +28,9 @@ type Lease =
   | { readonly state: 'acquiring' }
   | { readonly state: 'mine' | 'theirs'; readonly until: number };
 
+/** A store that keeps failing and recovering is reported once per this interval (each time as an event). */
+const WARN_EVERY_MS = 300_000;
+
 const NONE: Lease = { state: 'none' };
 const ACQUIRING: Lease = { state: 'acquiring' };
 
@@ -42,8 +45,11 @@ const ACQUIRING: Lease = { state: 'acquiring' };
  */
 export class FleetSync {
   private reachable = true;
-  private warned = false;
+  /** When the last fallback warning was printed (one per `WARN_EVERY_MS` at most). */
+  private warnedAt: number | undefined;
   private readonly leases = new WeakMap<Endpoint, Lease>();
+  /** The time of the newest fleet verdict applied per endpoint. */
+  private readonly seen = new WeakMap<Endpoint, FleetVerdict>();
   private readonly loop = new AbortController();
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -207,6 +213,10 @@ export class FleetSync {
   private adoptVerdict(endpoint: Endpoint, v: FleetVerdict, probeUntil: number): void {
     const now = this.clock.now();
     const b = endpoint.breaker;
+    const seen = this.seen.get(endpoint);
+    // applied already (a catch-up read of the same verdict), or older than one applied
+    if (seen && (seen.since > v.since || (seen.since === v.since && seen.state === v.state))) return;
+    this.seen.set(endpoint, v);
     const lagMs = Math.max(0, now - v.since);
     if (v.state === 'closed') {
       if (b.state === 'closed' || b.snapshot(now).since > v.since) return;
@@ -218,7 +228,7 @@ export class FleetSync {
     // open, or half-open (its owner probes): nothing goes from here before the next probe
     const until = v.state === 'open' ? (v.until ?? now) : probeUntil;
     if (until + this.options.probeLeaseMs <= now) return; // stale: its owner is long gone
-    if (b.state === 'open' && this.leases.get(endpoint)?.state !== 'mine') this.leases.set(endpoint, NONE);
+    if (this.leases.get(endpoint)?.state === 'theirs') this.leases.set(endpoint, NONE); // their probe ended
     const wasClosed = b.state === 'closed';
     b.adoptOpen(Math.max(until, now), now);
     if (wasClosed && stateOf(b) === 'open') this.decided(endpoint, 'adopted_open', lagMs);
@@ -275,7 +285,6 @@ export class FleetSync {
   private succeeded(): void {
     if (this.reachable || this.closed) return;
     this.reachable = true;
-    this.warned = false;
     this.emit?.({ type: 'health_store', time: this.clock.now(), kind: 'reachable' });
     void this.catchUp();
   }
@@ -284,8 +293,9 @@ export class FleetSync {
     if (!this.reachable || this.closed) return;
     this.reachable = false;
     const problem = error instanceof Error ? error.message : String(error);
-    if (!this.warned) {
-      this.warned = true;
+    const now = this.clock.now();
+    if (this.warnedAt === undefined || now - this.warnedAt >= WARN_EVERY_MS) {
+      this.warnedAt = now;
       console.warn(
         `[mcp-resilience] the shared health store failed (${problem}); going on with local health`,
       );
