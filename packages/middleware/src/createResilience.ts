@@ -103,7 +103,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
   ): Promise<T> {
     const start = clock.now();
     emit?.({ type: 'call_started', ...ref, time: start });
-    endpoint.budget.onCall(start);
+    endpoint.callStarted(start);
     return new Call(pipeline, fn, call, ref, endpoint, start, call.timeoutMs ?? o.timeoutMs).run();
   }
 

@@ -52,8 +52,13 @@ export interface ResilienceOptions {
    * [`breakerBreakMs`, `breakerMaxBreakMs`].
    */
   readonly breakerBreakMs?: number;
-  /** Longest time between two probes (at least `breakerBreakMs` when only that is given). */
+  /** Longest time between two probes while calls wait for a verdict (at least `breakerBreakMs` when only that is given). */
   readonly breakerMaxBreakMs?: number;
+  /**
+   * Longest time between two probes while no call waits: the delay grows with the outage's age (the next probe
+   * when the age has doubled) up to this. At least `breakerMaxBreakMs`.
+   */
+  readonly breakerIdleMaxBreakMs?: number;
   /** Random spread of a break, as a share of it (0.1 = ±10%). */
   readonly breakerJitter?: number;
   /** Probes admitted at once while half-open; as many successes close the breaker. */
@@ -61,13 +66,24 @@ export interface ResilienceOptions {
   /** Time limit of a probe: a probe that has not finished by then fails. */
   readonly breakerProbeTimeoutMs?: number;
   /**
-   * A call that meets an open breaker waits for its verdict, sending nothing, when its deadline (or
-   * `breakerWaitLimitMs`) reaches past the next probe; released in a ramp once a probe succeeds. `false`: it
-   * fails at once with `circuit_open` (fail-fast).
+   * A call that meets an open breaker waits for its verdict, sending nothing, when recovery before its limit is
+   * likely (`breakerWaitOdds`) and the next probe comes before that limit; released in a ramp once a probe
+   * succeeds. Otherwise, and with `false` (fail-fast), it fails at once with `circuit_open` and `retryAfterMs`.
    */
   readonly breakerWait?: boolean;
-  /** How long a call without a deadline (`timeoutMs`) may wait for a breaker. */
+  /**
+   * The least chance of recovery within a call's limit at which the call waits at an open breaker (see
+   * `recoveryOdds`: from the outage's age and the endpoint's past outages). A call without a limit of its own
+   * waits only while the chance is at least 1/2.
+   */
+  readonly breakerWaitOdds?: number;
+  /** The limit of a call without a deadline (`timeoutMs`, a signal's SDK timeout), from its start, for waits at a breaker. */
   readonly breakerWaitLimitMs?: number;
+  /**
+   * How long a retry is held at most while the endpoint looks down (failures of other calls in a row) but its
+   * breaker has not opened. Default: `breakerMaxBreakMs`.
+   */
+  readonly breakerHoldMaxMs?: number;
   /** Calls waiting at most per endpoint; beyond, a call is shed at once (reason `shed`). */
   readonly breakerMaxWaiting?: number;
   /** Endpoints tracked at most (breaker, budget, history); the least recently used is dropped beyond. */
@@ -119,11 +135,14 @@ export const defaults = {
   breakerMinimumCalls: 10,
   breakerBreakMs: 500,
   breakerMaxBreakMs: 2_000,
+  breakerIdleMaxBreakMs: 30_000,
   breakerJitter: 0.2,
   breakerHalfOpenProbes: 1,
   breakerProbeTimeoutMs: 10_000,
   breakerWait: true,
-  breakerWaitLimitMs: 30_000,
+  breakerWaitOdds: 0.25,
+  breakerWaitLimitMs: 60_000,
+  breakerHoldMaxMs: 2_000,
   breakerMaxWaiting: 1_000,
   maxEndpoints: 10_000,
   rules: [],
@@ -165,11 +184,14 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   breakerMinimumCalls: integer(1),
   breakerBreakMs: number(0, Number.POSITIVE_INFINITY, true),
   breakerMaxBreakMs: number(0, Number.POSITIVE_INFINITY, true),
+  breakerIdleMaxBreakMs: number(0, Number.POSITIVE_INFINITY, true),
   breakerJitter: number(0, 1),
   breakerHalfOpenProbes: integer(1),
   breakerProbeTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
   breakerWait: boolean,
+  breakerWaitOdds: number(0, 1),
   breakerWaitLimitMs: number(0),
+  breakerHoldMaxMs: number(0),
   breakerMaxWaiting: integer(1),
   maxEndpoints: integer(1),
   rules,
@@ -192,10 +214,23 @@ export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions
   if (options.breakerMaxBreakMs === undefined && options.breakerBreakMs !== undefined) {
     resolved.breakerMaxBreakMs = Math.max(defaults.breakerMaxBreakMs, options.breakerBreakMs);
   }
+  // The hold defaults to the probe cap; the idle cap never goes below it.
+  if (options.breakerHoldMaxMs === undefined) resolved.breakerHoldMaxMs = resolved.breakerMaxBreakMs;
+  if (options.breakerIdleMaxBreakMs === undefined) {
+    resolved.breakerIdleMaxBreakMs = Math.max(
+      defaults.breakerIdleMaxBreakMs,
+      resolved.breakerMaxBreakMs as number,
+    );
+  }
   const r = resolved as ResolvedOptions;
   if (r.backoffMaxMs < r.backoffBaseMs) {
     throw new TypeError(
       `createResilience: option 'backoffMaxMs' must be >= backoffBaseMs (${r.backoffBaseMs}), got ${r.backoffMaxMs}`,
+    );
+  }
+  if (r.breakerIdleMaxBreakMs < r.breakerMaxBreakMs) {
+    throw new TypeError(
+      `createResilience: option 'breakerIdleMaxBreakMs' must be >= breakerMaxBreakMs (${r.breakerMaxBreakMs}), got ${r.breakerIdleMaxBreakMs}`,
     );
   }
   if (r.breakerMaxBreakMs < r.breakerBreakMs) {

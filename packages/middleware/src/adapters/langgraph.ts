@@ -57,6 +57,7 @@ export function resilientTools<T extends StructuredToolInterface>(
             args,
             (signal) => tool.invoke(args as never, { ...config, signal }),
             config?.signal,
+            config?.timeout,
           );
           if (call.ok) return call.value as never;
           throw new ResilientToolError(call.text, classificationOf(call.error), { cause: call.error });
@@ -106,6 +107,7 @@ export function resilientToolNode(tools: readonly StructuredToolInterface[], opt
           (signal) =>
             tool.invoke(call.args as never, { ...config, signal, toolCallId: id } as RunnableConfig),
           config?.signal,
+          config?.timeout,
         );
         if (result.ok) {
           const value = result.value as unknown;

@@ -145,6 +145,8 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     args: unknown,
     invoke: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
+    /** The framework's time limit of the call (LangGraph's `config.timeout`), when it has one. */
+    timeoutMs?: number,
   ): Promise<GuardedCall<T>> {
     const attributes: Record<string, string> = {
       [ATTR_MCP_SERVER]: server,
@@ -159,6 +161,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
       idempotent: safe(tool),
       rules,
       ...(signal ? { signal } : {}),
+      ...(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 ? { timeoutMs } : {}),
     };
     // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
     const variant = callVariant(resilience, call);

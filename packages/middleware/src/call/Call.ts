@@ -46,6 +46,8 @@ export class Call<T> {
   private breakerWaitMs = 0;
   /** The last attempt was a probe, already counted by the breaker. */
   private probing = false;
+  /** This call's attempts that were sent as probes and failed: beyond the first, they cost no attempt. */
+  private failedProbes = 0;
   private readonly deadline: number | undefined;
   /** Without a deadline or a recorder, the success path reads the clock once: durations are not needed. */
   private readonly timed: boolean;
@@ -68,17 +70,18 @@ export class Call<T> {
     const { endpoint } = this;
     for (let now = this.start; ; now = clock.now()) {
       // 1. admission: the endpoint's announced Retry-After, then its breaker's gate
-      if (endpoint.retryAfterUntil > now) {
+      if (endpoint.retryAfterMs(now) > 0) {
         const refused = await this.waitAnnounced(now);
         if (refused) throw refused;
         now = clock.now();
       }
-      let verdict = endpoint.gate.pass(
+      let verdict = endpoint.pass({
         now,
-        this.waitLimit(now),
-        this.call.signal,
-        this.attempt > 0 ? this.ref.callId : undefined,
-      );
+        limitAt: this.waitLimit(),
+        signal: this.call.signal,
+        retryOf: this.attempt > 0 ? this.ref.callId : undefined,
+        defaultLimit: this.deadline === undefined,
+      });
       if (verdict instanceof Promise) {
         verdict = await this.waitAtGate(verdict, now);
         now = clock.now();
@@ -103,8 +106,9 @@ export class Call<T> {
       // 3. classify, 4. decide, 5. record
       const decision = this.failed(outcome, verdict, now, end);
       if (decision.kind === 'give_up') throw this.finish('failure', decision.reason, this.last!);
-      if (decision.kind === 'budget_exhausted' || decision.kind === 'circuit_open') {
-        throw this.finish('failure', decision.kind, this.last!);
+      if (decision.kind === 'budget_exhausted') throw this.finish('failure', decision.kind, this.last!);
+      if (decision.kind === 'circuit_open') {
+        throw this.finish('failure', decision.kind, this.last!, true, decision.retryAfterMs);
       }
       const stopped = await this.pause(decision, end);
       if (stopped) throw stopped;
@@ -113,12 +117,8 @@ export class Call<T> {
 
   /** The attempt succeeded: the endpoint's health learns it, the call ends. */
   private succeeded(value: T, verdict: Admitted, attemptStart: number, now: number): T {
-    const { breaker, history, budget, gate } = this.endpoint;
-    breaker.onSuccess(now, verdict.probe, this.ref.callId);
-    history.onSuccess(now, attemptStart, this.timed ? now - attemptStart : undefined);
-    if (this.attempt > 1) budget.onRetrySuccess(now);
-    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, 'success');
-    if (gate.holding) gate.onSuccess();
+    const facts = { callId: this.ref.callId, start: attemptStart, retry: this.attempt > 1 };
+    this.endpoint.attemptSucceeded(verdict, facts, now, this.timed);
     const { emit } = this.p;
     if (emit) {
       const { attempt } = this;
@@ -147,7 +147,7 @@ export class Call<T> {
 
   /** The attempt failed: classify it, let the endpoint's health learn it, decide what next, record both. */
   private failed(outcome: Outcome<T> & { ok: false }, verdict: Admitted, attemptStart: number, now: number) {
-    const { breaker, history, gate, budget } = this.endpoint;
+    const { endpoint } = this;
     const { options: o, emit } = this.p;
     const { attempt } = this;
     this.lastError = outcome.error;
@@ -163,42 +163,38 @@ export class Call<T> {
       outcome: 'failure',
       classification: c,
     });
-    const unhealthy = countsForHealth(c);
-    // A released call that fails while the ramp still has room to shrink slows the ramp down instead.
-    const throttled = verdict.ramp && gate.rampThrottled;
-    if (unhealthy && !throttled) breaker.onAttemptFailure(now, verdict.probe, this.ref.callId);
-    else if (verdict.probe) breaker.onNeutral(true);
+    const facts = { callId: this.ref.callId, start: attemptStart, retry: attempt > 1 };
+    const unhealthy = endpoint.attemptFailed(verdict, c, facts, now);
     this.probing = verdict.probe && unhealthy;
-    if (verdict.probe || verdict.ramp) gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
-    if (unhealthy) history.onFailure(now);
-    if (c.type === 'rate_limited' && c.retryAfterMs !== undefined) {
-      this.endpoint.hold(now + c.retryAfterMs);
-    }
+    if (this.probing) this.failedProbes++;
     if (attempt > 1) {
       this.wastedRetries++;
       this.wastedTimeMs += durationMs + this.waitedMs;
     }
 
     const backoffMs = backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
-    const openUntil = breaker.openUntil;
+    const probeAt = endpoint.breaker.probeIfWaiting(now);
+    const limitAt = this.waitLimit();
     const decision = decide({
       classification: c,
-      attempt,
+      // a failed probe is the breaker's request: beyond the call's first, it costs the call no attempt
+      attempt: attempt - Math.max(0, this.failedProbes - 1),
       maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
       idempotent: this.call.idempotent ?? true,
       aborted: this.call.signal?.aborted === true,
       now,
       deadline: this.deadline,
       backoffMs,
-      expectedRecoveryMs: o.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0,
-      expectedLatencyMs: o.adaptiveBackoff ? history.expectedLatencyMs() : 0,
-      endpointRetryAfterMs: Math.max(0, this.endpoint.retryAfterUntil - now),
+      expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
+      expectedLatencyMs: endpoint.expectedLatencyMs(),
+      endpointRetryAfterMs: endpoint.retryAfterMs(now),
       retryAfterMarginMs: o.retryAfterMarginMs,
       retryAfterMaxMs: o.retryAfterMaxMs,
       canRecover: this.call.recover?.[c.type] !== undefined,
-      breakerOpenMs: openUntil === undefined ? 0 : Math.max(0, openUntil - now),
+      breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
       breakerWait: o.breakerWait,
-      budgetAvailable: budget.canRetry(now),
+      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
+      budgetAvailable: endpoint.canRetry(now),
     });
     if (decision.kind === 'budget_exhausted') {
       emit?.({ type: 'budget_refused', ...this.ref, time: now, attempt: attempt + 1, classification: c });
@@ -215,7 +211,7 @@ export class Call<T> {
       delayMs,
     });
     if (decision.kind === 'retry' || decision.kind === 'wait' || decision.kind === 'reconnect') {
-      budget.spend(now);
+      endpoint.retryScheduled(now);
       emit?.({
         type: 'retry_scheduled',
         ...this.ref,
@@ -253,7 +249,7 @@ export class Call<T> {
 
   /** Waits for the endpoint's announced `Retry-After`; returns the error that stops the call, if any. */
   private async waitAnnounced(now: number): Promise<ResilienceError | undefined> {
-    const announced = this.endpoint.retryAfterUntil - now;
+    const announced = this.endpoint.retryAfterMs(now);
     const first = this.attempt === 0;
     if (this.deadline !== undefined && now + announced > this.deadline) {
       const c = rateLimited(announced);
@@ -337,11 +333,12 @@ export class Call<T> {
       healthNeutral: true,
     };
     const reason = verdict.kind === 'shed' ? 'shed' : 'circuit_open';
+    const retryAfterMs = verdict.kind === 'shed' ? undefined : verdict.retryAfterMs;
     if (first) {
       this.lastError = new Error(open.message);
-      return this.finish('rejected', reason, open);
+      return this.finish('rejected', reason, open, true, retryAfterMs);
     }
-    return this.finish('failure', reason, this.last ?? open, false);
+    return this.finish('failure', reason, this.last ?? open, false, retryAfterMs);
   }
 
   /** Ends the call without success: records it and returns the error to throw. */
@@ -350,12 +347,13 @@ export class Call<T> {
     reason: ResilienceError['reason'],
     c: Classification,
     afterAttempt = true,
+    retryAfterMs?: number,
   ): ResilienceError {
     const now = this.p.clock.now();
     // The failure rate counts calls, not attempts: a call that failed for a reason that says the endpoint is
     // unhealthy counts once, when it ends (a probe counted already). A call the gate stopped says nothing new.
-    if (outcome === 'failure' && afterAttempt && !this.probing && countsForHealth(c)) {
-      this.endpoint.breaker.onCallFailure(now, this.ref.callId);
+    if (outcome === 'failure' && afterAttempt && !this.probing) {
+      this.endpoint.callFailed(c, this.ref.callId, now);
     }
     this.p.emit?.({
       type: 'call_finished',
@@ -370,14 +368,16 @@ export class Call<T> {
       breakerWaitMs: this.breakerWaitMs,
       reason,
     });
-    return new ResilienceError(c, this.attempt, reason, this.lastError);
+    return new ResilienceError(c, this.attempt, reason, this.lastError, retryAfterMs);
   }
 
-  /** The last moment a release from the gate is still of use: the deadline minus an attempt, or the wait limit. */
-  private waitLimit(now: number): number {
-    if (this.deadline === undefined) return now + this.p.options.breakerWaitLimitMs;
-    const latency = this.p.options.adaptiveBackoff ? this.endpoint.history.expectedLatencyMs() : 0;
-    return this.deadline - latency;
+  /**
+   * The last moment a release from the gate is still of use: the deadline minus an attempt's usual duration, or,
+   * for a call without a deadline, `breakerWaitLimitMs` from its start (the default limit).
+   */
+  private waitLimit(): number {
+    if (this.deadline === undefined) return this.start + this.p.options.breakerWaitLimitMs;
+    return this.deadline - this.endpoint.expectedLatencyMs();
   }
 
   /** An attempt's time limit: its own, a probe's, or the call's deadline, whichever ends first. */
@@ -411,9 +411,6 @@ export class Call<T> {
     });
   }
 }
-
-/** Whether a failure says the endpoint is unhealthy (for its breaker and its recovery history). */
-export const countsForHealth = (c: Classification) => c.class !== 'non_retryable' && c.healthNeutral !== true;
 
 const waitOutcome = (verdict: GateVerdict): BreakerWaitOutcome =>
   verdict.kind === 'admitted' ? 'released' : verdict.kind === 'aborted' ? 'aborted' : 'timeout';

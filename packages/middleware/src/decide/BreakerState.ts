@@ -15,6 +15,8 @@ export interface BreakerSnapshot {
   readonly windowFailures: number;
   /** When open: epoch milliseconds at which it half-opens. */
   readonly openUntil?: number;
+  /** While open or half-open: epoch milliseconds at which the breaker first opened in this outage. */
+  readonly outageSince?: number;
   /** How many times it re-opened in a row (the break duration doubles each time). */
   readonly reopenCount: number;
   /** Telemetry attributes the endpoint was created with (for example `mcp.server`, `gen_ai.tool.name`). */

@@ -25,6 +25,7 @@ const base: DecideInput = {
   canRecover: false,
   breakerOpenMs: 0,
   breakerWait: true,
+  recoveryLikely: true,
   budgetAvailable: true,
 };
 const rateLimited = (retryAfterMs?: number): Classification => ({
@@ -137,8 +138,18 @@ describe('decide', () => {
       { kind: 'circuit_open', retryAfterMs: 9_000 },
     ],
     [
+      'stops when recovery before the limit is unlikely, even if the probe comes in time',
+      { breakerOpenMs: 9_000, recoveryLikely: false },
+      { kind: 'circuit_open', retryAfterMs: 9_000 },
+    ],
+    [
       'retries when the breaker half-opens before the delay ends',
       { breakerOpenMs: 50 },
+      { kind: 'retry', delayMs: 100 },
+    ],
+    [
+      'retries when the breaker half-opens before the delay ends, whatever the odds',
+      { breakerOpenMs: 50, recoveryLikely: false },
       { kind: 'retry', delayMs: 100 },
     ],
     ['stops when the retry budget is spent', { budgetAvailable: false }, { kind: 'budget_exhausted' }],

@@ -24,19 +24,21 @@ export interface DecideInput {
   readonly retryAfterMaxMs: number;
   /** Whether the caller gave a recovery for this failure type. */
   readonly canRecover: boolean;
-  /** How long the endpoint's breaker stays open from now; 0 when it admits. */
+  /** How long until the endpoint's breaker probes again if this call waits for it; 0 when it admits. */
   readonly breakerOpenMs: number;
   /** Whether a retry may wait at the breaker's gate for its next probe (`breakerWait`) instead of failing. */
   readonly breakerWait: boolean;
+  /** Whether recovery before the call's limit is likely enough to wait at the open breaker (`recoveryOdds`). */
+  readonly recoveryLikely: boolean;
   readonly budgetAvailable: boolean;
 }
 
 /**
  * The retry policy, as a pure function: what to do after a failed attempt. Checks, in order: abort, class,
  * attempts, idempotency, the condition of a `conditional` failure, `Retry-After` (a floor, with a ceiling),
- * the breaker (a retry waits at its gate for the next probe when the deadline reaches past it, else the call
- * stops with `circuit_open`; fail-fast: it stops whenever the breaker is still open after the delay), the
- * deadline, the budget.
+ * the breaker (a retry waits at its gate for the next probe when recovery before its limit is likely and the
+ * deadline reaches past the probe, else the call stops with `circuit_open`; fail-fast: it stops whenever the
+ * breaker is still open after the delay), the deadline, the budget.
  */
 export function decide(input: DecideInput): Decision {
   const c = input.classification;
@@ -62,6 +64,7 @@ export function decide(input: DecideInput): Decision {
   if (input.breakerOpenMs > delayMs) {
     const cannotWait =
       !input.breakerWait ||
+      !input.recoveryLikely ||
       (input.deadline !== undefined &&
         input.now + input.breakerOpenMs + input.expectedLatencyMs > input.deadline);
     if (cannotWait) return { kind: 'circuit_open', retryAfterMs: input.breakerOpenMs };

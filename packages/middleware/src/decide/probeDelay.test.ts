@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { probeDelay } from './probeDelay.js';
+import { IDLE_AGE_SHARE, probeDelay, WAITING_AGE_SHARE } from './probeDelay.js';
 
 describe('probeDelay', () => {
   const base = {
     failedProbes: 0,
+    outageAgeMs: 0,
+    waiting: true,
     expectedRecoveryMs: 0,
     breakerBreakMs: 500,
     breakerMaxBreakMs: 4_000,
+    breakerIdleMaxBreakMs: 30_000,
     breakerJitter: 0,
     random: () => 0.5,
   };
@@ -21,6 +24,27 @@ describe('probeDelay', () => {
     expect(probeDelay({ ...base, failedProbes: 3, expectedRecoveryMs: 1_700 })).toBe(1_700);
     expect(probeDelay({ ...base, expectedRecoveryMs: 100 })).toBe(500);
     expect(probeDelay({ ...base, expectedRecoveryMs: 60_000 })).toBe(4_000);
+  });
+
+  it('while nobody waits, grows with the outage age up to breakerIdleMaxBreakMs', () => {
+    const idle = (outageAgeMs: number) =>
+      probeDelay({ ...base, waiting: false, failedProbes: 5, outageAgeMs });
+    expect(IDLE_AGE_SHARE).toBe(1);
+    expect([0, 1_000, 6_000, 20_000, 29_000, 600_000].map(idle)).toEqual([
+      4_000, 4_000, 6_000, 20_000, 29_000, 30_000,
+    ]);
+  });
+
+  it('while calls wait, stays soon: at least a quarter of the age, up to breakerIdleMaxBreakMs', () => {
+    const waiting = (outageAgeMs: number) => probeDelay({ ...base, failedProbes: 1, outageAgeMs });
+    expect(WAITING_AGE_SHARE).toBe(0.25);
+    expect([0, 2_000, 8_000, 40_000, 600_000].map(waiting)).toEqual([1_000, 1_000, 2_000, 10_000, 30_000]);
+  });
+
+  it('never goes below the soon cap when breakerIdleMaxBreakMs is smaller', () => {
+    expect(probeDelay({ ...base, waiting: false, breakerIdleMaxBreakMs: 1_000, outageAgeMs: 60_000 })).toBe(
+      4_000,
+    );
   });
 
   it('spreads the delay by the jitter', () => {

@@ -13,6 +13,8 @@ export class ResilienceError extends Error {
   readonly attempts: number;
   /** Why no further attempt was made. */
   readonly reason: GiveUpReason | Exclude<DecisionKind, 'retry' | 'wait' | 'reconnect' | 'give_up'>;
+  /** For `circuit_open` (and `shed`): how long until the endpoint's breaker probes again, when known. */
+  readonly retryAfterMs?: number;
   readonly [RESILIENCE_ERROR_BRAND] = true;
 
   constructor(
@@ -20,6 +22,7 @@ export class ResilienceError extends Error {
     attempts: number,
     reason: ResilienceError['reason'],
     cause: unknown,
+    retryAfterMs?: number,
   ) {
     const what = classification.message ? `: ${classification.message}` : '';
     super(
@@ -29,6 +32,7 @@ export class ResilienceError extends Error {
     this.classification = classification;
     this.attempts = attempts;
     this.reason = reason;
+    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -337,4 +337,106 @@ describe('the breaker gate', () => {
     await s.answer();
     expect(await failed).toBe('ok');
   });
+
+  describe('waiting is a bet placed with evidence', () => {
+    /** Keeps the endpoint down for `ms` more, and ends right after a failed probe (the breaker open). */
+    const outage = async (r: ReturnType<typeof create>, s: ReturnType<typeof server>, ms: number) => {
+      const until = clock.now() + ms;
+      for (;;) {
+        if (r.breakers()[0]?.state === 'half_open') {
+          const probe = rejection(r.execute(s.fn, { endpoint: 'e', maxAttempts: 1 }));
+          await clock.advance(0);
+          await s.answer();
+          await probe;
+          if (clock.now() >= until) return;
+        }
+        await clock.advance(100);
+      }
+    };
+    /** Runs the fake clock until `call` settles, answering whatever is in flight. */
+    const drive = async (s: ReturnType<typeof server>, call: Promise<unknown>) => {
+      let done = false;
+      void call.finally(() => {
+        done = true;
+      });
+      while (!done) {
+        await clock.advance(100);
+        if (s.inFlight > 0) await s.answer();
+      }
+    };
+
+    it('fails at once, sending nothing, when the outage is old: recovery before the limit is unlikely', async () => {
+      const r = create({ breakerWaitOdds: 0.25 });
+      await open(r);
+      const s = server(clock);
+      await outage(r, s, 100_000);
+      const sentBefore = s.sent.length;
+      // odds 30 / (100 + 30) < 0.25: not worth waiting for
+      const error = await rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+      expect(error).toMatchObject({
+        attempts: 0,
+        reason: 'circuit_open',
+        classification: { type: 'circuit_open' },
+      });
+      expect(error?.retryAfterMs).toBeGreaterThanOrEqual(0);
+      expect(error?.retryAfterMs).toBe(error?.classification.retryAfterMs);
+      expect(s.sent.length).toBe(sentBefore);
+      expect(recorder.ofType('breaker_wait_started')).toEqual([]);
+    });
+
+    it('waits when the outage is young, and is released by the probe', async () => {
+      const r = create({ breakerWaitOdds: 0.25 });
+      await open(r);
+      const s = server(clock);
+      await outage(r, s, 20_000);
+      // odds 30 / (20 + 30) >= 0.25: worth waiting for
+      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+      await clock.advance(0);
+      expect(r.breakers()[0]?.waiting).toBe(1);
+      s.setUp(true);
+      await clock.runAll(1);
+      await s.answer();
+      expect(await call).toBe('ok');
+    });
+
+    it('a call without a limit of its own waits only while recovery is likely, then fails with circuit_open and retryAfterMs', async () => {
+      const r = create();
+      const s = server(clock);
+      await open(r);
+      const start = clock.now();
+      const call = rejection(r.execute(s.fn, { endpoint: 'e' }));
+      await drive(s, call); // its own requests are the probes while it waits; each fails
+      const error = await call;
+      const waited = clock.now() - start;
+      expect(error).toMatchObject({ reason: 'circuit_open' });
+      expect(error?.retryAfterMs).toBeGreaterThan(0);
+      // 60 s limit from its start: it gives up once the time left is less than the outage's age (odds < 1/2)
+      expect(waited).toBeGreaterThan(25_000);
+      expect(waited).toBeLessThan(40_000);
+      // one request per probe, spaced at least a quarter of the outage's age apart while it waits
+      expect(s.sent.length).toBeLessThanOrEqual(12);
+      expect(error?.attempts).toBe(s.sent.length);
+    });
+
+    it("a lone call's attempts are not spent as probes: after many failed probes it still succeeds", async () => {
+      const r = create({ maxAttempts: 3 });
+      const s = server(clock);
+      await open(r);
+      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+      for (let probes = 0; probes < 5; ) {
+        await clock.advance(100);
+        if (s.inFlight > 0) {
+          probes++;
+          await s.answer();
+        }
+      }
+      s.setUp(true);
+      while (s.inFlight === 0) await clock.advance(100);
+      await s.answer();
+      expect(await call).toBe('ok');
+      expect(s.sent).toHaveLength(6); // five failed probes and the one that found the server back
+      const times = s.sent.map((t, i) => (i === 0 ? 0 : t - s.sent[i - 1]!));
+      expect(times.slice(1).every((gap) => gap >= 1_000)).toBe(true); // at most one request per probe interval
+    });
+  });
 });

@@ -7,6 +7,7 @@ describe('CircuitBreaker', () => {
   let clock: FakeClock;
   let transitions: Transition[];
   // a 10 s first break (doubling up to 300 s), to read the mechanics at a glance
+  let waiting = true;
   const create = (
     options: Partial<CircuitBreakerOptions> = {},
     expectedRecoveryMs?: (now: number) => number,
@@ -17,7 +18,10 @@ describe('CircuitBreaker', () => {
       { ...defaults, breakerBreakMs: 10_000, breakerMaxBreakMs: 300_000, breakerJitter: 0.1, ...options },
       clock,
       (t) => transitions.push(t),
-      expectedRecoveryMs,
+      {
+        expectedRecoveryMs: expectedRecoveryMs ?? (() => 0),
+        needsVerdict: () => waiting,
+      },
     );
   /** Failed attempts in a row (from different calls). */
   const fail = (breaker: CircuitBreaker, times: number) => {
@@ -31,6 +35,7 @@ describe('CircuitBreaker', () => {
   beforeEach(() => {
     clock = createFakeClock(1_000);
     transitions = [];
+    waiting = true;
   });
 
   it('opens after the configured failures in a row, not before', () => {
@@ -173,5 +178,50 @@ describe('CircuitBreaker', () => {
     expect(breaker.state).toBe('closed');
     fail(breaker, 5);
     expect(breaker.state).toBe('open');
+  });
+
+  /** The breaks between probes while every probe fails. */
+  const breaks = async (breaker: CircuitBreaker, n: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const openedAt = clock.now();
+      await clock.runAll(1);
+      out.push(clock.now() - openedAt);
+      breaker.admit(clock.now());
+      breaker.onAttemptFailure(clock.now(), true);
+    }
+    return out;
+  };
+
+  it('while nobody waits, probes when the outage age has doubled, up to breakerIdleMaxBreakMs', async () => {
+    waiting = false;
+    const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
+    fail(breaker, 5);
+    expect(await breaks(breaker, 9)).toEqual([
+      1_000, 2_000, 4_000, 7_000, 14_000, 28_000, 30_000, 30_000, 30_000,
+    ]);
+    expect(breaker.snapshot(clock.now()).outageSince).toBe(1_000);
+  });
+
+  it('while calls wait, probes soon: the doubling up to breakerMaxBreakMs, at least a quarter of the age', async () => {
+    const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
+    fail(breaker, 5);
+    expect(await breaks(breaker, 8)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_750, 5_937.5]);
+  });
+
+  it('expedite: a call that starts waiting brings an idle probe forward to the soon schedule, if it can use it', async () => {
+    waiting = false;
+    const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
+    fail(breaker, 5);
+    await breaks(breaker, 5); // outage 28 s old at the re-open: the idle break is 28 s, the soon one 7 s
+    const openedAt = clock.now();
+    expect(breaker.openUntil).toBe(openedAt + 28_000);
+    await clock.advance(3_000);
+    expect(breaker.expedite(clock.now(), openedAt + 6_000)).toBe(openedAt + 28_000); // too late for this call
+    expect(breaker.probeIfWaiting(clock.now())).toBe(openedAt + 7_000);
+    expect(breaker.expedite(clock.now(), openedAt + 30_000)).toBe(openedAt + 7_000);
+    expect(breaker.openUntil).toBe(openedAt + 7_000);
+    await clock.advance(4_000);
+    expect(breaker.state).toBe('half_open');
   });
 });

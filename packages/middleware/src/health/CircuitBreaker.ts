@@ -10,6 +10,7 @@ export interface CircuitBreakerOptions {
   readonly breakerMinimumCalls: number;
   readonly breakerBreakMs: number;
   readonly breakerMaxBreakMs: number;
+  readonly breakerIdleMaxBreakMs: number;
   readonly breakerJitter: number;
   readonly breakerHalfOpenProbes: number;
   readonly breakerProbeTimeoutMs: number;
@@ -30,26 +31,40 @@ export type Admission =
 
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
-const noRecovery = () => 0;
+
+/** What the breaker asks the rest of its endpoint when it schedules a probe. */
+export interface BreakerHooks {
+  /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
+  expectedRecoveryMs(now: number): number;
+  /** Whether calls wait whose limits need a verdict (probes then stay soon). */
+  needsVerdict(): boolean;
+}
+
+const noHooks: BreakerHooks = {
+  expectedRecoveryMs: () => 0,
+  needsVerdict: () => true,
+};
 
 /** Each state carries only its own data. */
 type Inner =
   | { readonly state: 'closed'; consecutiveFailures: number }
-  | { readonly state: 'open'; readonly until: number }
+  | { readonly state: 'open'; until: number; readonly soonAt: number }
   | { readonly state: 'half_open'; inFlight: number; successes: number; probeDeadline: number };
 
 /**
  * One endpoint's breaker. Closed: counts failed attempts in a row (from any call: when every attempt fails,
  * the endpoint is down) and the failure rate of calls over a sliding window with a minimum of calls. Open:
- * admits nothing until its next probe, after a short delay that doubles per failed probe up to a cap, or that
- * the endpoint's past outages predict (`probeDelay`); a timer half-opens it then. Half-open: admits a bounded
- * number of probes, each with a time limit; as many successes close it, one failure re-opens it. Neutral
- * outcomes (non-retryable errors, tool results, rate limits) count neither way.
+ * admits nothing until its next probe (`probeDelay`: soon while calls wait for a verdict, sparser as the outage
+ * ages while nobody does); a timer half-opens it then. Half-open: admits a bounded number of probes, each with
+ * a time limit; as many successes close it, one failure re-opens it. Neutral outcomes (non-retryable errors,
+ * tool results, rate limits) count neither way.
  */
 export class CircuitBreaker {
   private inner: Inner = { state: 'closed', consecutiveFailures: 0 };
   private since: number;
   private reopenCount = 0;
+  /** When the breaker first opened in the running outage (kept through half-open and re-opens; undefined while closed). */
+  private outageStart: number | undefined;
   private readonly window: SlidingWindow;
   private timer: AbortController | undefined;
 
@@ -59,8 +74,7 @@ export class CircuitBreaker {
     private readonly options: CircuitBreakerOptions,
     private readonly clock: Clock,
     private readonly onTransition: (transition: Transition) => void,
-    /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
-    private readonly expectedRecoveryMs: (now: number) => number = noRecovery,
+    private readonly hooks: BreakerHooks = noHooks,
   ) {
     this.since = clock.now();
     this.window = new SlidingWindow(options.breakerWindowMs);
@@ -94,6 +108,33 @@ export class CircuitBreaker {
   /** Epoch milliseconds of the next probe while open, else undefined. */
   get openUntil(): number | undefined {
     return this.inner.state === 'open' ? this.inner.until : undefined;
+  }
+
+  /** While open or half-open: epoch milliseconds at which the breaker first opened in this outage. */
+  get outageSince(): number | undefined {
+    return this.outageStart;
+  }
+
+  /**
+   * Calls now wait whose limits need a verdict: while open, the next probe moves to the soon schedule
+   * (`probeDelay` with `waiting`, drawn when the breaker opened) when that is earlier and comes by `by` (a probe
+   * nobody can use is not moved). Returns the time of the next probe (undefined when not open).
+   */
+  expedite(now: number, by: number): number | undefined {
+    const inner = this.inner;
+    if (inner.state !== 'open') return undefined;
+    const soon = Math.max(now, inner.soonAt);
+    if (soon >= inner.until || soon > by) return inner.until;
+    inner.until = soon;
+    this.armTimer(soon - now);
+    return soon;
+  }
+
+  /** When the next probe comes if a call waits for it (`expedite`); undefined when not open. */
+  probeIfWaiting(now: number): number | undefined {
+    const inner = this.inner;
+    if (inner.state !== 'open') return undefined;
+    return Math.min(inner.until, Math.max(now, inner.soonAt));
   }
 
   admit(now: number): Admission {
@@ -180,6 +221,7 @@ export class CircuitBreaker {
       windowCalls: a,
       windowFailures: b,
       ...(inner.state === 'open' ? { openUntil: inner.until } : {}),
+      ...(this.outageStart === undefined ? {} : { outageSince: this.outageStart }),
       reopenCount: this.reopenCount,
       attributes: this.attributes,
       ...(this.adopted ? { fleet: true } : {}),
@@ -191,20 +233,33 @@ export class CircuitBreaker {
     this.timer?.abort();
   }
 
+  private breakMs(now: number, waiting: boolean, random: number): number {
+    return probeDelay({
+      ...this.options,
+      failedProbes: this.reopenCount,
+      outageAgeMs: now - (this.outageStart ?? now),
+      waiting,
+      expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
+      random: () => random,
+    });
+  }
+
   /**
-   * Another replica's verdict: open until `until` (reason `fleet_open`). Taken while closed, or while open until
-   * earlier (the break is extended without a transition); ignored while half-open (a probe is out).
+   * Another replica's verdict: open until `until` (reason `fleet_open`), in an outage that began at `outageStart`.
+   * Taken while closed, or while open until earlier (the break is extended without a transition); ignored while
+   * half-open (a probe is out).
    */
-  adoptOpen(until: number, now: number): void {
+  adoptOpen(until: number, now: number, outageStart = now): void {
     const inner = this.inner;
     if (inner.state === 'half_open') return;
+    this.outageStart = Math.min(this.outageStart ?? outageStart, outageStart);
     if (inner.state === 'open') {
-      if (until > inner.until) this.extendOpen(until);
+      this.extendOpen(until);
       return;
     }
     this.adopted = true;
-    this.moveTo({ state: 'open', until }, now, 'fleet_open');
-    this.armBreak(Math.max(0, until - now));
+    this.moveTo({ state: 'open', until, soonAt: until }, now, 'fleet_open');
+    this.armTimer(Math.max(0, until - now));
   }
 
   /** Another replica's probe succeeded: an open breaker closes (reason `fleet_closed`). */
@@ -220,8 +275,8 @@ export class CircuitBreaker {
   extendOpen(until: number): void {
     const inner = this.inner;
     if (inner.state !== 'open' || until <= inner.until) return;
-    this.inner = { state: 'open', until };
-    this.armBreak(Math.max(0, until - this.clock.now()));
+    inner.until = until;
+    this.armTimer(Math.max(0, until - this.clock.now()));
   }
 
   /** The fleet's probe lease is this replica's: an open breaker half-opens now. */
@@ -230,23 +285,21 @@ export class CircuitBreaker {
   }
 
   private open(now: number, reason: string, callId?: number): void {
-    const breakMs = probeDelay({
-      ...this.options,
-      failedProbes: this.reopenCount,
-      expectedRecoveryMs: this.expectedRecoveryMs(now),
-      random: () => this.clock.random(),
-    });
     this.adopted = false;
-    this.moveTo({ state: 'open', until: now + breakMs }, now, reason, callId);
-    this.armBreak(breakMs);
+    this.outageStart ??= now;
+    const random = this.clock.random();
+    const soonMs = this.breakMs(now, true, random);
+    const breakMs = this.hooks.needsVerdict() ? soonMs : this.breakMs(now, false, random);
+    this.moveTo({ state: 'open', until: now + breakMs, soonAt: now + soonMs }, now, reason, callId);
+    this.armTimer(breakMs);
   }
 
-  /** (Re)arms the one timer that ends the break. */
-  private armBreak(breakMs: number): void {
+  /** (Re)arms the one timer that half-opens the breaker `ms` from now. */
+  private armTimer(ms: number): void {
     this.timer?.abort();
     const timer = new AbortController();
     this.timer = timer;
-    this.clock.sleep(breakMs, timer.signal, { unref: true }).then(
+    this.clock.sleep(ms, timer.signal, { unref: true }).then(
       () => {
         if (this.timer !== timer || this.inner.state !== 'open') return;
         const now = this.clock.now();
@@ -267,7 +320,10 @@ export class CircuitBreaker {
       this.timer?.abort();
       this.timer = undefined;
     }
-    if (next.state === 'closed') this.window.reset();
+    if (next.state === 'closed') {
+      this.window.reset();
+      this.outageStart = undefined;
+    }
     this.inner = next;
     this.since = now;
     this.onTransition({

@@ -1,26 +1,46 @@
 import type { Clock } from '../Clock.js';
-import { BreakerGate, type BreakerGateOptions } from './BreakerGate.js';
+import type { Classification } from '../classify/Classification.js';
+import { recoveryOdds } from '../decide/recoveryOdds.js';
+import { BreakerGate, type BreakerGateOptions, type GateRequest, type GateVerdict } from './BreakerGate.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
 import { EndpointHistory } from './EndpointHistory.js';
+import type { Admitted } from './GateVerdict.js';
 import { RetryBudget, type RetryBudgetOptions } from './RetryBudget.js';
 
 export type EndpointOptions = CircuitBreakerOptions &
   BreakerGateOptions &
-  RetryBudgetOptions & { readonly adaptiveHistorySize: number; readonly adaptiveBackoff: boolean };
+  RetryBudgetOptions & {
+    readonly adaptiveHistorySize: number;
+    readonly adaptiveBackoff: boolean;
+    readonly breakerWaitOdds: number;
+  };
+
+/** The odds from which a call without a limit of its own keeps waiting: recovery is likely. */
+export const LIKELY = 0.5;
+
+/** Whether a failure says the endpoint is unhealthy (for its breaker and its recovery history). */
+export const countsForHealth = (c: Classification) => c.class !== 'non_retryable' && c.healthNeutral !== true;
+
+/** What a store may read and set to share an endpoint's health (see `Endpoint.health` and `Endpoint.adopt`). */
+export interface EndpointHealth {
+  /** Epoch milliseconds before which the endpoint asked not to be called (`Retry-After`); 0: none. */
+  readonly retryAfterUntil: number;
+  /** How long its past outages lasted (oldest first). */
+  readonly pastOutagesMs: readonly number[];
+}
 
 /**
- * Everything kept per endpoint key: its breaker and the gate in front of it, its retry budget, its history
- * and the `Retry-After` it announced.
+ * Everything kept per endpoint key (its breaker and the gate in front of it, its retry budget, its history, the
+ * `Retry-After` it announced), and the protocol by which calls tell it what happened: `attemptSucceeded`,
+ * `attemptFailed`, `callFailed`. The order of those updates is the endpoint's business, not the call's.
  */
 export class Endpoint {
   readonly breaker: CircuitBreaker;
   readonly gate: BreakerGate;
-  readonly budget: RetryBudget;
-  readonly history: EndpointHistory;
-  /** Epoch milliseconds before which the endpoint asked not to be called (`Retry-After`). */
-  retryAfterUntil = 0;
-  /** A tick of the registry, for least-recently-used eviction. */
-  lastUsed = 0;
+  private readonly budget: RetryBudget;
+  private readonly history: EndpointHistory;
+  private retryAfterUntil = 0;
+  private used = 0;
   /** Told when this replica learns a new `Retry-After` hold (the fleet shares it). */
   onHold: ((until: number) => void) | undefined;
   /** The first read of the fleet's health for this endpoint, while it runs (the first call waits for it, bounded). */
@@ -29,7 +49,7 @@ export class Endpoint {
   constructor(
     readonly key: string,
     attributes: Readonly<Record<string, string>>,
-    options: EndpointOptions,
+    private readonly options: EndpointOptions,
     clock: Clock,
     onTransition: (endpoint: Endpoint, transition: Transition) => void,
   ) {
@@ -44,17 +64,156 @@ export class Endpoint {
         onTransition(this, t);
         this.gate.onTransition(t);
       },
-      options.adaptiveBackoff ? (now) => history.expectedRecoveryMs(now) : undefined,
+      {
+        expectedRecoveryMs: (now) => (options.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0),
+        needsVerdict: () => this.gate.waiting > 0,
+      },
     );
-    this.gate = new BreakerGate(this.breaker, options, clock);
+    this.gate = new BreakerGate(this.breaker, options, clock, (now, limitAt, defaultLimit) =>
+      this.recoveryLikely(now, limitAt, defaultLimit),
+    );
     this.budget = new RetryBudget(options);
   }
 
-  /** The endpoint asked not to be called before `until` (`Retry-After`, seen here). */
-  hold(until: number): void {
-    if (until <= this.retryAfterUntil) return;
-    this.retryAfterUntil = until;
-    this.onHold?.(until);
+  /** A tick of the registry, for least-recently-used eviction. */
+  get lastUsed(): number {
+    return this.used;
+  }
+
+  touch(tick: number): void {
+    this.used = tick;
+  }
+
+  /** A call started. */
+  callStarted(now: number): void {
+    this.budget.onCall(now);
+  }
+
+  /** The gate's verdict for an attempt. */
+  pass(request: GateRequest): GateVerdict | Promise<GateVerdict> {
+    return this.gate.pass(request);
+  }
+
+  /** How long, from now, the endpoint asked not to be called (`Retry-After`); 0 when it did not. */
+  retryAfterMs(now: number): number {
+    return Math.max(0, this.retryAfterUntil - now);
+  }
+
+  /** How long, from now, its breaker stays open; 0 when it admits. */
+  breakerOpenMs(now: number): number {
+    const until = this.breaker.openUntil;
+    return until === undefined ? 0 : Math.max(0, until - now);
+  }
+
+  /**
+   * Whether recovery before `limitAt` is likely enough to wait for: `recoveryOdds` of this outage's age and the
+   * endpoint's past outages, at least `breakerWaitOdds` (at least `LIKELY` for a call without a limit of its own).
+   */
+  recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
+    // the outage began with its first unhealthy failure (the breaker opened later)
+    const since = Math.min(this.history.streakStart ?? now, this.breaker.outageSince ?? now);
+    const odds = recoveryOdds({
+      outageAgeMs: now - since,
+      withinMs: limitAt - now,
+      pastOutagesMs: this.history.outages,
+    });
+    return (
+      odds >= (defaultLimit ? Math.max(LIKELY, this.options.breakerWaitOdds) : this.options.breakerWaitOdds)
+    );
+  }
+
+  /** How long the running failure streak usually lasts from now (0: no idea, or `adaptiveBackoff` off). */
+  expectedRecoveryMs(now: number): number {
+    return this.options.adaptiveBackoff ? this.history.expectedRecoveryMs(now) : 0;
+  }
+
+  /** A successful attempt's usual duration (0: unknown, or `adaptiveBackoff` off). */
+  expectedLatencyMs(): number {
+    return this.options.adaptiveBackoff ? this.history.expectedLatencyMs() : 0;
+  }
+
+  /** Whether the retry budget allows a retry now. */
+  canRetry(now: number): boolean {
+    return this.budget.canRetry(now);
+  }
+
+  /** A retry was scheduled: it spends the budget. */
+  retryScheduled(now: number): void {
+    this.budget.spend(now);
+  }
+
+  /**
+   * An admitted attempt succeeded: the breaker, the history (and the latency when `durationKnown`), the budget
+   * (for a retry), the ramp or probe slot and the held retries learn it, in that order.
+   */
+  attemptSucceeded(verdict: Admitted, attempt: AttemptFacts, now: number, durationKnown: boolean): void {
+    this.breaker.onSuccess(now, verdict.probe, attempt.callId);
+    this.history.onSuccess(now, attempt.start, durationKnown ? now - attempt.start : undefined);
+    if (attempt.retry) this.budget.onRetrySuccess(now);
+    if (verdict.probe || verdict.ramp) this.gate.onAttemptEnd(verdict, 'success');
+    if (this.gate.holding) this.gate.onSuccess();
+  }
+
+  /**
+   * An admitted attempt failed as `c`. A failure that says the endpoint is unhealthy starts (or continues) an
+   * outage, then counts for the breaker, unless the ramp absorbs it (a released call while the window can still
+   * shrink); a `Retry-After` is remembered. Returns whether it counted as unhealthy.
+   */
+  attemptFailed(verdict: Admitted, c: Classification, attempt: AttemptFacts, now: number): boolean {
+    const unhealthy = countsForHealth(c);
+    if (unhealthy) this.history.onFailure(now);
+    const absorbed = verdict.ramp && this.gate.rampAbsorbsFailures;
+    if (unhealthy && !absorbed) this.breaker.onAttemptFailure(now, verdict.probe, attempt.callId);
+    else if (verdict.probe) this.breaker.onNeutral(true);
+    if (verdict.probe || verdict.ramp) this.gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
+    if (
+      c.type === 'rate_limited' &&
+      c.retryAfterMs !== undefined &&
+      now + c.retryAfterMs > this.retryAfterUntil
+    ) {
+      this.retryAfterUntil = now + c.retryAfterMs;
+      this.onHold?.(this.retryAfterUntil);
+    }
+    return unhealthy;
+  }
+
+  /**
+   * A call failed for good after an attempt (not stopped by the gate, its last attempt not a probe already
+   * counted): when its failure says the endpoint is unhealthy, it counts once for the failure rate.
+   */
+  callFailed(c: Classification, callId: number, now: number): void {
+    if (countsForHealth(c)) this.breaker.onCallFailure(now, callId);
+  }
+
+  /** What a store shares: the announced `Retry-After` and the past outages. */
+  health(): EndpointHealth {
+    return { retryAfterUntil: this.retryAfterUntil, pastOutagesMs: this.history.outages };
+  }
+
+  /** Takes what a store shared: a later `Retry-After`, and the past outages learned elsewhere. */
+  adopt(health: Partial<EndpointHealth>): void {
+    if (health.retryAfterUntil !== undefined) {
+      this.retryAfterUntil = Math.max(this.retryAfterUntil, health.retryAfterUntil);
+    }
+    if (health.pastOutagesMs !== undefined) this.history.adoptOutages(health.pastOutagesMs);
+  }
+
+  /** When the running outage began: its first unhealthy failure, or when the breaker opened; undefined when none runs. */
+  outageStart(): number | undefined {
+    const streak = this.history.streakStart;
+    const opened = this.breaker.outageSince;
+    if (streak === undefined) return opened;
+    return opened === undefined ? streak : Math.min(streak, opened);
+  }
+
+  /** The fleet says the running outage began at `start`. */
+  adoptOutageStart(start: number): void {
+    this.history.adoptStreakStart(start);
+  }
+
+  /** The fleet saw an outage of `lengthMs` end (another replica's probe): no streak runs here any more. */
+  adoptOutageEnd(lengthMs: number): void {
+    this.history.adoptRecovery(lengthMs);
   }
 
   /** Stops the breaker's timer and fails the calls waiting at its gate (the endpoint is being dropped). */
@@ -62,4 +221,13 @@ export class Endpoint {
     this.breaker.dispose();
     this.gate.dispose();
   }
+}
+
+/** The attempt a call reports on. */
+export interface AttemptFacts {
+  readonly callId: number;
+  /** When it was sent. */
+  readonly start: number;
+  /** Whether it is a retry (not the call's first attempt). */
+  readonly retry: boolean;
 }

@@ -10,6 +10,22 @@ export class EndpointHistory {
 
   constructor(private readonly size: number) {}
 
+  /** When the running failure streak began; undefined when none runs. */
+  get streakStart(): number | undefined {
+    return this.failingSince;
+  }
+
+  /** How long the past streaks (outages) lasted, oldest first. */
+  get outages(): readonly number[] {
+    return this.recoveries;
+  }
+
+  /** Outages learned elsewhere (a shared store): appended, the oldest dropped beyond the size. */
+  adoptOutages(outages: readonly number[]): void {
+    for (const r of outages) if (Number.isFinite(r) && r >= 0) this.recoveries.push(r);
+    if (this.recoveries.length > this.size) this.recoveries.splice(0, this.recoveries.length - this.size);
+  }
+
   /** A failure that says the endpoint is unhealthy: it starts a streak, unless one is running. */
   onFailure(now: number): void {
     this.failingSince ??= now;
@@ -42,11 +58,6 @@ export class EndpointHistory {
     return longer[Math.floor((longer.length - 1) / 2)]! - elapsed;
   }
 
-  /** When the running streak began (undefined: none runs). */
-  get streakStart(): number | undefined {
-    return this.failingSince;
-  }
-
   /** The fleet says the outage began at `start`: the running streak is at least that old. */
   adoptStreakStart(start: number): void {
     this.failingSince = Math.min(this.failingSince ?? start, start);
@@ -57,11 +68,6 @@ export class EndpointHistory {
     this.failingSince = undefined;
     this.recoveries.push(lengthMs);
     if (this.recoveries.length > this.size) this.recoveries.shift();
-  }
-
-  /** The lengths remembered, oldest first. */
-  get recoveryLengths(): readonly number[] {
-    return this.recoveries;
   }
 
   /** A successful attempt's usual duration (moving average); 0 when unknown. */

@@ -28,7 +28,7 @@ export class EndpointRegistry {
       this.endpoints.set(key, endpoint);
       this.onCreate?.(endpoint);
     }
-    endpoint.lastUsed = ++this.tick;
+    endpoint.touch(++this.tick);
     return endpoint;
   }
 

@@ -373,7 +373,8 @@ describe('withResilience', () => {
       ...fast,
       maxAttempts: 1,
       breakerConsecutiveFailures: 1,
-      breakerBreakMs: 60_000,
+      // the next probe after the default limit of a call without a deadline (breakerWaitLimitMs, 60 s)
+      breakerBreakMs: 120_000,
     } as const;
 
     it("'server' (default): one breaker for the whole server", async () => {

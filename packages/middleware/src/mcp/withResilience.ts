@@ -19,7 +19,7 @@ import { annotateAttempt } from '../record/attemptAnnotations.js';
 import { agentLoop } from './agentLoop.js';
 import { idempotencyPolicy } from './idempotency.js';
 import { FALLBACK_FROM, FALLBACK_VARIANT, INTERNALS, type ResilientInternals } from './internals.js';
-import type { McpClientLike, TransportLike } from './McpClientLike.js';
+import type { McpClientLike, RequestOptionsLike, TransportLike } from './McpClientLike.js';
 import { type McpResilienceOptions, mcpDefaults, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
 import { UNWRAPPED_METHODS } from './methods.js';
@@ -177,7 +177,7 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
       rules,
       ...(recovery ? { recover: { session_expired: recovery, connection_closed: recovery } } : {}),
       ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}),
-      ...(requestOptions?.maxTotalTimeout !== undefined ? { timeoutMs: requestOptions.maxTotalTimeout } : {}),
+      ...limitOf(requestOptions),
     };
     // In an experiment the call's variant is drawn here, before the negative cache, which it keys (one variant's
     // verdict never answers the other's repeats); `execute` runs the call on it (it is in `attributes`). A
@@ -448,4 +448,18 @@ function watchToolListChanged(
     }
     previous?.call(transport, message, extra);
   }) as Transport['onmessage'];
+}
+
+/**
+ * The call's limit from the SDK's request options: its `timeout` (unless `resetTimeoutOnProgress` makes it an idle
+ * timeout) and `maxTotalTimeout`, whichever ends first. None given: the call has no limit of its own.
+ */
+export function limitOf(options: RequestOptionsLike | undefined): { timeoutMs?: number } {
+  if (!options) return {};
+  const limits = [
+    options.resetTimeoutOnProgress === true ? undefined : options.timeout,
+    options.maxTotalTimeout,
+  ];
+  const given = limits.filter((ms): ms is number => typeof ms === 'number' && Number.isFinite(ms) && ms >= 0);
+  return given.length === 0 ? {} : { timeoutMs: Math.min(...given) };
 }

@@ -191,7 +191,8 @@ describe('resultOn: terminal outcomes as results the model can act on', () => {
       maxAttempts: 2,
       // The breaker counts failed attempts: it opens on the call's second one.
       breakerConsecutiveFailures: 2,
-      breakerBreakMs: 60_000,
+      // the next probe after the default limit of a call without a deadline (breakerWaitLimitMs, 60 s)
+      breakerBreakMs: 120_000,
       idempotency: 'assume-idempotent',
       resultOn: ['retries_exhausted', 'circuit_open'],
     });
@@ -382,7 +383,8 @@ describe('fallback servers', () => {
       maxAttempts: 2,
       // The breaker counts failed attempts: it opens on the call's second one.
       breakerConsecutiveFailures: 2,
-      breakerBreakMs: 60_000,
+      // the next probe after the default limit of a call without a deadline (breakerWaitLimitMs, 60 s)
+      breakerBreakMs: 120_000,
       fallbacks: [{ client: backup.client, server: 'backup', tools: ['search', 'get_weather'] }],
     });
     const first = await mcp.callTool({ name: 'search', arguments: { query: 'mcp' } });

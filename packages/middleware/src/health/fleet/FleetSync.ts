@@ -89,7 +89,7 @@ export class FleetSync {
       by: this.options.replicaId,
     };
     this.write(endpoint, { kind: 'verdict', verdict });
-    const start = endpoint.history.streakStart ?? t.time;
+    const start = endpoint.outageStart() ?? t.time;
     if (t.to === 'open' && t.from === 'closed') this.write(endpoint, { kind: 'outage_started', start });
     if (t.to === 'closed' && t.from === 'half_open') {
       this.write(endpoint, { kind: 'outage_ended', start, lengthMs: Math.max(0, t.time - start) });
@@ -189,19 +189,20 @@ export class FleetSync {
         kind: 'verdict',
         verdict: { state: 'open', since, ...(until ? { until } : {}), by },
       });
-      this.write(endpoint, { kind: 'outage_started', start: endpoint.history.streakStart ?? since });
+      this.write(endpoint, { kind: 'outage_started', start: endpoint.outageStart() ?? since });
     }
   }
 
   private adopt(endpoint: Endpoint, health: SharedHealth, first: boolean): void {
     const now = this.clock.now();
     if (health.holdUntil !== undefined) this.adoptHold(endpoint, health.holdUntil);
-    if (first) for (const ms of health.outages) endpoint.history.adoptRecovery(ms);
+    if (first && health.outages.length > 0) endpoint.adopt({ pastOutagesMs: health.outages });
     const v = health.verdict;
     if (v && v.by !== this.options.replicaId) {
       if (v.state !== 'closed' && health.outageStart !== undefined)
-        endpoint.history.adoptStreakStart(health.outageStart);
-      this.adoptVerdict(endpoint, v, health.probe?.until ?? now + this.options.probeLeaseMs);
+        endpoint.adoptOutageStart(health.outageStart);
+      const probeUntil = health.probe?.until ?? now + this.options.probeLeaseMs;
+      this.adoptVerdict(endpoint, v, probeUntil, health.outageStart);
     }
     if (health.probe && health.probe.owner !== this.options.replicaId && endpoint.breaker.state === 'open') {
       this.leases.set(endpoint, { state: 'theirs', until: health.probe.until });
@@ -210,7 +211,7 @@ export class FleetSync {
   }
 
   /** Another replica's verdict. `probeUntil`: until when a half-open verdict's probe may run. */
-  private adoptVerdict(endpoint: Endpoint, v: FleetVerdict, probeUntil: number): void {
+  private adoptVerdict(endpoint: Endpoint, v: FleetVerdict, probeUntil: number, outageStart?: number): void {
     const now = this.clock.now();
     const b = endpoint.breaker;
     const seen = this.seen.get(endpoint);
@@ -230,13 +231,14 @@ export class FleetSync {
     if (until + this.options.probeLeaseMs <= now) return; // stale: its owner is long gone
     if (this.leases.get(endpoint)?.state === 'theirs') this.leases.set(endpoint, NONE); // their probe ended
     const wasClosed = b.state === 'closed';
-    b.adoptOpen(Math.max(until, now), now);
+    b.adoptOpen(Math.max(until, now), now, Math.min(outageStart ?? v.since, now));
     if (wasClosed && stateOf(b) === 'open') this.decided(endpoint, 'adopted_open', lagMs);
   }
 
   private adoptHold(endpoint: Endpoint, until: number): void {
-    if (until <= endpoint.retryAfterUntil || until <= this.clock.now()) return;
-    endpoint.retryAfterUntil = until;
+    const now = this.clock.now();
+    if (until <= now + endpoint.retryAfterMs(now)) return;
+    endpoint.adopt({ retryAfterUntil: until });
     this.decided(endpoint, 'adopted_hold');
   }
 
@@ -259,8 +261,8 @@ export class FleetSync {
       this.adoptVerdict(endpoint, u.verdict, this.clock.now() + this.options.probeLeaseMs);
     else if (u.kind === 'hold') this.adoptHold(endpoint, u.until);
     else if (u.kind === 'outage_started') {
-      if (endpoint.breaker.state !== 'closed') endpoint.history.adoptStreakStart(u.start);
-    } else endpoint.history.adoptRecovery(u.lengthMs);
+      if (endpoint.breaker.state !== 'closed') endpoint.adoptOutageStart(u.start);
+    } else endpoint.adoptOutageEnd(u.lengthMs);
   }
 
   /** Reads the most recently used tracked endpoints (one only while the store is unreachable: a health check). */
