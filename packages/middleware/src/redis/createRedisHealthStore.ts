@@ -15,6 +15,15 @@ import {
   encodeVerdict,
 } from '../health/store/healthCodec.js';
 
+/** The Redis store: the `HealthStore` port, and when it is connected. */
+export interface RedisHealthStore extends HealthStore {
+  /**
+   * Resolves when both connections are up and the announcements are subscribed (never rejects: a store that
+   * cannot connect keeps trying in the background, and the replicas go on with local health meanwhile).
+   */
+  readonly ready: Promise<void>;
+}
+
 /** A node-redis client (`redis` 5.x or 6.x), as `createClient` returns it. */
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -82,7 +91,7 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
  * fail at once while disconnected (no offline queue); the client reconnects with exponential backoff and
  * jitter, and says so through `reachability` messages.
  */
-export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): HealthStore {
+export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): RedisHealthStore {
   checkOptions('createRedisHealthStore', options, checks);
   const o = { ...redisHealthStoreDefaults, ...definedOnly(options) };
   const socket = {
@@ -107,24 +116,26 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
   };
   watchReachability(client, tell);
   let everReady = client.isReady;
-  const firstReady = new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  const firstReady = client.isReady
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => client.once('ready', () => resolve()));
   void firstReady.then(() => {
     everReady = true;
   });
   subscriber.on('error', () => {}); // the command client reports reachability
-  const started = Promise.all([
-    owned
-      ? client.connect().then(
-          () => client.unref(),
-          () => {},
-        )
-      : Promise.resolve(),
-    subscriber
-      .connect()
-      .then(() => subscriber.unref())
-      .then(() => subscriber.subscribe(channel, (text: string) => tell(decodeMessage(text))))
-      .catch(() => {}),
-  ]);
+  const connected = owned
+    ? client.connect().then(
+        () => client.unref(),
+        () => {},
+      )
+    : Promise.resolve();
+  // node-redis subscribes again by itself after every reconnection
+  const subscribed = subscriber
+    .connect()
+    .then(() => subscriber.unref())
+    .then(() => subscriber.subscribe(channel, (text: string) => tell(decodeMessage(text))))
+    .catch(() => {});
+  const started = Promise.all([connected, subscribed]);
   const keys = (endpoint: string) => {
     const tag = `${o.keyPrefix}{${encodeURIComponent(endpoint)}}`;
     return { health: `${tag}:health`, outages: `${tag}:outages`, probe: `${tag}:probe` };
@@ -137,7 +148,9 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): H
       return run();
     });
 
+  const ready = Promise.all([firstReady, subscribed]).then(() => {});
   return {
+    ready,
     read: (endpoint) =>
       bounded('read', async () => {
         const k = keys(endpoint);
