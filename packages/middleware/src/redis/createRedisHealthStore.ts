@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import { createClient, type RedisClientType } from 'redis';
 import { checkOptions, hasMethods, integer } from '../checkOptions.js';
 import {
   type HealthStore,
@@ -24,8 +24,9 @@ export interface RedisHealthStore extends HealthStore {
   readonly ready: Promise<void>;
 }
 
-/** A node-redis client (`redis` 5.x or 6.x), as `createClient` returns it. */
-export type RedisClient = ReturnType<typeof createClient>;
+/** A node-redis client (`redis` 5.x or 6.x), as `createClient` returns it, with any modules, scripts and RESP. */
+// biome-ignore lint/suspicious/noExplicitAny: any client configuration is accepted
+export type RedisClient = RedisClientType<any, any, any, any, any>;
 
 export interface RedisHealthStoreOptions {
   /** `redis://host:port` (or `rediss://`, `valkey://`-compatible servers). Ignored when `client` is given. */

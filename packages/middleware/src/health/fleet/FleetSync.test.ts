@@ -7,6 +7,13 @@ import { createMemoryHealthStore, type MemoryHealthHub } from '../store/createMe
 const down = () => {
   throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 };
+/** `fn`, counting its calls in `sent[key]`. */
+const counted =
+  <T>(sent: Record<string, number>, key: string, fn: () => T) =>
+  () => {
+    sent[key] = (sent[key] ?? 0) + 1;
+    return fn();
+  };
 const settle = async (clock: FakeClock) => {
   for (let i = 0; i < 5; i++) await clock.advance(0);
 };
@@ -46,12 +53,12 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     await b!.execute(() => 'ok', { endpoint: 'e' });
     await c!.execute(() => 'ok', { endpoint: 'e' });
     for (let i = 0; i < 3; i++) {
-      await expect(a!.execute(() => (sent.a++, down()), { endpoint: 'e' })).rejects.toThrow();
+      await expect(a!.execute(counted(sent, 'a', down), { endpoint: 'e' })).rejects.toThrow();
     }
     await settle(clock);
     expect(a!.breakers()[0]!.state).toBe('open');
     expect(b!.breakers()[0]).toMatchObject({ state: 'open', fleet: true });
-    await expect(b!.execute(() => (sent.b++, down()), { endpoint: 'e' })).rejects.toMatchObject({
+    await expect(b!.execute(counted(sent, 'b', down), { endpoint: 'e' })).rejects.toMatchObject({
       reason: 'circuit_open',
       classification: { source: 'circuit_breaker.fleet' },
     });
@@ -60,13 +67,19 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     // the break is over: b and c both call, one of them holds the lease and probes, the other is refused
     await clock.advance(1_000);
     const first = await Promise.allSettled([
-      b!.execute(() => (sent.b++, down()), { endpoint: 'e' }),
-      c!.execute(() => (sent.c++, down()), { endpoint: 'e' }),
+      b!.execute(counted(sent, 'b', down), { endpoint: 'e' }),
+      c!.execute(counted(sent, 'c', down), { endpoint: 'e' }),
     ]);
     await settle(clock);
     const again = await Promise.allSettled([
-      b!.execute(() => (sent.b++, 'ok'), { endpoint: 'e' }),
-      c!.execute(() => (sent.c++, 'ok'), { endpoint: 'e' }),
+      b!.execute(
+        counted(sent, 'b', () => 'ok'),
+        { endpoint: 'e' },
+      ),
+      c!.execute(
+        counted(sent, 'c', () => 'ok'),
+        { endpoint: 'e' },
+      ),
     ]);
     expect(first.every((r) => r.status === 'rejected')).toBe(true);
     expect(sent.b + sent.c).toBe(1);
@@ -104,7 +117,15 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     await expect(a!.execute(rateLimited, { endpoint: 'e' })).rejects.toThrow();
     await settle(clock);
     let sent = 0;
-    await expect(b!.execute(() => (sent++, 'ok'), { endpoint: 'e' })).rejects.toMatchObject({
+    await expect(
+      b!.execute(
+        () => {
+          sent++;
+          return 'ok';
+        },
+        { endpoint: 'e' },
+      ),
+    ).rejects.toMatchObject({
       reason: 'deadline',
     });
     expect(sent).toBe(0);
@@ -119,7 +140,15 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     const late = createResilience({ clock, healthStore: hub.connect(), breakerWait: false, maxAttempts: 1 });
     replicas.push(late);
     let sent = 0;
-    const call = late.execute(() => (sent++, 'ok'), { endpoint: 'e' }).catch((e: unknown) => e);
+    const call = late
+      .execute(
+        () => {
+          sent++;
+          return 'ok';
+        },
+        { endpoint: 'e' },
+      )
+      .catch((e: unknown) => e);
     await settle(clock);
     expect(await call).toMatchObject({ reason: 'circuit_open' });
     expect(sent).toBe(0);
@@ -140,7 +169,7 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     await clock.advance(5_000);
     expect(warn).toHaveBeenCalledTimes(1);
     const kinds = recorder.events.filter((e) => e.type === 'health_store').map((e) => e.kind);
-    expect(kinds[0]).toBe('unreachable');
+    expect(kinds).toEqual(['reachable', 'unreachable']);
     hub.setReachable(true);
     await clock.advance(1_000);
     await settle(clock);

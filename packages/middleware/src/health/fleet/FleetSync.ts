@@ -45,6 +45,8 @@ const ACQUIRING: Lease = { state: 'acquiring' };
  */
 export class FleetSync {
   private reachable = true;
+  /** The store answered at least once (the first answer is reported, so the reachability gauge reads 1). */
+  private known = false;
   /** When the last fallback warning was printed (one per `WARN_EVERY_MS` at most). */
   private warnedAt: number | undefined;
   private readonly leases = new WeakMap<Endpoint, Lease>();
@@ -285,10 +287,12 @@ export class FleetSync {
   }
 
   private succeeded(): void {
-    if (this.reachable || this.closed) return;
+    if (this.closed || (this.reachable && this.known)) return;
+    const recovered = this.known;
+    this.known = true;
     this.reachable = true;
     this.emit?.({ type: 'health_store', time: this.clock.now(), kind: 'reachable' });
-    void this.catchUp();
+    if (recovered) void this.catchUp();
   }
 
   private failed(error: unknown): void {
