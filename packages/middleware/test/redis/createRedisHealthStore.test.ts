@@ -101,7 +101,6 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
     const key = `${keyPrefix}{svc}:health`;
     const stored = async () => (await admin.hGet(key, 'verdict')) ?? '';
     await vi.waitFor(async () => expect(await stored()).toMatch(/"open"/), { timeout: 5_000, interval: 20 });
-    await admin.del(key);
     const listener = admin.duplicate();
     await listener.connect();
     const again = new Promise<string>((resolve) => {
@@ -109,6 +108,10 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
         if (text.includes('"verdict"')) resolve(text);
       });
     });
+    await vi.waitFor(async () =>
+      expect(await admin.pubSubNumSub(`${keyPrefix}updates`)).toMatchObject({ [`${keyPrefix}updates`]: 2 }),
+    );
+    await admin.del(key);
     expect(JSON.parse(await again)).toMatchObject({ update: { verdict: { state: 'open' } } });
     expect(await stored()).toMatch(/"open"/);
     await listener.close();
