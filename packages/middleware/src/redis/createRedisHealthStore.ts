@@ -136,7 +136,6 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): R
     .then(() => subscriber.unref())
     .then(() => subscriber.subscribe(channel, (text: string) => tell(decodeMessage(text))))
     .catch(() => {});
-  const started = Promise.all([connected, subscribed]);
   const keys = (endpoint: string) => {
     const tag = `${o.keyPrefix}{${encodeURIComponent(endpoint)}}`;
     return { health: `${tag}:health`, outages: `${tag}:outages`, probe: `${tag}:probe` };
@@ -192,7 +191,6 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): R
     },
     async close() {
       listeners.clear();
-      await started;
       await Promise.allSettled([quit(subscriber), owned ? quit(client) : Promise.resolve()]);
     },
   };
@@ -267,8 +265,10 @@ const pick = (f: Record<string, string> | null | undefined) => ({
   ...(typeof f?.hold === 'string' ? { hold: f.hold } : {}),
 });
 
+/** Closes a connected client; stops one still (re)connecting at once (a store that never came up must not hang). */
 async function quit(c: RedisClient): Promise<void> {
-  if (c.isOpen) await c.close();
+  if (c.isReady) await c.close();
+  else if (c.isOpen) c.destroy();
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -96,7 +96,10 @@ export class FleetSync {
     if (t.to === 'closed' && t.from === 'half_open') {
       this.write(endpoint, { kind: 'outage_ended', start, lengthMs: Math.max(0, t.time - start) });
     }
-    if (t.from === 'half_open') this.releaseLease(endpoint);
+    // A failed probe keeps the lease (the owner probes again at its next interval; the others wait for it, or for
+    // the lease to expire if it dies): releasing it would let another replica probe at once, a second request
+    // into the same interval. A success releases it.
+    if (t.from === 'half_open' && t.to === 'closed') this.releaseLease(endpoint);
   }
 
   /** Stops the catch-up loop and the subscription; pending writes finish on their own. */
