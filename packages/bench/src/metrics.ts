@@ -47,6 +47,24 @@ export interface Metrics {
   readonly mttfFirstRequestRatio: number | null;
   /** The same over the calls whose first request was sent at once (no wait at a breaker or for a Retry-After). */
   readonly mttfSentAtOnceRatio: number | null;
+  /** Calls that failed (error or deadline). */
+  readonly failedCalls: number;
+  /** The time that calls which failed anyway cost their caller: the sum of their durations. */
+  readonly failedTimeMs: number;
+  /** Median and p95 duration of the failed calls (NaN without any). */
+  readonly failedP50Ms: number;
+  readonly failedP95Ms: number;
+  /** Calls answered (success or error) by the end of the window; all calls without a window. */
+  readonly completedInWindow: number;
+  /** Successful calls that ended in the window, per minute of window per run; null without a window. */
+  readonly answeredPerMinute: number | null;
+}
+
+/** The run's window: calls ending after `durationMs` (ms since the start of their run) are outside it. */
+export interface MetricsWindow {
+  readonly durationMs: number;
+  /** How many runs (seeds) the calls pool. */
+  readonly runs: number;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -56,7 +74,28 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
 
-export function computeMetrics(calls: readonly CallTrace[]): Metrics {
+/** The failed calls' time, and what was answered within the window. */
+function costOfFailing(calls: readonly CallTrace[], window?: MetricsWindow) {
+  const failed = calls
+    .filter((c) => !c.ok)
+    .map((c) => c.end - c.start)
+    .sort((a, b) => a - b);
+  const inWindow = window ? calls.filter((c) => c.end <= window.durationMs) : calls;
+  const answered = inWindow.filter((c) => c.ok).length;
+  return {
+    failedCalls: failed.length,
+    failedTimeMs: failed.reduce((a, b) => a + b, 0),
+    failedP50Ms: percentile(failed, 50),
+    failedP95Ms: percentile(failed, 95),
+    completedInWindow: inWindow.length,
+    answeredPerMinute:
+      window && window.durationMs > 0 && window.runs > 0
+        ? answered / window.runs / (window.durationMs / 60_000)
+        : null,
+  };
+}
+
+export function computeMetrics(calls: readonly CallTrace[], window?: MetricsWindow): Metrics {
   let succeeded = 0;
   let requests = 0;
   let retries = 0;
@@ -142,6 +181,7 @@ export function computeMetrics(calls: readonly CallTrace[]): Metrics {
     mttfRatio: mttf !== null && single ? mttf / single : null,
     mttfFirstRequestRatio: frCalls && frAttempt ? frDuration / frAttempt : null,
     mttfSentAtOnceRatio: soCalls && soAttempt ? soDuration / soAttempt : null,
+    ...costOfFailing(calls, window),
   };
 }
 

@@ -96,8 +96,9 @@ export const oracle: Policy = {
     "knows the recorded sequence: retries only failures that a later attempt will overcome, exactly when the endpoint has recovered; fails at once otherwise. On a server of finite capacity (overload) it also reads the server's load and sends only what the server will admit (a perfect admission controller)",
   create(): PolicyInstance {
     return {
-      async execute(send, { signal, deadline, call, sequence, server }) {
-        const deadlineRel = deadline - EPOCH;
+      async execute(send, { signal, limit, call, sequence, server }) {
+        // The call's limit: its deadline, or without one the scenario's limit (the oracle waits only within it).
+        const deadlineRel = limit - EPOCH;
         let lastError: unknown;
         for (let k = 1; ; k++) {
           const now = Date.now() - EPOCH;

@@ -207,12 +207,13 @@ export function mcpResilienceWith(
       });
       return {
         report: (sequence) => breakerReport(transitions, sequence),
+        opens: () => transitions.filter((t) => t.to === 'open').map((t) => t.t),
+        // Without a deadline the caller gives neither a signal nor timeoutMs: the library's own limit applies.
         execute: (send, { signal, deadline }) =>
           resilience.execute(({ signal: s }) => send(s), {
             endpoint: 'weather',
             operation: 'tools/call',
-            signal,
-            timeoutMs: deadline - Date.now(),
+            ...(deadline === undefined ? {} : { signal, timeoutMs: deadline - Date.now() }),
           }),
       };
     },

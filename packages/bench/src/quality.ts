@@ -2,7 +2,14 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FAULTS } from './faults.js';
 import { goodputByPhase, goodputSeries, type PhaseGoodput, spikePhases } from './goodput.js';
-import { computeMetrics, type Diagnosis, diagnose, type Metrics, outcomeBreakdown } from './metrics.js';
+import {
+  computeMetrics,
+  type Diagnosis,
+  diagnose,
+  type Metrics,
+  outcomeBreakdown,
+  percentile,
+} from './metrics.js';
 import { planStep } from './oracle.js';
 import { evaluate, recordSequence, type ScenarioSpec, type Sequence, segmentAt } from './scenarios.js';
 import { type CallTrace, type Policy, simulate } from './simulate.js';
@@ -19,6 +26,11 @@ export interface QualityCell {
   /** The policy's own counters (summed over seeds), plus calls failed without a request while the endpoint was up. */
   readonly extra: Record<string, number>;
   readonly wallMs: number;
+  /**
+   * Policies that report their breaker's openings: the calls that failed after the breaker had opened in the down
+   * period they started in (a dead server: every call after the first few), and their median duration.
+   */
+  readonly afterBreakerOpened?: { readonly failedCalls: number; readonly failedP50Ms: number };
   /** Scenarios with a load spike: success and goodput before, during and after it. */
   readonly phases?: PhaseGoodput[];
   /** Scenarios with a load spike: successful calls per second by completion time, per GOODPUT_BUCKET_MS. */
@@ -35,6 +47,10 @@ export interface ScenarioSummary {
   readonly calls: number;
   readonly durationMs: number;
   readonly deadlineMs: number;
+  /** The caller sets no deadline (deadlineMs is then the oracle's limit). */
+  readonly withoutDeadline?: boolean;
+  /** A lone sequential agent (its calls per seed are then the most it can make: one per think time). */
+  readonly agent?: ScenarioSpec['agent'];
   /** The load spike and the server's capacity, for scenarios that have them. */
   readonly spike?: ScenarioSpec['load'];
   readonly capacity?: ScenarioSpec['capacity'];
@@ -78,6 +94,8 @@ export function summarizeScenario(spec: ScenarioSpec, sequences: readonly Sequen
     calls: calls / sequences.length,
     durationMs: spec.durationMs,
     deadlineMs: spec.deadlineMs,
+    ...(spec.withoutDeadline ? { withoutDeadline: true } : {}),
+    ...(spec.agent ? { agent: spec.agent } : {}),
     ...(spec.load ? { spike: spec.load } : {}),
     ...(spec.capacity ? { capacity: spec.capacity } : {}),
     downMs: downMs / sequences.length,
@@ -108,6 +126,25 @@ export function rejections(
   return { whileUp, salvageable };
 }
 
+/**
+ * The durations of the calls that failed after the breaker had opened within the down period they started in:
+ * what failing costs once the breaker knows.
+ */
+export function failedAfterOpen(
+  sequence: Sequence,
+  calls: readonly CallTrace[],
+  opens: readonly number[],
+): number[] {
+  const durations: number[] = [];
+  for (const s of sequence.segments) {
+    if (s.state.kind !== 'down') continue;
+    const opened = opens.find((t) => t >= s.from && t < s.to);
+    if (opened === undefined) continue;
+    for (const c of calls) if (!c.ok && c.start >= opened && c.start < s.to) durations.push(c.end - c.start);
+  }
+  return durations;
+}
+
 /** Runs every policy on every scenario's recorded sequences (one per seed), and pools the seeds. */
 export async function runQuality(
   seeds: readonly number[],
@@ -128,9 +165,11 @@ export async function runQuality(
         extra[key] = (extra[key] ?? 0) + n;
       };
       let wallMs = 0;
+      let afterOpen: number[] | undefined;
       for (const sequence of sequences) {
         const run = await simulate(sequence, policy);
         wallMs += run.wallMs;
+        if (run.opens) afterOpen = [...(afterOpen ?? []), ...failedAfterOpen(sequence, run.calls, run.opens)];
         successBySeed.push(run.calls.filter((c) => c.ok).length / run.calls.length);
         for (const [key, n] of Object.entries(run.report)) count(key, n);
         const r = rejections(sequence, run.calls);
@@ -138,8 +177,9 @@ export async function runQuality(
         count('failedWithoutRequestSalvageable', r.salvageable);
         for (const call of run.calls) pooled.push(call);
       }
-      const metrics = computeMetrics(pooled);
+      const metrics = computeMetrics(pooled, { durationMs: spec.durationMs, runs: sequences.length });
       const spike = spec.load?.[0];
+      afterOpen?.sort((a, b) => a - b);
       cells.push({
         ...(spike
           ? {
@@ -150,6 +190,9 @@ export async function runQuality(
               ),
               goodputSeries: goodputSeries(pooled, spec, GOODPUT_BUCKET_MS, sequences.length),
             }
+          : {}),
+        ...(afterOpen
+          ? { afterBreakerOpened: { failedCalls: afterOpen.length, failedP50Ms: percentile(afterOpen, 50) } }
           : {}),
         scenario: spec.key,
         policy: policy.key,
@@ -163,6 +206,7 @@ export async function runQuality(
       log(
         `  ${spec.key.padEnd(11)} ${policy.key.padEnd(22)} success ${(100 * metrics.successRate).toFixed(2)}% ` +
           `retries ${metrics.retries} (wasted ${metrics.wastedRetries}) down ${metrics.requestsWhileDown} ` +
+          `failed ${(metrics.failedTimeMs / 1000).toFixed(0)} s ` +
           `[${(wallMs / 1000).toFixed(1)} s]`,
       );
     }

@@ -2,6 +2,8 @@ import { classifyError, defaults } from '@mcp-resilience/middleware';
 import { barChart, COLORS, groupedBarChart, lineChart } from './charts.js';
 import { FAULTS, type FaultKind, makeError } from './faults.js';
 import { RECOVERED_LATENCY_FACTOR, recovered } from './goodput.js';
+import { LONE_AGENT_DEADLINE_MS, LONE_AGENT_NO_DEADLINE_LIMIT_MS, LONE_AGENT_THINK_MS } from './loneAgent.js';
+import type { McpLoneAgentResult } from './mcp/mcpLoneAgent.js';
 import type { MemoryResult, OverheadResult } from './overhead.js';
 import { aiSdkRetryable, langGraphRetryOn } from './policies.js';
 import { GOODPUT_BUCKET_MS, type QualityCell, type ScenarioSummary } from './quality.js';
@@ -38,6 +40,8 @@ export interface Results {
   readonly overhead: OverheadResult;
   readonly memory: MemoryResult;
   readonly dashboard: DashboardResults;
+  /** The lone agent through the real MCP client (real time), or why it could not run. */
+  readonly mcpLoneAgent?: McpLoneAgentResult | { readonly error: string };
 }
 
 export interface Rendered {
@@ -310,6 +314,9 @@ function scenarioTable(scenario: string, policies: readonly PolicyInfo[], cells:
         dur(m.p50Ms),
         dur(m.p99Ms),
         mttf(c),
+        failedTime(c),
+        int(m.completedInWindow),
+        m.answeredPerMinute === null ? '—' : m.answeredPerMinute.toFixed(1),
       ],
     ];
   });
@@ -328,9 +335,22 @@ function scenarioTable(scenario: string, policies: readonly PolicyInfo[], cells:
       'p50',
       'p99',
       'MTTF non-retryable (× one attempt)',
+      'time of failed calls: sum (p50 / p95)',
+      'calls completed in the window',
+      'calls answered per minute',
     ],
     rows,
   );
+}
+
+/** What the calls that failed anyway cost: their summed duration, the median and p95 of one. */
+function failedTime(c: QualityCell): string {
+  const m = c.metrics;
+  if (m.failedCalls === 0) return '— (none failed)';
+  const afterOpen = c.afterBreakerOpened?.failedCalls
+    ? `; after the breaker opened: p50 ${dur(c.afterBreakerOpened.failedP50Ms)}`
+    : '';
+  return `${dur(m.failedTimeMs)} (${dur(m.failedP50Ms)} / ${dur(m.failedP95Ms)})${afterOpen}`;
 }
 
 /** One sentence on the success-path cost with a deadline, against the reference measured in the same run. */
@@ -468,11 +488,12 @@ function qualitySection(r: Results): string {
       `- **Brownout.** In a brownout period a share of 30-50% of requests fails (a new share every 15 s); which requests fail is a draw keyed by (seed, call, attempt), so the *k*-th request of a call meets the same draw at whatever time it is sent, and a retry fails as often as a first request: no policy, the oracle included, can make retries there much more efficient than the success share.`,
       `- **Overload (a server of finite capacity).** The overload scenario's server can do ${OVERLOAD_CAPACITY.requestsPerSecond} units of work in any 1 s window; a request it admits costs 1, a request beyond capacity is rejected with a 503 after ${OVERLOAD_CAPACITY.rejectLatencyMs} ms and *still costs ${OVERLOAD_CAPACITY.rejectCost}* (connection, TLS, parsing, routing). Offered load L above capacity C leaves (C − ${OVERLOAD_CAPACITY.rejectCost}·L) / ${1 - OVERLOAD_CAPACITY.rejectCost} requests/s served, none at L = ${OVERLOAD_CAPACITY.requestsPerSecond / OVERLOAD_CAPACITY.rejectCost}/s: retries of rejected requests can keep the load above capacity after the spike that started it has ended (a metastable failure). This is the one scenario where the calls interact: the fate of a request depends on what the other calls sent in the last second (\`serverLoad.ts\`).`,
       `- **The oracle** knows the recorded sequence: it sends a request only when it will succeed (or leads, within 6 doomed requests, to one that will; never a doomed request into a down endpoint), waits exactly until the endpoint recovers, never retries a permanent fault, and gives up at once when nothing can succeed before the deadline. On the overload scenario the future depends on the other calls, so the oracle is defined as a **perfect admission controller**: it also reads the server's load, sends only when the server will admit the request, otherwise waits for the earliest admission that still leaves room for the answer before the deadline. It never spends capacity on a rejection, so its goodput is the server's capacity whenever demand exceeds it: a bound on goodput, not a policy a client could run.${oracleBeaten(r)}`,
+      `- **The lone agent** (issue #18). Most agents make one tool call at a time: the model thinks, calls, reads the answer, calls again. In the scenarios named *lone agent*, one agent makes its next call ${LONE_AGENT_THINK_MS / 1000} s after the previous one answered (success or error), and starts none after the window; so every second a failing call costs is a second the agent does not work, and *calls completed in the window* and *calls answered per minute* measure whether it hangs. Each shape runs twice: without a deadline (no signal, no \`timeoutMs\`: the library's own limit applies; the oracle's limit is then ${LONE_AGENT_NO_DEADLINE_LIMIT_MS / 1000} s) and with a ${LONE_AGENT_DEADLINE_MS / 1000} s deadline. The number of calls depends on the policy (a policy that fails fast makes more calls, and more of them meet the outage), so a success *rate* there favours a policy that fails slowly; read it beside the calls answered per minute.`,
       '- **Workload.** One call every 100 ms (10 calls/s, so several calls are in flight at once; 5 calls/s in the four incident shapes of issue #11, 12.5 calls/s with a 30 calls/s spike in the overload scenario) against one endpoint, each with a **30 s deadline**, given to every policy as an `AbortSignal` (and to mcp-resilience also as `timeoutMs`, its deadline option). The caller stops waiting at the deadline; a request already in flight is aborted through the signal when the policy passed it on.',
       `- **Virtual time.** Every run installs \`@sinonjs/fake-timers\` (\`setTimeout\`, \`setInterval\`, \`Date\`, \`performance\`) and a seeded \`Math.random\`, and fires timers one by one, letting promises settle in between, as Node's event loop does. p-retry, opossum and cockatiel run unmodified on it; mcp-resilience gets it through its injected \`clock\` option. ${int(cells.reduce((n, c) => n + c.metrics.calls, 0))} calls ran in this document.`,
       `- **Seeds** ${r.seeds.join(', ')}: each scenario is recorded once per seed and the metrics pool the calls of all seeds; the success column also shows each seed's rate.`,
       '',
-      '**Metrics** (design §2). *Requests* are attempts on the wire; *retries* are requests 2..N of a call. *Retry efficiency* = retries that succeeded / retries (shown as insufficient below 20 retries). *Wasted retries* = retries that failed; *wasted time* = their duration plus the wait before each (since the previous request of the call ended). *Requests while down* = requests sent while the endpoint was down (not counting 429 windows, shown separately). *Failed without a request* = calls failed by the policy itself (open breaker, budget, a wait that cannot fit the deadline). *p50/p99* = call latency over all calls, the deadline at most. *MTTF non-retryable* = mean duration of the calls whose last request failed with a permanent fault, and its ratio to the mean duration of that one request.',
+      "**Metrics** (design §2). *Requests* are attempts on the wire; *retries* are requests 2..N of a call. *Retry efficiency* = retries that succeeded / retries (shown as insufficient below 20 retries). *Wasted retries* = retries that failed; *wasted time* = their duration plus the wait before each (since the previous request of the call ended). *Requests while down* = requests sent while the endpoint was down (not counting 429 windows, shown separately). *Failed without a request* = calls failed by the policy itself (open breaker, budget, a wait that cannot fit the deadline). *p50/p99* = call latency over all calls, the deadline at most. *MTTF non-retryable* = mean duration of the calls whose last request failed with a permanent fault, and its ratio to the mean duration of that one request. *Time of failed calls* = the summed duration of the calls that failed anyway (what failing cost their callers), with the median and p95 of one such call, and for mcp-resilience the median over the calls that failed after its breaker had opened in that down period. *Calls completed in the window* = calls answered (success or error) by the end of the scenario's duration; *calls answered per minute* = successful calls in the window per minute, per seed.",
       '',
     ].join('\n'),
   );
@@ -514,7 +535,7 @@ function qualitySection(r: Results): string {
     ),
   );
   out.push(
-    '\n"First requests that fail": each call\'s first request sent at its arrival time; policies that wait (Retry-After, breaker) see fewer failures.\n',
+    '\n"First requests that fail": each call\'s first request sent at its arrival time; policies that wait (Retry-After, breaker) see fewer failures. For a lone agent, "calls per seed" is the most it can make (one per think time), and its first requests are counted at those nominal times.\n',
   );
   out.push('### Policies\n');
   out.push(
@@ -660,6 +681,8 @@ function whatIfSection(r: Results): string {
       int(base.metrics.requestsWhileDown),
       dur(base.metrics.p50Ms),
       dur(base.metrics.p99Ms),
+      failedTime(base),
+      int(base.metrics.completedInWindow),
     ]);
     for (const p of whatIf.policies) {
       const c = cellOf(whatIf.cells, s.key, p.key);
@@ -672,6 +695,8 @@ function whatIfSection(r: Results): string {
         int(c.metrics.requestsWhileDown),
         dur(c.metrics.p50Ms),
         dur(c.metrics.p99Ms),
+        failedTime(c),
+        int(c.metrics.completedInWindow),
       ]);
     }
   }
@@ -680,9 +705,68 @@ function whatIfSection(r: Results): string {
     whatIf.policies.map((p) => `- **${p.name}**: ${p.description}.`).join('\n'),
     '',
     table(
-      ['scenario', 'mcp-resilience', 'success', 'retry efficiency', 'requests while down', 'p50', 'p99'],
+      [
+        'scenario',
+        'mcp-resilience',
+        'success',
+        'retry efficiency',
+        'requests while down',
+        'p50',
+        'p99',
+        'time of failed calls: sum (p50 / p95)',
+        'calls completed in the window',
+      ],
       rows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+  ].join('\n');
+}
+
+/** The lone agent through the real MCP SDK client over Streamable HTTP, in real time. */
+function mcpLoneAgentSection(r: Results): string {
+  const x = r.mcpLoneAgent;
+  if (!x) return '';
+  const head = '### The lone agent through the real MCP client (real time)\n';
+  if ('error' in x) return `${head}\nNot measured in this run: ${x.error}\n`;
+  const o = x.options;
+  const rows = x.agents.map((a) => {
+    const m = a.metrics;
+    const name =
+      a.policy === 'mcp-resilience' ? `**${a.policy}** (\`withResilience\`, defaults)` : 'naive loop';
+    return [
+      name,
+      a.timeoutMs === undefined ? 'none' : `\`{ timeout: ${a.timeoutMs} }\``,
+      int(m.calls),
+      int(m.succeeded),
+      int(m.requestsWhileDown),
+      m.failedCalls
+        ? `${dur(m.failedTimeMs)} (${dur(m.failedP50Ms)} / ${dur(m.failedP95Ms)})`
+        : '— (none failed)',
+      int(a.unfinished),
+      m.answeredPerMinute === null ? '—' : m.answeredPerMinute.toFixed(1),
+      Object.entries(a.outcomes)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
+    ];
+  });
+  return [
+    head,
+    `A chaos server (\`@mcp-resilience/chaos\`, Streamable HTTP on 127.0.0.1) behind a TCP gate; four agents at once, each with its own SDK client (\`@modelcontextprotocol/sdk\`), calling \`get_weather\` one call at a time with ${o.thinkMs / 1000} s of think time. The server answers for ${o.upMs / 1000} s, then the gate closes its port for ${o.downMs / 1000} s (connection refused, open connections cut; the server keeps its sessions), then it answers again for ${o.afterMs / 1000} s. The naive loop retries every error 5 times (1 s × 2^n) around \`callTool\`; mcp-resilience is \`withResilience(client)\` with its defaults. "With a deadline" is the SDK's per-request \`{ timeout: ${o.timeoutMs} }\`, as agents pass it. Requests are counted by the transport's \`fetch\` (\`tools/call\` POSTs); calls still running when the ${x.windowMs / 1000} s window ends are cut and counted as unfinished. One run, real time (${dur(x.wallMs)}): read it as a check that the simulation's story holds on the real stack, not as a statistic.\n`,
+    table(
+      [
+        'agent',
+        'SDK request option',
+        'calls completed',
+        'answered',
+        'requests into the down server',
+        'time of failed calls: sum (p50 / p95)',
+        'unfinished at the end',
+        'answered per minute',
+        'how calls ended',
+      ],
+      rows,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     ),
     '',
   ].join('\n');
@@ -840,6 +924,7 @@ export function render(r: Results): Rendered {
     qualitySection(r),
     whySection(r),
     whatIfSection(r),
+    mcpLoneAgentSection(r),
     overheadSection(r),
     dashboardSection(r),
     '## Reproduce\n',

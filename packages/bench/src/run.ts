@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runMcpLoneAgent } from './mcp/mcpLoneAgent.js';
 import { machine, measureMemory, measureOverhead } from './overhead.js';
 import { describeDefaults, POLICIES, WHAT_IF } from './policies.js';
 import { runQualityParallel } from './quality.js';
@@ -101,6 +102,11 @@ const whatIfKeys = new Set(WHAT_IF.map((p) => p.key));
 const cells = quality.cells.filter((c) => !whatIfKeys.has(c.policy));
 const whatIfCells = quality.cells.filter((c) => whatIfKeys.has(c.policy));
 
+log(`[${seconds()} s] the lone agent through the real MCP client (real time, about 26 s)...`);
+const mcpLoneAgent = await runMcpLoneAgent().catch((error: unknown) => ({
+  error: error instanceof Error ? error.message : String(error),
+}));
+
 log(`[${seconds()} s] success-path overhead...`);
 const overhead = await measureOverhead();
 
@@ -125,6 +131,7 @@ const results: Results = {
   overhead,
   memory,
   dashboard: readDashboard(),
+  mcpLoneAgent,
 };
 
 const rendered = render(results);

@@ -1,5 +1,6 @@
 import { seededRandom } from '@mcp-resilience/middleware';
 import { FAULTS, type FaultKind } from './faults.js';
+import { LONE_AGENT_SCENARIOS } from './loneAgent.js';
 import { hashUniform } from './prng.js';
 import { type Capacity, validateCapacity } from './serverLoad.js';
 
@@ -43,7 +44,12 @@ export interface Sequence {
   readonly scenario: string;
   readonly seed: number;
   readonly durationMs: number;
+  /** The call's limit: the caller's deadline, or, without one, only the oracle's limit (see ScenarioSpec). */
   readonly deadlineMs: number;
+  /** The caller sets no deadline: policies get no signal that aborts and no `timeoutMs`. */
+  readonly withoutDeadline?: boolean;
+  /** One sequential agent: calls run one after another, `thinkMs` apart (`calls[i].at` is then nominal). */
+  readonly agent?: LoneAgent;
   readonly segments: readonly Segment[];
   readonly calls: readonly RecordedCall[];
   /** A server of finite capacity (the overload scenario): requests beyond it are rejected, see serverLoad.ts. */
@@ -61,13 +67,30 @@ export interface LoadPhase {
 
 export type Weights = Partial<Record<FaultKind, number>>;
 
+/**
+ * One agent calling one tool at a time: it thinks `thinkMs` after each answer (success or error) before its next
+ * call, and starts no call after the scenario's duration. `shape` says which targets apply: `dead` (the server is
+ * down for most of the window) or `recovering` (blips, short outages).
+ */
+export interface LoneAgent {
+  readonly thinkMs: number;
+  readonly shape: 'dead' | 'recovering';
+}
+
 export interface ScenarioSpec {
   readonly key: string;
   readonly name: string;
   readonly description: string;
   readonly durationMs: number;
   readonly callEveryMs: number;
+  /**
+   * The caller's deadline per call. With `withoutDeadline`, the caller sets none, and this is only the limit of the
+   * oracle (how long a call may usefully wait: it waits only when the endpoint is back within it).
+   */
   readonly deadlineMs: number;
+  readonly withoutDeadline?: boolean;
+  /** One sequential agent instead of arrivals every `callEveryMs` (which is then the nominal interval). */
+  readonly agent?: LoneAgent;
   /** Per call: probability of each permanent fault. */
   readonly intrinsic: Weights;
   /** Per attempt, independently: probability of each transient fault while the endpoint is up. */
@@ -338,6 +361,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     capacity: OVERLOAD_CAPACITY,
     load: [OVERLOAD_SPIKE],
   },
+  ...LONE_AGENT_SCENARIOS,
 ];
 
 /** Sorted, and a segment that overlaps an earlier one is dropped. */
@@ -378,7 +402,9 @@ export function recordSequence(spec: ScenarioSpec, seed: number): Sequence {
   const segments = withoutOverlaps(spec.segments(random));
   const calls: RecordedCall[] = [];
   if (spec.capacity) validateCapacity(spec.capacity);
-  for (let id = 0, at = 0; at < spec.durationMs; id++, at += arrivalInterval(spec, at)) {
+  // A lone agent makes at most one call per think time: record that many (their `at` is nominal).
+  const interval = (at: number) => (spec.agent ? spec.agent.thinkMs : arrivalInterval(spec, at));
+  for (let id = 0, at = 0; at < spec.durationMs; id++, at += interval(at)) {
     const intrinsic = pick(spec.intrinsic, random());
     const attempts: RecordedAttempt[] = [];
     for (let k = 0; k < RECORDED_ATTEMPTS; k++) {
@@ -393,6 +419,8 @@ export function recordSequence(spec: ScenarioSpec, seed: number): Sequence {
     seed,
     durationMs: spec.durationMs,
     deadlineMs: spec.deadlineMs,
+    ...(spec.withoutDeadline ? { withoutDeadline: true } : {}),
+    ...(spec.agent ? { agent: spec.agent } : {}),
     segments,
     calls,
     ...(spec.capacity ? { capacity: spec.capacity } : {}),
@@ -447,9 +475,10 @@ export type AttemptResult =
  * Pure: the same inputs give the same answer, for every policy and for the oracle.
  */
 export function evaluate(sequence: Sequence, call: RecordedCall, k: number, t: number): AttemptResult {
-  const attempt = call.attempts[k - 1];
-  if (!attempt)
-    throw new Error(`call ${call.id}: attempt ${k} exceeds the ${RECORDED_ATTEMPTS} recorded attempts`);
+  // Beyond the recorded attempts (a call whose requests were its breaker's probes, which cost it no attempt, can
+  // send more), the last recorded one's draws repeat: the sequences, and every policy's earlier requests, stay the same.
+  const attempt = call.attempts[Math.min(k, call.attempts.length) - 1];
+  if (!attempt) throw new Error(`call ${call.id}: no recorded attempt (of ${RECORDED_ATTEMPTS})`);
   const segment = segmentAt(sequence, t);
   const fail = (fault: FaultKind, down: boolean, retryAfterS?: number): AttemptResult => ({
     ok: false,

@@ -36,10 +36,15 @@ export interface CallTrace {
 export type Send = (signal?: AbortSignal) => Promise<string>;
 
 export interface CallContext {
-  /** Aborts at the call's deadline. */
+  /** Aborts at the call's deadline (never, when the caller sets none). */
   readonly signal: AbortSignal;
-  /** Absolute (virtual epoch) time of the deadline. */
-  readonly deadline: number;
+  /** Absolute (virtual epoch) time of the caller's deadline; absent when the caller sets none. */
+  readonly deadline?: number;
+  /**
+   * Absolute time of the call's limit: the deadline, or without one the scenario's limit (only the oracle reads it:
+   * it waits only when the endpoint is back within it).
+   */
+  readonly limit: number;
   readonly call: RecordedCall;
   readonly sequence: Sequence;
   /** The server's load, when the scenario has a finite capacity (only the oracle reads it). */
@@ -51,6 +56,8 @@ export interface PolicyInstance {
   dispose?(): void;
   /** Policy-specific counters for the run (mcp-resilience: its breaker's transitions), read after the run. */
   report?(sequence: Sequence): Record<string, number>;
+  /** When its breaker opened (ms since the start of the run), for policies that have one and say so. */
+  opens?(): readonly number[];
 }
 
 export interface Policy {
@@ -71,6 +78,8 @@ export interface RunResult {
   readonly scenario: string;
   readonly calls: CallTrace[];
   readonly report: Record<string, number>;
+  /** When the policy's breaker opened (ms since the start), if the policy says. */
+  readonly opens?: readonly number[];
   readonly timersFired: number;
   readonly wallMs: number;
 }
@@ -192,22 +201,25 @@ function runCall(
     attempts: [],
   };
   const controller = new AbortController();
-  const deadline = Date.now() + sequence.deadlineMs;
+  const limit = Date.now() + sequence.deadlineMs;
+  const hasDeadline = sequence.withoutDeadline !== true;
   let settled = false;
   return new Promise<CallTrace>((resolve) => {
     // A policy with background work keeps its deadline after it answered, so that the signal stops that work.
-    const deadlineTimer = setTimeout(() => {
-      if (!settled) {
-        settled = true;
-        trace.end = rel();
-        trace.endedBy = 'deadline';
-        trace.outcome = 'deadline';
-      }
-      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-      resolve(trace);
-    }, sequence.deadlineMs);
+    const deadlineTimer = hasDeadline
+      ? setTimeout(() => {
+          if (!settled) {
+            settled = true;
+            trace.end = rel();
+            trace.endedBy = 'deadline';
+            trace.outcome = 'deadline';
+          }
+          controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+          resolve(trace);
+        }, sequence.deadlineMs)
+      : undefined;
     const answered = () => {
-      if (backgroundWork) return;
+      if (backgroundWork && hasDeadline) return;
       clearTimeout(deadlineTimer);
       resolve(trace);
     };
@@ -217,7 +229,8 @@ function runCall(
       pending = Promise.resolve(
         policy.execute(send, {
           signal: controller.signal,
-          deadline,
+          ...(hasDeadline ? { deadline: limit } : {}),
+          limit,
           call,
           sequence,
           ...(server ? { server } : {}),
@@ -248,24 +261,31 @@ function runCall(
   });
 }
 
-/** Replays `sequence` against `policy` on virtual time: calls arrive at their recorded times. */
+/** Without a deadline a call may run long (p-retry's 10 retries: 17 min); virtual time allows this much past the window. */
+const NO_DEADLINE_SLACK_MS = 60 * 60_000;
+
+/** Replays `sequence` against `policy` on virtual time: calls arrive at their recorded times (or one by one). */
 export async function simulate(sequence: Sequence, policy: Policy, seed = sequence.seed): Promise<RunResult> {
   const wallStart = performance.now();
-  const limit = sequence.durationMs + 10 * sequence.deadlineMs;
+  const limit =
+    sequence.durationMs + (sequence.withoutDeadline ? NO_DEADLINE_SLACK_MS : 10 * sequence.deadlineMs);
   let report: Record<string, number> = {};
+  let opens: readonly number[] | undefined;
   const { value: calls, timersFired } = await onVirtualTime(seed, limit, async () => {
     const instance = policy.create();
     const server = sequence.capacity ? createServerLoad(sequence.capacity) : undefined;
+    const run = (call: RecordedCall) =>
+      runCall(sequence, call, instance, policy.backgroundWork === true, server);
     try {
+      if (sequence.agent) return await runAgent(sequence, sequence.agent.thinkMs, run);
       return await Promise.all(
         sequence.calls.map((call) =>
-          new Promise<void>((resolve) => setTimeout(resolve, call.at)).then(() =>
-            runCall(sequence, call, instance, policy.backgroundWork === true, server),
-          ),
+          new Promise<void>((resolve) => setTimeout(resolve, call.at)).then(() => run(call)),
         ),
       );
     } finally {
       report = instance.report?.(sequence) ?? {};
+      opens = instance.opens?.();
       instance.dispose?.();
     }
   });
@@ -274,7 +294,28 @@ export async function simulate(sequence: Sequence, policy: Policy, seed = sequen
     scenario: sequence.scenario,
     calls,
     report,
+    ...(opens ? { opens } : {}),
     timersFired,
     wallMs: performance.now() - wallStart,
   };
+}
+
+/**
+ * One sequential agent: a call, then `thinkMs` of thinking after its answer, then the next, starting none after
+ * the window (`durationMs`). The calls take the recorded calls in order.
+ */
+async function runAgent(
+  sequence: Sequence,
+  thinkMs: number,
+  run: (call: RecordedCall) => Promise<CallTrace>,
+): Promise<CallTrace[]> {
+  const traces: CallTrace[] = [];
+  for (const call of sequence.calls) {
+    if (rel() >= sequence.durationMs) break;
+    traces.push(await run(call));
+    await new Promise<void>((resolve) => setTimeout(resolve, thinkMs));
+  }
+  if (rel() < sequence.durationMs)
+    throw new Error(`${sequence.scenario}: the agent ran out of recorded calls before the window's end`);
+  return traces;
 }

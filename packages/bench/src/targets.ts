@@ -1,4 +1,5 @@
 import { RECOVERED_LATENCY_FACTOR, recovered } from './goodput.js';
+import { loneAgentTargets, type TargetScenario } from './loneAgentTargets.js';
 import type { OverheadResult } from './overhead.js';
 import type { QualityCell } from './quality.js';
 
@@ -117,11 +118,12 @@ type Result = TargetCheck['results'][number];
 /** The issue's targets for mcp-resilience's defaults, checked against the pooled results (and the overhead run). */
 export function checkTargets(
   cells: readonly QualityCell[],
-  scenarioList: readonly { readonly key: string; readonly name: string }[],
+  scenarioList: readonly TargetScenario[],
   overhead?: OverheadResult,
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const scenarios = scenarioList.map((s) => s.key);
+  // Issue #11's targets apply to the fleet scenarios; the lone agent has issue #18's own (loneAgentTargets).
+  const scenarios = scenarioList.filter((s) => !s.agent).map((s) => s.key);
   const nameOf = (key: string) => scenarioList.find((s) => s.key === key)?.name ?? key;
   const push = (key: string, target: string, results: Result[]) =>
     checks.push({ key, target, results, status: overall(results.map((r) => r.status)) });
@@ -289,6 +291,8 @@ export function checkTargets(
       );
     }
   }
+
+  loneAgentTargets(scenarioList, (scenario, policy) => cell(cells, scenario, policy), push);
 
   if (overhead) {
     const row = (key: string) => overhead.rows.find((r) => r.key === key);

@@ -125,3 +125,37 @@ describe('diagnose', () => {
     expect(d.nonRetryable).toMatchObject({ calls: 1, afterTransientFailures: 1, transientMs: 200 });
   });
 });
+
+describe('computeMetrics: the time that failing costs', () => {
+  const calls: CallTrace[] = [
+    call(0, 0, 400, [ok(1, 0, 400)], true),
+    call(1, 1_000, 1_010, [fail(1, 1_000, 1_010, true, true)], false),
+    call(2, 2_000, 33_000, [fail(1, 2_000, 2_010, true, true)], false),
+    call(3, 3_000, 3_100, [fail(1, 3_000, 3_100, false)], false),
+    // answered after the window (ends at 70 s of a 60 s window)
+    call(4, 50_000, 70_000, [ok(1, 69_000, 70_000)], true),
+  ];
+
+  it('sums the durations of the failed calls, with the median and p95 of one', () => {
+    const m = computeMetrics(calls);
+    expect(m.failedCalls).toBe(3);
+    expect(m.failedTimeMs).toBe(10 + 31_000 + 100);
+    expect(m.failedP50Ms).toBe(100);
+    expect(m.failedP95Ms).toBe(31_000);
+  });
+
+  it('counts what was answered within the window, per minute and per run', () => {
+    const m = computeMetrics(calls, { durationMs: 60_000, runs: 2 });
+    expect(m.completedInWindow).toBe(4);
+    // one success within the window, over 2 runs of 1 min
+    expect(m.answeredPerMinute).toBe(0.5);
+    expect(computeMetrics(calls).answeredPerMinute).toBeNull();
+    expect(computeMetrics(calls).completedInWindow).toBe(5);
+  });
+
+  it('has no failed-call durations without failures', () => {
+    const m = computeMetrics([calls[0]!]);
+    expect(m.failedTimeMs).toBe(0);
+    expect(m.failedP50Ms).toBeNaN();
+  });
+});

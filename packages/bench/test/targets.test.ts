@@ -258,3 +258,100 @@ describe('goodput', () => {
     expect(series).toEqual([1, 1, 0]);
   });
 });
+
+describe('checkTargets: the lone agent (issue #18)', () => {
+  const dead = { key: 'dead', name: 'dead server', agent: { thinkMs: 1_500, shape: 'dead' as const } };
+  const blip = {
+    key: 'blip',
+    name: 'blips',
+    agent: { thinkMs: 1_500, shape: 'recovering' as const },
+    withoutDeadline: true,
+  };
+  const blipDeadline = { key: 'blip-deadline', name: 'blips, deadline', agent: blip.agent };
+  const list = [...scenarios, dead, blip, blipDeadline];
+  const naiveDead: Partial<Metrics> = {
+    requestsWhileDown: 1_000,
+    failedTimeMs: 100_000,
+    completedInWindow: 100,
+  };
+  const oracleDead: Partial<Metrics> = { requestsWhileDown: 0, failedTimeMs: 0, completedInWindow: 400 };
+  const make = (mcp: Partial<Metrics>, afterOpenP50?: number, mcpBlip: Partial<Metrics> = {}) => [
+    ...cells({}),
+    cell('dead', 'naive', naiveDead),
+    cell('dead', 'oracle', oracleDead),
+    {
+      ...cell('dead', 'mcp-resilience', mcp),
+      ...(afterOpenP50 === undefined
+        ? {}
+        : { afterBreakerOpened: { failedCalls: 300, failedP50Ms: afterOpenP50 } }),
+    },
+    ...['blip', 'blip-deadline'].flatMap((k) => [
+      cell(k, 'naive', { succeeded: 950 }),
+      cell(k, 'oracle', { succeeded: 980 }),
+      cell(k, 'mcp-resilience', { succeeded: 960, ...mcpBlip }),
+    ]),
+  ];
+  const statuses = (checks: TargetCheck[], key: string) => find(checks, key).results.map((r) => r.status);
+  const good = { requestsWhileDown: 100, failedTimeMs: 10_000, completedInWindow: 360 };
+
+  it('dead server: requests, failed time, failing fast once open and calls completed, each at its bound', () => {
+    const checks = checkTargets(make(good, 50), list);
+    for (const key of [
+      'lone-dead-requests',
+      'lone-dead-failed-time',
+      'lone-dead-fast',
+      'lone-dead-completed',
+    ])
+      expect(find(checks, key).status).toBe('met');
+    const bad = checkTargets(
+      make({ requestsWhileDown: 101, failedTimeMs: 10_001, completedInWindow: 359 }, 51),
+      list,
+    );
+    for (const key of [
+      'lone-dead-requests',
+      'lone-dead-failed-time',
+      'lone-dead-fast',
+      'lone-dead-completed',
+    ]) {
+      expect(find(bad, key).status).toBe('missed');
+      expect(find(bad, key).results[0]!.why).toBeTruthy();
+    }
+  });
+
+  it('dead server: a breaker that never opened misses the fail-fast target', () => {
+    const r = find(checkTargets(make(good), list), 'lone-dead-fast').results[0]!;
+    expect(r).toMatchObject({ status: 'missed', value: 'the breaker never opened' });
+  });
+
+  it('blips: success ≥ naive; with a deadline also ≥ oracle − 2 pp', () => {
+    expect(statuses(checkTargets(make(good, 10), list), 'lone-recovering-success')).toEqual(['met', 'met']);
+    // 949 < naive's 950: both miss
+    expect(
+      statuses(checkTargets(make(good, 10, { succeeded: 949 }), list), 'lone-recovering-success'),
+    ).toEqual(['missed', 'missed']);
+    // above naive but 3 pp below the oracle: only the variant with a deadline misses
+    const others = (x: Partial<Metrics>) => [
+      ...make(good, 10).filter((c) => !(c.scenario.startsWith('blip') && c.policy === 'oracle')),
+      cell('blip', 'oracle', x),
+      cell('blip-deadline', 'oracle', x),
+    ];
+    expect(statuses(checkTargets(others({ succeeded: 990 }), list), 'lone-recovering-success')).toEqual([
+      'met',
+      'missed',
+    ]);
+  });
+
+  it('fleet scenarios only: failed calls cost at most half of what they cost the naive loop', () => {
+    const withTime = (mcpMs: number) =>
+      cells({ production: { failedTimeMs: mcpMs } }, { 'naive:production': { failedTimeMs: 10_000 } });
+    const met = find(checkTargets(withTime(5_000), scenarios), 'failed-time');
+    expect(met.results.map((r) => r.scenario)).toEqual(['production', 'outage']);
+    expect(met.status).toBe('met');
+    expect(find(checkTargets(withTime(5_001), scenarios), 'failed-time').results[0]!.status).toBe('missed');
+    // the lone agent's scenarios are not in issue #11's targets
+    expect(find(checkTargets(make(good, 10), list), 'success').results.map((r) => r.scenario)).toEqual([
+      'production',
+      'outage',
+    ]);
+  });
+});

@@ -2,12 +2,15 @@ import type { Fault, FaultPlan } from '@mcp-resilience/chaos';
 import type { Phase } from './timeline.js';
 
 /**
- * The usual production mix, per request: about three failures in four are validation or authorization errors
- * (never worth a retry); the rest are transient (5xx from a proxy, resets, an upstream hiccup).
+ * The usual production mix: about three failures in four are validation or authorization errors (never worth a
+ * retry); the rest are transient (5xx from a proxy, resets, an upstream hiccup). The faults that belong to a call
+ * fail that call on every attempt and on the model's repeat, as in the benchmark: bad arguments are sent by the
+ * agents themselves (`nextStep`: 5% of calls, half of them in the bad-argument wave) and the servers reject them
+ * deterministically; a bad token is drawn per call (`per: 'call'`: keyed by the tool and its arguments), not per
+ * request. Only the transient faults are a new draw for every request.
  */
 const productionMix = (http: boolean): Fault[] => [
-  { name: 'bad_arguments', kind: 'invalid_params', probability: 0.05 },
-  ...(http ? [{ name: 'auth', kind: 'unauthorized', probability: 0.02 } as Fault] : []),
+  ...(http ? [{ name: 'auth', kind: 'unauthorized', probability: 0.02, per: 'call' } as Fault] : []),
   { name: 'upstream_hiccup', kind: 'tool_error', text: 'Service temporarily unavailable', probability: 0.01 },
   ...(http
     ? ([

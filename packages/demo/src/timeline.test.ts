@@ -33,3 +33,19 @@ describe('timeline', () => {
     expect(planFor('search', storm, 1).faults[0]).toMatchObject({ kind: 'rate_limit', retryAfter: 2 });
   });
 });
+
+describe('faults that belong to a call', () => {
+  it('are drawn per call, never per request: a retry or a repeat meets the same fate', () => {
+    const plans = [
+      weatherPlan,
+      ...PHASES.flatMap((phase) => [planFor('search', phase, 1), planFor('tickets', phase, 1)]),
+    ];
+    for (const plan of plans) {
+      for (const fault of plan.faults) {
+        if (fault.kind === 'unauthorized' || fault.kind === 'forbidden' || fault.kind === 'invalid_params')
+          expect(fault).toMatchObject({ per: 'call' });
+      }
+    }
+    expect(planFor('search', PHASES[0]!, 1).faults.some((f) => f.kind === 'unauthorized')).toBe(true);
+  });
+});

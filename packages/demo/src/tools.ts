@@ -23,18 +23,22 @@ export function nextStep(random: () => number, badRate: number): Step {
       : { server: 'weather', tool: 'get_weather', args: good };
   }
   if (r < 0.75) {
-    const good = { query: `${pick(random, topics)} best practices`, limit: 5 };
+    // Arguments vary from call to call, as a model's do (a fault drawn per call is keyed by them).
+    const good = { query: `${pick(random, topics)} best practices`, limit: 1 + Math.floor(random() * 10) };
     return bad
       ? { server: 'search', tool: 'search', args: { query: '', limit: 50 }, fixed: good }
       : { server: 'search', tool: 'search', args: good };
   }
   if (r < 0.9) {
-    const good = { title: `Investigate ${pick(random, topics)}`, body: 'Opened by the demo agent' };
+    const good = {
+      title: `Investigate ${pick(random, topics)}`,
+      body: `Opened by the demo agent (case ${Math.floor(random() * 1e6)})`,
+    };
     return bad
       ? { server: 'tickets', tool: 'create_ticket', args: { body: 'no title' }, fixed: good }
       : { server: 'tickets', tool: 'create_ticket', args: good };
   }
-  const good = { topic: pick(random, topics), steps: 2 };
+  const good = { topic: pick(random, topics), steps: 1 + Math.floor(random() * 3) };
   return bad
     ? { server: 'tickets', tool: 'generate_report', args: { steps: 'many' }, fixed: good }
     : { server: 'tickets', tool: 'generate_report', args: good };

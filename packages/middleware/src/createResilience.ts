@@ -50,7 +50,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
       emit?.({
         type: 'breaker_transition',
         endpoint: endpoint.key,
-        attributes: endpoint.breaker.attributes,
+        attributes: endpoint.attributes,
         ...t,
       });
       fleet?.onTransition(endpoint, t);

@@ -2,6 +2,7 @@ import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { FaultPicker, type TransportKind } from '../faults/FaultPicker.js';
 import { type GroundTruthEntry, GroundTruthLog } from '../log/GroundTruthLog.js';
 import type { Fault, FaultPlan } from '../plan/FaultPlan.js';
+import { canonicalJson } from '../random/callDraw.js';
 import { mulberry32 } from '../random/mulberry32.js';
 
 /** What decides the faults: shared by the chaos servers and the chaos proxy. */
@@ -36,6 +37,7 @@ export interface Origin {
 export class FaultCore {
   readonly log: GroundTruthLog;
   private readonly random: () => number;
+  private readonly seed: number;
   private readonly clock: () => number;
   private readonly startedAt: number;
   private plan: FaultPlan;
@@ -43,11 +45,12 @@ export class FaultCore {
 
   constructor(options: FaultOptions) {
     this.log = new GroundTruthLog(options.logFile);
-    this.random = mulberry32(options.seed ?? 1);
+    this.seed = options.seed ?? 1;
+    this.random = mulberry32(this.seed);
     this.clock = options.clock ?? (() => performance.now());
     this.startedAt = this.clock();
     this.plan = options.plan ?? { faults: [] };
-    this.picker = new FaultPicker(this.plan.faults, this.random);
+    this.picker = new FaultPicker(this.plan.faults, this.random, this.seed);
   }
 
   get unknownSessionStatus(): 404 | 400 {
@@ -57,13 +60,15 @@ export class FaultCore {
   /** Replaces the plan. `every`/`times` counters restart; the PRNG and the clock go on. */
   setPlan(plan: FaultPlan): void {
     this.plan = plan;
-    this.picker = new FaultPicker(plan.faults, this.random);
+    this.picker = new FaultPicker(plan.faults, this.random, this.seed);
   }
 
   /** Decides one fault for the requests that arrived together (decided by the first one) and logs each. */
   admit(requests: readonly JSONRPCRequest[], origin: Origin): Admission[] {
     const [first] = requests;
-    const fault = first ? this.picker.pick({ ...origin, ...describe(first), time: this.elapsed() }) : null;
+    const fault = first
+      ? this.picker.pick({ ...origin, ...describe(first), ...callKey(first), time: this.elapsed() })
+      : null;
     return requests.map((request) => ({
       entry: this.record(request, origin, fault?.name ?? fault?.kind ?? null),
       fault,
@@ -104,6 +109,12 @@ export class FaultCore {
       fault,
     });
   }
+}
+
+/** A `tools/call`'s tool and arguments, as the key of the faults drawn per call. */
+function callKey(request: JSONRPCRequest): { callKey?: string } {
+  if (request.method !== 'tools/call') return {};
+  return { callKey: canonicalJson([request.params?.name ?? null, request.params?.arguments ?? {}]) };
 }
 
 function describe(request: JSONRPCRequest): { method: string; tool?: string; traceparent?: string } {

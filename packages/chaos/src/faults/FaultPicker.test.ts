@@ -74,3 +74,49 @@ describe('FaultPicker', () => {
     expect(kinds(picker, requests)).toEqual([null, 'reset', null, 'reset', null, null, null]);
   });
 });
+
+describe('FaultPicker: faults drawn per call', () => {
+  const call = (city: string) => ({
+    transport: 'http' as const,
+    method: 'tools/call',
+    tool: 'get_weather',
+    callKey: JSON.stringify(['get_weather', { city }]),
+    time: 0,
+  });
+  const cities = Array.from({ length: 400 }, (_, i) => `city-${i}`);
+
+  it('gives the same call the same fate on every attempt, whatever the other requests drew', () => {
+    const picker = new FaultPicker(
+      [{ kind: 'unauthorized', probability: 0.3, per: 'call' }],
+      mulberry32(7),
+      7,
+    );
+    const first = cities.map((c) => picker.pick(call(c))?.kind ?? null);
+    const again = [...cities]
+      .reverse()
+      .map((c) => picker.pick(call(c))?.kind ?? null)
+      .reverse();
+    expect(again).toEqual(first);
+    const share = first.filter((k) => k === 'unauthorized').length / cities.length;
+    expect(share).toBeGreaterThan(0.2);
+    expect(share).toBeLessThan(0.4);
+  });
+
+  it('draws per request by default: a retry of the same call may pass', () => {
+    const picker = new FaultPicker([{ kind: 'unauthorized', probability: 0.5 }], mulberry32(7), 7);
+    const fates = Array.from({ length: 50 }, () => picker.pick(call('Paris'))?.kind ?? null);
+    expect(new Set(fates).size).toBe(2);
+  });
+
+  it('keys the draw on the seed: another seed, other calls fail', () => {
+    const fates = (seed: number) => {
+      const picker = new FaultPicker(
+        [{ kind: 'unauthorized', probability: 0.3, per: 'call' }],
+        mulberry32(seed),
+        seed,
+      );
+      return cities.map((c) => picker.pick(call(c))?.kind ?? null);
+    };
+    expect(fates(1)).not.toEqual(fates(2));
+  });
+});

@@ -1,4 +1,5 @@
 import type { Fault, FaultKind } from '../plan/FaultPlan.js';
+import { callDraw } from '../random/callDraw.js';
 
 export type TransportKind = 'http' | 'stdio';
 
@@ -7,6 +8,8 @@ export interface FaultRequest {
   transport: TransportKind;
   method: string;
   tool?: string;
+  /** `tools/call`: the tool and its arguments as canonical JSON (the key of a fault drawn `per: 'call'`). */
+  callKey?: string;
   time: number;
 }
 
@@ -45,7 +48,8 @@ function matches(fault: Fault, request: FaultRequest): boolean {
 
 /**
  * Decides which fault (if any) a request gets: the first fault of the plan, in order, whose conditions match
- * and whose probability draw succeeds. Draws come from `random`, so a seeded PRNG makes runs reproducible.
+ * and whose probability draw succeeds. Draws come from `random`, so a seeded PRNG makes runs reproducible; a
+ * fault drawn `per: 'call'` draws from (seed, fault, tool and arguments) instead.
  */
 export class FaultPicker {
   private readonly states: { fault: Fault; seen: number; injected: number }[];
@@ -53,21 +57,29 @@ export class FaultPicker {
   constructor(
     faults: readonly Fault[],
     private readonly random: () => number,
+    private readonly seed = 1,
   ) {
     this.states = faults.map((fault) => ({ fault, seen: 0, injected: 0 }));
   }
 
   pick(request: FaultRequest): Fault | null {
-    for (const state of this.states) {
+    for (const [index, state] of this.states.entries()) {
       const { fault } = state;
       if (!matches(fault, request) || state.injected >= (fault.times ?? Number.POSITIVE_INFINITY)) continue;
       state.seen += 1;
       if (state.seen % (fault.every ?? 1) !== 0) continue;
       const probability = fault.probability ?? 1;
-      if (probability < 1 && this.random() >= probability) continue;
+      if (probability < 1 && this.draw(fault, index, request) >= probability) continue;
       state.injected += 1;
       return fault;
     }
     return null;
+  }
+
+  /** A request's draw, or the call's (same tool and arguments, same draw) for a fault drawn `per: 'call'`. */
+  private draw(fault: Fault, index: number, request: FaultRequest): number {
+    if (fault.per === 'call' && request.callKey !== undefined)
+      return callDraw(this.seed, index, request.callKey);
+    return this.random();
   }
 }

@@ -378,3 +378,28 @@ describe('startChaosHttpServer', () => {
     expect((await failure(client.callTool(weather))).code).toBe(500);
   });
 });
+
+describe('faults drawn per call', () => {
+  it('fail the same arguments on every attempt, and others never, over the real transport', async () => {
+    const { client, server } = await setUp([{ kind: 'unauthorized', probability: 0.5, per: 'call' }], {
+      seed: 3,
+    });
+    const cities = ['Amsterdam', 'Berlin', 'London', 'New York', 'Paris', 'Sydney', 'Tokyo'];
+    const round = () =>
+      Promise.all(
+        cities.map((city) =>
+          client.callTool({ name: 'get_weather', arguments: { city } }).then(
+            () => 'ok',
+            (e: unknown) => (e instanceof StreamableHTTPError ? `http ${e.code}` : 'other'),
+          ),
+        ),
+      );
+    const first = await round();
+    expect(first).toContain('http 401');
+    expect(first).toContain('ok');
+    expect(await round()).toEqual(first);
+    expect(await round()).toEqual(first);
+    const faulted = server.log.filter((e) => e.fault === 'unauthorized').length;
+    expect(faulted).toBe(3 * first.filter((x) => x === 'http 401').length);
+  });
+});

@@ -21,6 +21,12 @@ export interface FaultConditions {
   method?: string | string[];
   /** Chance that a matching request gets the fault, in [0, 1]. Default 1. */
   probability?: number;
+  /**
+   * What the probability draw belongs to: `'request'` (default: a new draw from the seeded PRNG for every request)
+   * or `'call'` (a draw keyed by the seed, the fault and the call's tool and arguments: the same call meets the
+   * same fate on every attempt and every repeat, as bad arguments or a bad token do).
+   */
+  per?: 'request' | 'call';
   /** Time window, ms since the server started: `from` inclusive (default 0), `to` exclusive (default never). */
   from?: number;
   to?: number;

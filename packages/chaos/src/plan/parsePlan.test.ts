@@ -30,7 +30,16 @@ describe('parsePlan', () => {
   });
 
   it('accepts every kind with all of its fields', () => {
-    const when = { name: 'x', method: ['tools/call'], probability: 0.5, from: 0, to: 10, every: 2, times: 3 };
+    const when = {
+      name: 'x',
+      method: ['tools/call'],
+      probability: 0.5,
+      per: 'call',
+      from: 0,
+      to: 10,
+      every: 2,
+      times: 3,
+    };
     const faults = [
       { kind: 'invalid_params', mode: 'error', message: 'bad' },
       { kind: 'tool_error', text: 'Service temporarily unavailable' },
@@ -51,6 +60,10 @@ describe('parsePlan', () => {
 
   it.each([
     [
+      { faults: [{ kind: 'unauthorized', per: 'session' }] },
+      'plan.faults[0].per: must be one of "request", "call", got "session"',
+    ],
+    [
       { faults: [{ kind: 'reset' }, { kind: 'reset' }, { kind: 'reset', probability: 2 }] },
       'plan.faults[2].probability: must be a number in [0, 1], got 2',
     ],
@@ -61,7 +74,7 @@ describe('parsePlan', () => {
     [{ faults: [{ probability: 1 }] }, 'plan.faults[0].kind: must be one of'],
     [
       { faults: [{ kind: 'reset', probabilty: 0.5 }] },
-      'plan.faults[0].probabilty: unknown field; allowed: name, tool, method, probability, from, to, every, times',
+      'plan.faults[0].probabilty: unknown field; allowed: name, tool, method, probability, per, from, to, every, times',
     ],
     [{ faults: [{ kind: 'reset', retryAfter: 1 }] }, 'plan.faults[0].retryAfter: unknown field'],
     [

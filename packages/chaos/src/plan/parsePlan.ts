@@ -61,6 +61,7 @@ const conditions: Record<string, Check> = {
   tool: strings,
   method: strings,
   probability: number(0, 1),
+  per: oneOf('request', 'call'),
   from: number(0),
   to: number(0),
   every: integer(1),

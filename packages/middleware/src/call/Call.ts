@@ -46,7 +46,7 @@ export class Call<T> {
   private breakerWaitMs = 0;
   /** The last attempt was a probe, already counted by the breaker. */
   private probing = false;
-  /** This call's attempts that were sent as probes and failed: beyond the first, they cost no attempt. */
+  /** This call's attempts that were sent as probes and failed: they cost it no attempt (beyond its first). */
   private failedProbes = 0;
   private readonly deadline: number | undefined;
   /** Without a deadline or a recorder, the success path reads the clock once: durations are not needed. */
@@ -148,7 +148,7 @@ export class Call<T> {
   /** The attempt failed: classify it, let the endpoint's health learn it, decide what next, record both. */
   private failed(outcome: Outcome<T> & { ok: false }, verdict: Admitted, attemptStart: number, now: number) {
     const { endpoint } = this;
-    const { options: o, emit } = this.p;
+    const { emit } = this.p;
     const { attempt } = this;
     this.lastError = outcome.error;
     const c = this.classify(outcome.error, now);
@@ -172,30 +172,7 @@ export class Call<T> {
       this.wastedTimeMs += durationMs + this.waitedMs;
     }
 
-    const backoffMs = backoffDelay(attempt, this.previousDelay, o, () => this.p.clock.random());
-    const probeAt = endpoint.breaker.probeIfWaiting(now);
-    const limitAt = this.waitLimit();
-    const decision = decide({
-      classification: c,
-      // a failed probe is the breaker's request: beyond the call's first, it costs the call no attempt
-      attempt: attempt - Math.max(0, this.failedProbes - 1),
-      maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
-      idempotent: this.call.idempotent ?? true,
-      aborted: this.call.signal?.aborted === true,
-      now,
-      deadline: this.deadline,
-      backoffMs,
-      expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
-      expectedLatencyMs: endpoint.expectedLatencyMs(),
-      endpointRetryAfterMs: endpoint.retryAfterMs(now),
-      retryAfterMarginMs: o.retryAfterMarginMs,
-      retryAfterMaxMs: o.retryAfterMaxMs,
-      canRecover: this.call.recover?.[c.type] !== undefined,
-      breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
-      breakerWait: o.breakerWait,
-      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
-      budgetAvailable: endpoint.canRetry(now),
-    });
+    const decision = this.decideNext(c, now);
     if (decision.kind === 'budget_exhausted') {
       emit?.({ type: 'budget_refused', ...this.ref, time: now, attempt: attempt + 1, classification: c });
     }
@@ -211,7 +188,7 @@ export class Call<T> {
       delayMs,
     });
     if (decision.kind === 'retry' || decision.kind === 'wait' || decision.kind === 'reconnect') {
-      endpoint.retryScheduled(now);
+      if (!this.probing) endpoint.retryScheduled(now);
       emit?.({
         type: 'retry_scheduled',
         ...this.ref,
@@ -222,6 +199,40 @@ export class Call<T> {
       });
     }
     return decision;
+  }
+
+  /** What `decide` says after the failed attempt classified `c`, from the call's and the endpoint's state. */
+  private decideNext(c: Classification, now: number): Decision {
+    const { endpoint } = this;
+    const o = this.p.options;
+    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request
+    const backoffMs = this.probing
+      ? 0
+      : backoffDelay(this.attempt, this.previousDelay, o, () => this.p.clock.random());
+    const probeAt = endpoint.probeIfWaiting(now);
+    const limitAt = this.waitLimit();
+    return decide({
+      classification: c,
+      // a failed probe is the breaker's request: it costs the call no attempt (beyond its first one)
+      attempt: Math.max(1, this.attempt - this.failedProbes),
+      maxAttempts: this.call.maxAttempts ?? o.maxAttempts,
+      idempotent: this.call.idempotent ?? true,
+      aborted: this.call.signal?.aborted === true,
+      now,
+      deadline: this.deadline,
+      backoffMs,
+      expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
+      expectedLatencyMs: endpoint.expectedLatencyMs(),
+      endpointRetryAfterMs: endpoint.retryAfterMs(now),
+      retryAfterMarginMs: o.retryAfterMarginMs,
+      retryAfterMaxMs: o.retryAfterMaxMs,
+      canRecover: this.call.recover?.[c.type] !== undefined,
+      breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
+      breakerWait: o.breakerWait,
+      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
+      // a return to the gate after a failed probe is not a retry of the call's: no budget spent
+      budgetAvailable: this.probing || endpoint.canRetry(now),
+    });
   }
 
   /** Waits out a retry's delay and runs the recovery it needs; returns the error that stops the call, if any. */
@@ -270,7 +281,7 @@ export class Call<T> {
   /** Records a wait at the gate around `pending`. */
   private async waitAtGate(pending: Promise<GateVerdict>, now: number): Promise<GateVerdict> {
     const { emit, clock } = this.p;
-    const endpointAttributes = this.endpoint.breaker.attributes;
+    const endpointAttributes = this.endpoint.attributes;
     const attempt = this.attempt + 1;
     emit?.({
       type: 'breaker_wait_started',
@@ -278,7 +289,7 @@ export class Call<T> {
       time: now,
       attempt,
       endpointAttributes,
-      waiting: this.endpoint.gate.waiting,
+      waiting: this.endpoint.waiting,
     });
     const verdict = await pending;
     const end = clock.now();
@@ -312,7 +323,7 @@ export class Call<T> {
         attempt: this.attempt + 1,
         durationMs: 0,
         outcome: 'shed',
-        endpointAttributes: this.endpoint.breaker.attributes,
+        endpointAttributes: this.endpoint.attributes,
       });
     }
     const open: Classification = {
@@ -328,8 +339,8 @@ export class Call<T> {
             : 'circuit_breaker',
       message:
         verdict.kind === 'shed'
-          ? `circuit breaker for '${name}' is ${this.endpoint.breaker.state} and ${verdict.waiting} calls already wait for it`
-          : `circuit breaker for '${name}' is ${this.endpoint.breaker.state}`,
+          ? `circuit breaker for '${name}' is ${this.endpoint.state} and ${verdict.waiting} calls already wait for it`
+          : `circuit breaker for '${name}' is ${this.endpoint.state}`,
       healthNeutral: true,
     };
     const reason = verdict.kind === 'shed' ? 'shed' : 'circuit_open';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { IDLE_AGE_SHARE, probeDelay, WAITING_AGE_SHARE } from './probeDelay.js';
+import { IDLE_AGE_SHARE, LONE_AGE_SHARE, probeDelay } from './probeDelay.js';
 
 describe('probeDelay', () => {
   const base = {
     failedProbes: 0,
     outageAgeMs: 0,
-    waiting: true,
+    waiting: 2,
     expectedRecoveryMs: 0,
     breakerBreakMs: 500,
     breakerMaxBreakMs: 4_000,
@@ -27,22 +27,26 @@ describe('probeDelay', () => {
   });
 
   it('while nobody waits, grows with the outage age up to breakerIdleMaxBreakMs', () => {
-    const idle = (outageAgeMs: number) =>
-      probeDelay({ ...base, waiting: false, failedProbes: 5, outageAgeMs });
+    const idle = (outageAgeMs: number) => probeDelay({ ...base, waiting: 0, failedProbes: 5, outageAgeMs });
     expect(IDLE_AGE_SHARE).toBe(1);
     expect([0, 1_000, 6_000, 20_000, 29_000, 600_000].map(idle)).toEqual([
       4_000, 4_000, 6_000, 20_000, 29_000, 30_000,
     ]);
   });
 
-  it('while calls wait, stays soon: at least a quarter of the age, up to breakerIdleMaxBreakMs', () => {
+  it('while one call waits alone, stretches to half the age', () => {
+    const lone = (outageAgeMs: number) => probeDelay({ ...base, waiting: 1, failedProbes: 1, outageAgeMs });
+    expect(LONE_AGE_SHARE).toBe(0.5);
+    expect([0, 4_000, 8_000, 40_000, 600_000].map(lone)).toEqual([1_000, 2_000, 4_000, 20_000, 30_000]);
+  });
+
+  it('while calls wait, stays soon whatever the age', () => {
     const waiting = (outageAgeMs: number) => probeDelay({ ...base, failedProbes: 1, outageAgeMs });
-    expect(WAITING_AGE_SHARE).toBe(0.25);
-    expect([0, 2_000, 8_000, 40_000, 600_000].map(waiting)).toEqual([1_000, 1_000, 2_000, 10_000, 30_000]);
+    expect([0, 2_000, 8_000, 40_000, 600_000].map(waiting)).toEqual([1_000, 1_000, 1_000, 1_000, 1_000]);
   });
 
   it('never goes below the soon cap when breakerIdleMaxBreakMs is smaller', () => {
-    expect(probeDelay({ ...base, waiting: false, breakerIdleMaxBreakMs: 1_000, outageAgeMs: 60_000 })).toBe(
+    expect(probeDelay({ ...base, waiting: 0, breakerIdleMaxBreakMs: 1_000, outageAgeMs: 60_000 })).toBe(
       4_000,
     );
   });

@@ -4,8 +4,8 @@ export interface ProbeDelayInput {
   readonly failedProbes: number;
   /** How long this outage has lasted so far (0 when the breaker has just opened on a fresh outage). */
   readonly outageAgeMs: number;
-  /** Whether calls wait whose limits need a verdict: the probe then stays soon. */
-  readonly waiting: boolean;
+  /** Calls waiting whose limits need a verdict: several keep the probe soon; a lone one lets it stretch less. */
+  readonly waiting: number;
   /** How long, from now, the endpoint's past outages say this one will last; 0 when it has no idea. */
   readonly expectedRecoveryMs: number;
   /** First delay, doubling per failed probe... */
@@ -21,15 +21,16 @@ export interface ProbeDelayInput {
 
 /** While nobody waits, the next probe comes when the outage has lasted this share longer (1: when its age doubles). */
 export const IDLE_AGE_SHARE = 1;
-/** While calls wait, probes come at least this share of the outage's age apart (a long outage is probed sparser). */
-export const WAITING_AGE_SHARE = 0.25;
+/** While one call waits alone, probes come at least this share of the outage's age apart (no more than a naive loop). */
+export const LONE_AGE_SHARE = 0.5;
 
 /**
  * How long an open breaker waits before its next probe. The soon schedule: `breakerBreakMs` doubling per failed
  * probe up to `breakerMaxBreakMs`, or, when the endpoint's past outages say when this one usually ends, then
- * (within the same bounds). The outage's age stretches it: while calls wait, to at least `WAITING_AGE_SHARE` of
- * the age; while nobody waits, to `IDLE_AGE_SHARE` of it, up to `breakerIdleMaxBreakMs` (a long outage that
- * nobody waits for costs one request per that much). Jittered, so that many clients do not probe in step.
+ * (within the same bounds): calls that wait need a verdict soon. The outage's age stretches it, up to
+ * `breakerIdleMaxBreakMs`: to `IDLE_AGE_SHARE` of the age while nobody waits (a long outage that nobody waits for
+ * costs one request per that much), to `LONE_AGE_SHARE` of it while one call waits alone (its requests into the
+ * outage no denser than a naive loop's backoff). Jittered, so that many clients do not probe in step.
  */
 export function probeDelay(input: ProbeDelayInput): number {
   const { breakerBreakMs: base, breakerMaxBreakMs: cap } = input;
@@ -37,8 +38,9 @@ export function probeDelay(input: ProbeDelayInput): number {
     input.expectedRecoveryMs > 0
       ? Math.min(cap, Math.max(base, input.expectedRecoveryMs))
       : Math.min(cap, base * 2 ** input.failedProbes);
-  const share = input.waiting ? WAITING_AGE_SHARE : IDLE_AGE_SHARE;
   const longest = Math.max(cap, input.breakerIdleMaxBreakMs);
-  const delay = Math.max(soon, Math.min(longest, share * Math.max(0, input.outageAgeMs)));
+  const share = input.waiting >= 2 ? 0 : input.waiting === 1 ? LONE_AGE_SHARE : IDLE_AGE_SHARE;
+  const stretched = Math.min(longest, share * Math.max(0, input.outageAgeMs));
+  const delay = Math.max(soon, stretched);
   return Math.max(1, delay * (1 + input.breakerJitter * (2 * input.random() - 1)));
 }

@@ -234,18 +234,21 @@ describe('the breaker gate', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
   });
 
-  it('without a deadline, waits at most breakerWaitLimitMs', async () => {
-    const r = create({ breakerWaitLimitMs: 2_500 });
+  it('without a deadline, waits within breakerWaitLimitMs only while the time left is at least the outage age', async () => {
+    const r = create({ breakerWaitLimitMs: 5_000 });
     await open(r);
+    await clock.advance(1_000); // the outage is 1 s old
     const s = server(clock);
     const prober = rejection(r.execute(s.fn, { endpoint: 'e', maxAttempts: 1 }));
     const waiter = rejection(r.execute(async () => 'never sent', { endpoint: 'e' }));
-    await clock.advance(1_000); // the probe hangs: the waiter stays queued
-    await clock.advance(1_500);
+    await clock.advance(1_999); // the probe hangs: the waiter stays queued
+    expect(r.breakers()[0]?.waiting).toBe(1);
+    // its limit at 6 s: at 3 s the time left (3 s) falls to the outage's age (open since 0): it stops there
+    await clock.advance(1);
     expect(await waiter).toMatchObject({ reason: 'circuit_open', attempts: 0 });
     expect(recorder.ofType('breaker_wait_finished').at(-1)).toMatchObject({
       outcome: 'timeout',
-      durationMs: 2_500,
+      durationMs: 2_000,
     });
     await s.answer();
     await prober;
@@ -394,7 +397,11 @@ describe('the breaker gate', () => {
       await clock.advance(0);
       expect(r.breakers()[0]?.waiting).toBe(1);
       s.setUp(true);
-      await clock.runAll(1);
+      const waitStart = clock.now();
+      while (s.inFlight === 0) await clock.advance(100);
+      // one call alone: the next probe when the outage is half as old again (about 24 s old at the last failed
+      // probe: 12 s later), sooner than nobody waiting would have it (when its age has doubled)
+      expect(clock.now() - waitStart).toBeLessThanOrEqual(15_000);
       await s.answer();
       expect(await call).toBe('ok');
     });
@@ -413,7 +420,7 @@ describe('the breaker gate', () => {
       // 60 s limit from its start: it gives up once the time left is less than the outage's age (odds < 1/2)
       expect(waited).toBeGreaterThan(25_000);
       expect(waited).toBeLessThan(40_000);
-      // one request per probe, spaced at least a quarter of the outage's age apart while it waits
+      // one request per probe interval (1, 2, then 4 s apart), its own, while it waits
       expect(s.sent.length).toBeLessThanOrEqual(12);
       expect(error?.attempts).toBe(s.sent.length);
     });
@@ -422,7 +429,7 @@ describe('the breaker gate', () => {
       const r = create({ maxAttempts: 3 });
       const s = server(clock);
       await open(r);
-      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 });
+      const call = r.execute(s.fn, { endpoint: 'e', timeoutMs: 60_000 });
       for (let probes = 0; probes < 5; ) {
         await clock.advance(100);
         if (s.inFlight > 0) {

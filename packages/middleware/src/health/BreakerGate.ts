@@ -27,6 +27,8 @@ export interface GateRequest {
   readonly retryOf?: number | undefined;
   /** The limit is the default one (the call has none of its own): the bet is judged again on each failed probe. */
   readonly defaultLimit?: boolean;
+  /** When such a call stops waiting if no probe judged it before (the bet's end under the prior). */
+  readonly giveUpAt?: number | undefined;
 }
 
 /** Whether waiting from `now` until `limitAt` is likely to see a recovery (the endpoint judges, `recoveryOdds`). */
@@ -94,7 +96,7 @@ export class BreakerGate {
     if (!this.options.breakerWait || limitAt <= now) return { kind: 'circuit_open', retryAfterMs };
     if (this.breaker.state !== 'closed') {
       if (!this.bet(now, limitAt, r.defaultLimit === true)) return this.unlikely(now, retryAfterMs);
-      const nextProbe = this.breaker.expedite(now, limitAt);
+      const nextProbe = this.breaker.expedite(now, limitAt, this.queue.length + 1);
       if (nextProbe !== undefined && nextProbe > limitAt) {
         return { kind: 'circuit_open', retryAfterMs: nextProbe - now };
       }
@@ -105,7 +107,7 @@ export class BreakerGate {
       r.retryOf === undefined,
       r.defaultLimit === true,
       r.signal,
-      limitAt,
+      Math.min(limitAt, r.giveUpAt ?? limitAt),
       this.timedOut,
     );
     this.release();

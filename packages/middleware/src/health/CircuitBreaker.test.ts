@@ -20,7 +20,7 @@ describe('CircuitBreaker', () => {
       (t) => transitions.push(t),
       {
         expectedRecoveryMs: expectedRecoveryMs ?? (() => 0),
-        needsVerdict: () => waiting,
+        waiters: () => (waiting ? 2 : 0),
       },
     );
   /** Failed attempts in a row (from different calls). */
@@ -203,25 +203,27 @@ describe('CircuitBreaker', () => {
     expect(breaker.snapshot(clock.now()).outageSince).toBe(1_000);
   });
 
-  it('while calls wait, probes soon: the doubling up to breakerMaxBreakMs, at least a quarter of the age', async () => {
+  it('while calls wait, probes soon: the doubling up to breakerMaxBreakMs, whatever the age', async () => {
     const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
     fail(breaker, 5);
-    expect(await breaks(breaker, 8)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_750, 5_937.5]);
+    expect(await breaks(breaker, 8)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_000, 4_000]);
   });
 
   it('expedite: a call that starts waiting brings an idle probe forward to the soon schedule, if it can use it', async () => {
     waiting = false;
     const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
     fail(breaker, 5);
-    await breaks(breaker, 5); // outage 28 s old at the re-open: the idle break is 28 s, the soon one 7 s
+    await breaks(breaker, 5); // outage 28 s old at the re-open: the idle break is 28 s, the soon one 4 s
     const openedAt = clock.now();
     expect(breaker.openUntil).toBe(openedAt + 28_000);
     await clock.advance(3_000);
-    expect(breaker.expedite(clock.now(), openedAt + 6_000)).toBe(openedAt + 28_000); // too late for this call
-    expect(breaker.probeIfWaiting(clock.now())).toBe(openedAt + 7_000);
-    expect(breaker.expedite(clock.now(), openedAt + 30_000)).toBe(openedAt + 7_000);
-    expect(breaker.openUntil).toBe(openedAt + 7_000);
-    await clock.advance(4_000);
+    expect(breaker.expedite(clock.now(), openedAt + 3_500, 2)).toBe(openedAt + 28_000); // too late for this call
+    expect(breaker.probeIfWaiting(clock.now(), 2)).toBe(openedAt + 4_000);
+    expect(breaker.expedite(clock.now(), openedAt + 30_000, 2)).toBe(openedAt + 4_000);
+    expect(breaker.openUntil).toBe(openedAt + 4_000);
+    // one call alone would have had the probe at half the age (14 s)
+    expect(breaker.probeIfWaiting(clock.now(), 1)).toBe(openedAt + 4_000);
+    await clock.advance(1_000);
     expect(breaker.state).toBe('half_open');
   });
 });

@@ -36,19 +36,19 @@ const PROBE: Admission = { admitted: true, probe: true };
 export interface BreakerHooks {
   /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
   expectedRecoveryMs(now: number): number;
-  /** Whether calls wait whose limits need a verdict (probes then stay soon). */
-  needsVerdict(): boolean;
+  /** Calls waiting whose limits need a verdict (several keep probes soon, see `probeDelay`). */
+  waiters(): number;
 }
 
 const noHooks: BreakerHooks = {
   expectedRecoveryMs: () => 0,
-  needsVerdict: () => true,
+  waiters: () => 2,
 };
 
 /** Each state carries only its own data. */
 type Inner =
   | { readonly state: 'closed'; consecutiveFailures: number }
-  | { readonly state: 'open'; until: number; readonly soonAt: number }
+  | { readonly state: 'open'; until: number; readonly soonAt: number; readonly loneAt: number }
   | { readonly state: 'half_open'; inFlight: number; successes: number; probeDeadline: number };
 
 /**
@@ -116,25 +116,44 @@ export class CircuitBreaker {
   }
 
   /**
-   * Calls now wait whose limits need a verdict: while open, the next probe moves to the soon schedule
-   * (`probeDelay` with `waiting`, drawn when the breaker opened) when that is earlier and comes by `by` (a probe
-   * nobody can use is not moved). Returns the time of the next probe (undefined when not open).
+   * `waiters` calls now wait whose limits need a verdict: while open, the next probe moves to their schedule
+   * (`probeDelay` for that many waiters, drawn when the breaker opened) when that is earlier and comes by `by` (a
+   * probe nobody can use is not moved). Returns the time of the next probe (undefined when not open).
    */
-  expedite(now: number, by: number): number | undefined {
+  expedite(now: number, by: number, waiters: number): number | undefined {
     const inner = this.inner;
     if (inner.state !== 'open') return undefined;
-    const soon = Math.max(now, inner.soonAt);
+    const soon = Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt);
     if (soon >= inner.until || soon > by) return inner.until;
     inner.until = soon;
     this.armTimer(soon - now);
     return soon;
   }
 
-  /** When the next probe comes if a call waits for it (`expedite`); undefined when not open. */
-  probeIfWaiting(now: number): number | undefined {
+  /** When the next probe comes if `waiters` calls wait for it (`expedite`); undefined when not open. */
+  probeIfWaiting(now: number, waiters: number): number | undefined {
     const inner = this.inner;
     if (inner.state !== 'open') return undefined;
-    return Math.min(inner.until, Math.max(now, inner.soonAt));
+    return Math.min(inner.until, Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt));
+  }
+
+  /**
+   * A verdict shared by another process (through a store): the endpoint is down, probed there, until `until`.
+   * Taken when it says more than ours: a closed breaker opens until then (reason `shared`), an open one stays
+   * open at least that long; a half-open one (probing here) and a verdict already past are ignored.
+   */
+  adoptOpen(now: number, until: number, outageSince = now): void {
+    const inner = this.inner;
+    if (until <= now || inner.state === 'half_open') return;
+    if (inner.state === 'open') {
+      if (until <= inner.until) return;
+      inner.until = until;
+      this.armTimer(until - now);
+      return;
+    }
+    this.outageStart = Math.min(now, outageSince);
+    this.moveTo({ state: 'open', until, soonAt: until, loneAt: until }, now, 'shared');
+    this.armTimer(until - now);
   }
 
   admit(now: number): Admission {
@@ -233,7 +252,7 @@ export class CircuitBreaker {
     this.timer?.abort();
   }
 
-  private breakMs(now: number, waiting: boolean, random: number): number {
+  private breakMs(now: number, waiting: number, random: number): number {
     return probeDelay({
       ...this.options,
       failedProbes: this.reopenCount,
@@ -249,7 +268,7 @@ export class CircuitBreaker {
    * Taken while closed, or while open until earlier (the break is extended without a transition); ignored while
    * half-open (a probe is out).
    */
-  adoptOpen(until: number, now: number, outageStart = now): void {
+  adoptFleetOpen(until: number, now: number, outageStart = now): void {
     const inner = this.inner;
     if (inner.state === 'half_open') return;
     this.outageStart = Math.min(this.outageStart ?? outageStart, outageStart);
@@ -258,7 +277,7 @@ export class CircuitBreaker {
       return;
     }
     this.adopted = true;
-    this.moveTo({ state: 'open', until, soonAt: until }, now, 'fleet_open');
+    this.moveTo({ state: 'open', until, soonAt: until, loneAt: until }, now, 'fleet_open');
     this.armTimer(Math.max(0, until - now));
   }
 
@@ -288,9 +307,16 @@ export class CircuitBreaker {
     this.adopted = false;
     this.outageStart ??= now;
     const random = this.clock.random();
-    const soonMs = this.breakMs(now, true, random);
-    const breakMs = this.hooks.needsVerdict() ? soonMs : this.breakMs(now, false, random);
-    this.moveTo({ state: 'open', until: now + breakMs, soonAt: now + soonMs }, now, reason, callId);
+    const soonMs = this.breakMs(now, 2, random);
+    const loneMs = this.breakMs(now, 1, random);
+    const waiters = this.hooks.waiters();
+    const breakMs = waiters >= 2 ? soonMs : waiters === 1 ? loneMs : this.breakMs(now, 0, random);
+    this.moveTo(
+      { state: 'open', until: now + breakMs, soonAt: now + soonMs, loneAt: now + loneMs },
+      now,
+      reason,
+      callId,
+    );
     this.armTimer(breakMs);
   }
 

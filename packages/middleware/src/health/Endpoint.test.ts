@@ -112,11 +112,19 @@ describe('Endpoint', () => {
     expect(endpoint.breaker.state).toBe('open');
   });
 
-  it('shares its health: a store reads it and sets it', () => {
-    const { endpoint } = create();
-    endpoint.adopt({ retryAfterUntil: 5_000, pastOutagesMs: [1_000, 2_000] });
+  it('shares its health: a store reads it and sets it', async () => {
+    const { clock, endpoint } = create(false);
+    endpoint.adopt({ retryAfterUntil: 5_000, pastOutagesMs: [1_000, 2_000] }, 0);
     expect(endpoint.retryAfterMs(1_000)).toBe(4_000);
-    endpoint.adopt({ retryAfterUntil: 3_000 }); // an earlier one does not shorten it
+    endpoint.adopt({ retryAfterUntil: 3_000 }, 0); // an earlier one does not shorten it
     expect(endpoint.health()).toEqual({ retryAfterUntil: 5_000, pastOutagesMs: [1_000, 2_000] });
+    // another process saw the endpoint down and probes it until 10 s: this breaker opens until then
+    endpoint.adopt({ openUntil: 10_000, outageSince: -2_000 }, 0);
+    expect(endpoint.snapshot(0)).toMatchObject({ state: 'open', openUntil: 10_000, outageSince: -2_000 });
+    expect(endpoint.health()).toMatchObject({ openUntil: 10_000, outageSince: -2_000 });
+    endpoint.adopt({ openUntil: 8_000 }, 0); // says less: ignored
+    expect(endpoint.breaker.openUntil).toBe(10_000);
+    await clock.advance(10_000);
+    expect(endpoint.state).toBe('half_open');
   });
 });

@@ -1,5 +1,6 @@
 import type { Clock } from '../Clock.js';
 import type { Classification } from '../classify/Classification.js';
+import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
 import { recoveryOdds } from '../decide/recoveryOdds.js';
 import { BreakerGate, type BreakerGateOptions, type GateRequest, type GateVerdict } from './BreakerGate.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
@@ -27,6 +28,9 @@ export interface EndpointHealth {
   readonly retryAfterUntil: number;
   /** How long its past outages lasted (oldest first). */
   readonly pastOutagesMs: readonly number[];
+  /** While its breaker is open: until when (the next probe), and since when the outage runs. */
+  readonly openUntil?: number;
+  readonly outageSince?: number;
 }
 
 /**
@@ -66,13 +70,38 @@ export class Endpoint {
       },
       {
         expectedRecoveryMs: (now) => (options.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0),
-        needsVerdict: () => this.gate.waiting > 0,
+        waiters: () => this.gate.waiting,
       },
     );
     this.gate = new BreakerGate(this.breaker, options, clock, (now, limitAt, defaultLimit) =>
       this.recoveryLikely(now, limitAt, defaultLimit),
     );
     this.budget = new RetryBudget(options);
+  }
+
+  /** The telemetry attributes the endpoint was created with. */
+  get attributes(): Readonly<Record<string, string>> {
+    return this.breaker.attributes;
+  }
+
+  /** Its breaker's state. */
+  get state(): BreakerState {
+    return this.breaker.state;
+  }
+
+  /** Calls waiting at its gate now. */
+  get waiting(): number {
+    return this.gate.waiting;
+  }
+
+  /** Its breaker as seen from outside, with the calls waiting at its gate. */
+  snapshot(now: number): BreakerSnapshot {
+    return { ...this.breaker.snapshot(now), waiting: this.gate.waiting };
+  }
+
+  /** When the next probe comes if one more call waits for it; undefined when the breaker is not open. */
+  probeIfWaiting(now: number): number | undefined {
+    return this.breaker.probeIfWaiting(now, this.gate.waiting + 1);
   }
 
   /** A tick of the registry, for least-recently-used eviction. */
@@ -89,9 +118,14 @@ export class Endpoint {
     this.budget.onCall(now);
   }
 
-  /** The gate's verdict for an attempt. */
+  /**
+   * The gate's verdict for an attempt. A call with only the default limit stops waiting, at the latest, when the
+   * time left is less than the outage's age (where the prior's odds fall below `LIKELY`), if no probe judged it.
+   */
   pass(request: GateRequest): GateVerdict | Promise<GateVerdict> {
-    return this.gate.pass(request);
+    if (!request.defaultLimit || this.breaker.state === 'closed') return this.gate.pass(request);
+    const since = Math.min(this.history.streakStart ?? request.now, this.breaker.outageSince ?? request.now);
+    return this.gate.pass({ ...request, giveUpAt: (request.limitAt + since) / 2 });
   }
 
   /** How long, from now, the endpoint asked not to be called (`Retry-After`); 0 when it did not. */
@@ -107,7 +141,8 @@ export class Endpoint {
 
   /**
    * Whether recovery before `limitAt` is likely enough to wait for: `recoveryOdds` of this outage's age and the
-   * endpoint's past outages, at least `breakerWaitOdds` (at least `LIKELY` for a call without a limit of its own).
+   * endpoint's past outages, at least `breakerWaitOdds` for a call with a limit of its own (its caller said how
+   * long it may take), at least `LIKELY` for a call with only the default limit.
    */
   recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
     // the outage began with its first unhealthy failure (the breaker opened later)
@@ -117,9 +152,8 @@ export class Endpoint {
       withinMs: limitAt - now,
       pastOutagesMs: this.history.outages,
     });
-    return (
-      odds >= (defaultLimit ? Math.max(LIKELY, this.options.breakerWaitOdds) : this.options.breakerWaitOdds)
-    );
+    const least = this.options.breakerWaitOdds;
+    return odds >= (defaultLimit ? Math.max(LIKELY, least) : least);
   }
 
   /** How long the running failure streak usually lasts from now (0: no idea, or `adaptiveBackoff` off). */
@@ -185,13 +219,23 @@ export class Endpoint {
     if (countsForHealth(c)) this.breaker.onCallFailure(now, callId);
   }
 
-  /** What a store shares: the announced `Retry-After` and the past outages. */
+  /** What a store shares: the announced `Retry-After`, the past outages, an open breaker's verdict. */
   health(): EndpointHealth {
-    return { retryAfterUntil: this.retryAfterUntil, pastOutagesMs: this.history.outages };
+    const { openUntil, outageSince } = this.breaker;
+    return {
+      retryAfterUntil: this.retryAfterUntil,
+      pastOutagesMs: this.history.outages,
+      ...(openUntil === undefined ? {} : { openUntil }),
+      ...(outageSince === undefined ? {} : { outageSince }),
+    };
   }
 
-  /** Takes what a store shared: a later `Retry-After`, and the past outages learned elsewhere. */
-  adopt(health: Partial<EndpointHealth>): void {
+  /**
+   * Takes what a store shared: a later `Retry-After`, the past outages learned elsewhere, and an open verdict
+   * (`CircuitBreaker.adoptOpen`: opens a closed breaker until then, or keeps an open one open that long).
+   */
+  adopt(health: Partial<EndpointHealth>, now: number): void {
+    if (health.openUntil !== undefined) this.breaker.adoptOpen(now, health.openUntil, health.outageSince);
     if (health.retryAfterUntil !== undefined) {
       this.retryAfterUntil = Math.max(this.retryAfterUntil, health.retryAfterUntil);
     }

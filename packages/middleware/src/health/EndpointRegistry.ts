@@ -34,7 +34,7 @@ export class EndpointRegistry {
 
   snapshots(): BreakerSnapshot[] {
     const now = this.clock.now();
-    return [...this.endpoints.values()].map((e) => ({ ...e.breaker.snapshot(now), waiting: e.gate.waiting }));
+    return [...this.endpoints.values()].map((e) => e.snapshot(now));
   }
 
   /** The endpoint tracked under `key`, if any (none is created). */
@@ -69,4 +69,4 @@ export class EndpointRegistry {
   }
 }
 
-const idle = (e: Endpoint) => e.breaker.state === 'closed' && e.gate.waiting === 0;
+const idle = (e: Endpoint) => e.state === 'closed' && e.waiting === 0;

@@ -359,6 +359,40 @@ describe('withResilience', () => {
     });
   });
 
+  describe("the SDK's request options are the call's limit", () => {
+    it('a per-request timeout bounds the whole call, attempts and waits, not each attempt', async () => {
+      const { client } = await connected((s) => {
+        s.registerTool(
+          'hang',
+          { annotations: { readOnlyHint: true } },
+          () => new Promise<CallToolResult>(() => {}),
+        );
+      });
+      const recorder = createMemoryRecorder();
+      const mcp = withResilience(client, { ...fast, recorder, server: 's', maxAttempts: 5 });
+      const error = await rejection(
+        mcp.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 200 }),
+      );
+      expect(error).toMatchObject({ reason: 'deadline', classification: { type: 'timeout' } });
+      const finished = recorder.ofType('call_finished').at(-1);
+      expect(finished?.attempts).toBe(1); // one attempt of 200 ms, not five
+      expect(finished?.durationMs).toBeGreaterThanOrEqual(190);
+      expect(finished?.durationMs).toBeLessThan(1_000);
+    });
+
+    it('limitOf: timeout and maxTotalTimeout, whichever ends first; an idle timeout (resetTimeoutOnProgress) is none', async () => {
+      const { limitOf } = await import('./withResilience.js');
+      expect(limitOf(undefined)).toEqual({});
+      expect(limitOf({ timeout: 2_000 })).toEqual({ timeoutMs: 2_000 });
+      expect(limitOf({ timeout: 2_000, maxTotalTimeout: 500 })).toEqual({ timeoutMs: 500 });
+      expect(limitOf({ timeout: 2_000, resetTimeoutOnProgress: true })).toEqual({});
+      expect(limitOf({ timeout: 2_000, resetTimeoutOnProgress: true, maxTotalTimeout: 9_000 })).toEqual({
+        timeoutMs: 9_000,
+      });
+      expect(limitOf({ timeout: Number.NaN })).toEqual({});
+    });
+  });
+
   describe('circuit breakers', () => {
     async function server() {
       return connected((s) => {

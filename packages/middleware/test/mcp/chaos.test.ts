@@ -196,10 +196,11 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
       breakerConsecutiveFailures: 4,
       maxAttempts: 2,
       breakerWait: false, // fail-fast: the rejected call does not wait for the probe
+      attemptTimeoutMs: 100, // each attempt's limit (the SDK's `timeout` would be the whole call's)
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
-    const options = { timeout: 100 };
+    const options = {};
 
     const first = await rejection(mcp.callTool(weather, undefined, options));
     expect(first.classification.type).toBe('timeout');
@@ -238,21 +239,20 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
         { kind: 'hang', tool: 'get_weather', times: 1 },
       ],
     };
-    const { mcp, recorder, chaos, close } = await setup(kind, plan, { maxAttempts: 3 });
+    const { mcp, recorder, chaos, close } = await setup(kind, plan, {
+      maxAttempts: 3,
+      attemptTimeoutMs: 100,
+    });
     await mcp.listTools();
 
     const error = await rejection(
-      mcp.callTool({ name: 'create_ticket', arguments: { title: 'printer on fire' } }, undefined, {
-        timeout: 100,
-      }),
+      mcp.callTool({ name: 'create_ticket', arguments: { title: 'printer on fire' } }),
     );
     expect(error.attempts).toBe(1);
     expect(error.reason).toBe('not_idempotent');
     expect(error.classification).toMatchObject({ type: 'timeout', execution: 'unknown' });
 
-    const weather = await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }, undefined, {
-      timeout: 100,
-    });
+    const weather = await mcp.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
     expect(weather.isError).toBeFalsy();
     expect(lastCall(recorder).attempts).toBe(2);
 

@@ -165,10 +165,11 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
       breakerConsecutiveFailures: 4,
       maxAttempts: 2,
       breakerWait: false,
+      attemptTimeoutMs: 150, // each attempt's limit (the SDK's `timeout` would be the whole call's)
     });
     await mcp.listTools();
     const echo = { name: 'echo', arguments: { message: 'hi' } };
-    const options = { timeout: 150 };
+    const options = {};
 
     process.kill(pid(), 'SIGSTOP');
     try {
@@ -193,12 +194,13 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
   });
 
   it('retries a timeout of a read-only tool, and not of a tool overridden as not idempotent', async () => {
-    const { mcp, client } = setup({ maxAttempts: 2 });
+    // each attempt's limit (the SDK's `timeout` would be the whole call's)
+    const { mcp, client } = setup({ maxAttempts: 2, attemptTimeoutMs: 150 });
     await mcp.listTools();
     const slow = { name: 'trigger-long-running-operation', arguments: { duration: 0.5, steps: 1 } };
 
     // Annotated readOnlyHint: a timeout (it may have run) is retried.
-    const readOnly = await rejection(mcp.callTool(slow, undefined, { timeout: 150 }));
+    const readOnly = await rejection(mcp.callTool(slow));
     expect(readOnly).toMatchObject({
       attempts: 2,
       reason: 'max_attempts',
@@ -212,9 +214,10 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
       recorder,
       server: 'everything-distrusting',
       maxAttempts: 2,
+      attemptTimeoutMs: 150,
       toolIdempotency: { 'trigger-long-running-operation': false },
     });
-    const once = await rejection(distrusting.callTool(slow, undefined, { timeout: 150 }));
+    const once = await rejection(distrusting.callTool(slow));
     expect(once).toMatchObject({
       attempts: 1,
       reason: 'not_idempotent',

@@ -201,7 +201,7 @@ export class FleetSync {
   private adopt(endpoint: Endpoint, health: SharedHealth, first: boolean): void {
     const now = this.clock.now();
     if (health.holdUntil !== undefined) this.adoptHold(endpoint, health.holdUntil);
-    if (first && health.outages.length > 0) endpoint.adopt({ pastOutagesMs: health.outages });
+    if (first && health.outages.length > 0) endpoint.adopt({ pastOutagesMs: health.outages }, now);
     const v = health.verdict;
     if (v && v.by !== this.options.replicaId) {
       if (v.state !== 'closed' && health.outageStart !== undefined)
@@ -236,14 +236,14 @@ export class FleetSync {
     if (until + this.options.probeLeaseMs <= now) return; // stale: its owner is long gone
     if (this.leases.get(endpoint)?.state === 'theirs') this.leases.set(endpoint, NONE); // their probe ended
     const wasClosed = b.state === 'closed';
-    b.adoptOpen(Math.max(until, now), now, Math.min(outageStart ?? v.since, now));
+    b.adoptFleetOpen(Math.max(until, now), now, Math.min(outageStart ?? v.since, now));
     if (wasClosed && stateOf(b) === 'open') this.decided(endpoint, 'adopted_open', lagMs);
   }
 
   private adoptHold(endpoint: Endpoint, until: number): void {
     const now = this.clock.now();
     if (until <= now + endpoint.retryAfterMs(now)) return;
-    endpoint.adopt({ retryAfterUntil: until });
+    endpoint.adopt({ retryAfterUntil: until }, now);
     this.decided(endpoint, 'adopted_hold');
   }
 
