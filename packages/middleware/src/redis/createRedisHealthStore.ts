@@ -124,12 +124,12 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): R
     everReady = true;
   });
   subscriber.on('error', () => {}); // the command client reports reachability
-  const connected = owned
-    ? client.connect().then(
-        () => client.unref(),
-        () => {},
-      )
-    : Promise.resolve();
+  if (owned) {
+    void client.connect().then(
+      () => client.unref(),
+      () => {}, // it keeps reconnecting; reachability is reported by its events
+    );
+  }
   // node-redis subscribes again by itself after every reconnection
   const subscribed = subscriber
     .connect()
