@@ -169,3 +169,4 @@ log(
   `\n[${seconds()} s] wrote docs/benchmarks.md, docs/benchmarks/{${Object.keys(rendered.charts).join(',')},results.json} and the headline of README.md`,
 );
 await import('./agentLayerRun.js'); // the agent-layer section (docs/benchmarks/agent-layer.md)
+await import('./fleetRun.js'); // the fleet section (docs/benchmarks.md §4, docs/benchmarks/fleet.json)

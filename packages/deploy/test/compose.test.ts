@@ -79,9 +79,9 @@ describe('docker-compose.yml', () => {
     expect(validate(badPort)).toBe(false);
   });
 
-  it('runs the collector, Prometheus, Alertmanager, the dashboard, the MCP gateway and the demo agents', () => {
+  it('runs the collector, Prometheus, Alertmanager, the dashboard, the MCP gateway, Valkey and the demo agents', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['alertmanager', 'dashboard', 'demo', 'gateway', 'otel-collector', 'prometheus'].sort(),
+      ['alertmanager', 'dashboard', 'demo', 'gateway', 'otel-collector', 'prometheus', 'valkey'].sort(),
     );
     // The demo agents only start with `--profile demo`: a real deployment has its own agents.
     expect(service('demo').profiles).toEqual(['demo']);
@@ -105,6 +105,7 @@ describe('docker-compose.yml', () => {
       'otel-collector': expect.stringMatching(/^otel\/opentelemetry-collector-contrib:0\.\d+\.\d+$/),
       prometheus: expect.stringMatching(/^prom\/prometheus:v2\.\d+\.\d+$/),
       alertmanager: expect.stringMatching(/^prom\/alertmanager:v0\.\d+\.\d+$/),
+      valkey: expect.stringMatching(/^valkey\/valkey:\d+\.\d+\.\d+$/),
     });
     // Images built here carry the version of what they contain.
     const dashboardVersion = (JSON.parse(readText('apps/dashboard/package.json')) as { version: string })
@@ -155,6 +156,19 @@ describe('docker-compose.yml', () => {
     expect(dataVolume('dashboard')).toBe(serviceEnv(service('dashboard')).DATA_DIR);
   });
 
+  it('keeps Valkey a cache: no persistence, no root, keys evicted by their TTL under memory pressure', () => {
+    const valkey = service('valkey') as { command?: string[]; user?: string; volumes?: unknown[] };
+    const command = valkey.command ?? [];
+    const arg = (flag: string) => command[command.indexOf(flag) + 1];
+    expect([arg('--save'), arg('--appendonly'), arg('--maxmemory-policy')]).toEqual([
+      '',
+      'no',
+      'volatile-ttl',
+    ]);
+    expect(valkey.user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
+    expect(valkey.volumes).toBeUndefined();
+  });
+
   it('builds from existing contexts and Dockerfiles', () => {
     const built = services.filter(([, s]) => s.build !== undefined);
     expect(built.map(([n]) => n).sort()).toEqual(['dashboard', 'demo', 'gateway']);
@@ -180,8 +194,9 @@ describe('docker-compose.yml', () => {
         expect(s.healthcheck.retries, name).toBeGreaterThan(0);
       }
     }
-    expect(Object.keys(probes).sort()).toEqual(['alertmanager', 'dashboard', 'gateway', 'prometheus']);
+    expect(Object.keys(probes).sort()).toEqual(['alertmanager', 'dashboard', 'gateway', 'prometheus', 'valkey']);
     expect(probes.gateway).toContain('http://127.0.0.1:8787/healthz');
+    expect(probes.valkey).toBe('valkey-cli ping');
     // Each probe asks the service itself, on its own port, for its readiness endpoint.
     expect(probes.prometheus).toContain('http://127.0.0.1:9090/-/ready');
     expect(probes.alertmanager).toContain('http://127.0.0.1:9093/-/ready');

@@ -5,7 +5,9 @@ import { validateCallOptions } from './call/validateCallOptions.js';
 import type { BreakerSnapshot } from './decide/BreakerState.js';
 import { createExperiment } from './experiment/createExperiment.js';
 import { type ExperimentOptions, hasExperiment } from './experiment/ExperimentOptions.js';
+import type { Endpoint } from './health/Endpoint.js';
 import { EndpointRegistry } from './health/EndpointRegistry.js';
+import { FleetSync } from './health/fleet/FleetSync.js';
 import { type ResilienceOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
@@ -22,6 +24,8 @@ export interface Resilience {
   breakers(): BreakerSnapshot[];
   /** The resolved options, defaults included. */
   readonly options: Readonly<ResolvedOptions>;
+  /** Stops sharing health (option `healthStore`) and closes that store. Calls keep working on local health. */
+  close(): Promise<void>;
 }
 
 let nextCallId = 1;
@@ -38,14 +42,35 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
   const o = resolveOptions(options);
   const { clock } = o;
   const emit = safeRecorder(o.recorder);
-  const registry = new EndpointRegistry(o, clock, (endpoint, t) =>
-    emit?.({
-      type: 'breaker_transition',
-      endpoint: endpoint.key,
-      attributes: endpoint.attributes,
-      ...t,
-    }),
+  let fleet: FleetSync | undefined;
+  const registry = new EndpointRegistry(
+    o,
+    clock,
+    (endpoint, t) => {
+      emit?.({
+        type: 'breaker_transition',
+        endpoint: endpoint.key,
+        attributes: endpoint.attributes,
+        ...t,
+      });
+      fleet?.onTransition(endpoint, t);
+    },
+    (endpoint) => fleet?.attach(endpoint),
   );
+  if (o.healthStore) {
+    fleet = new FleetSync(
+      o.healthStore,
+      {
+        replicaId: o.fleetReplicaId ?? randomId(clock),
+        syncIntervalMs: o.fleetSyncIntervalMs,
+        probeLeaseMs: o.fleetProbeLeaseMs ?? o.breakerProbeTimeoutMs + 1_000,
+        maxReadsPerRound: 256,
+      },
+      clock,
+      { all: () => registry.all(), find: (key) => registry.find(key) },
+      emit,
+    );
+  }
   const pipeline: Pipeline = { options: o, clock, emit, watch: new DeadlineWatch(clock) };
   const breakers = () => registry.snapshots();
   emit?.({ type: 'recorder_attached', breakers });
@@ -66,13 +91,45 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
       attributes: call.attributes ?? noAttributes,
     };
     const endpoint = registry.get(ref.endpoint, call.endpointAttributes ?? noAttributes);
+    if (endpoint.fleetRead) return afterFirstRead(endpoint).then(() => run(fn, call, ref, endpoint));
+    return run(fn, call, ref, endpoint);
+  }
+
+  function run<T>(
+    fn: (context: AttemptContext) => T | Promise<T>,
+    call: CallOptions,
+    ref: CallRef,
+    endpoint: Endpoint,
+  ): Promise<T> {
     const start = clock.now();
     emit?.({ type: 'call_started', ...ref, time: start });
     endpoint.callStarted(start);
     return new Call(pipeline, fn, call, ref, endpoint, start, call.timeoutMs ?? o.timeoutMs).run();
   }
 
-  return { execute, breakers, options: o };
+  /** A new endpoint's first calls wait for the fleet's health of it, at most `fleetFirstReadWaitMs`. */
+  function afterFirstRead(endpoint: Endpoint): Promise<void> {
+    const stop = new AbortController();
+    return Promise.race([
+      endpoint.fleetRead,
+      clock.sleep(o.fleetFirstReadWaitMs, stop.signal, { unref: true }).catch(() => {}),
+    ]).finally(() => stop.abort());
+  }
+
+  async function close(): Promise<void> {
+    if (!fleet) return;
+    fleet.close();
+    fleet = undefined;
+    await o.healthStore?.close();
+  }
+
+  return { execute, breakers, options: o, close };
+}
+
+/** A replica id: a UUID where the platform has one. */
+function randomId(clock: { random(): number }): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return c?.randomUUID?.() ?? `replica-${Math.floor(clock.random() * 2 ** 52).toString(36)}`;
 }
 
 /** The recorder behind a guard: a throwing recorder is reported once and never breaks a call. */

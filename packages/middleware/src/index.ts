@@ -20,6 +20,24 @@ export { AttemptTimeoutError } from './errors/AttemptTimeoutError.js';
 export { isResilienceError, ResilienceError } from './errors/ResilienceError.js';
 export type { ExperimentResilience } from './experiment/createExperiment.js';
 export type { ExperimentOptions, VariantKey, VariantOptions } from './experiment/ExperimentOptions.js';
+export type {
+  MemoryHealthHub,
+  MemoryHealthStoreOptions,
+} from './health/store/createMemoryHealthStore.js';
+export {
+  createMemoryHealthStore,
+  memoryHealthStoreDefaults,
+} from './health/store/createMemoryHealthStore.js';
+export type {
+  FleetVerdict,
+  HealthStore,
+  HealthUpdate,
+  ProbeLease,
+  ReadResult,
+  SharedHealth,
+  StoreMessage,
+} from './health/store/HealthStore.js';
+export { HEALTH_ENCODING_VERSION } from './health/store/healthCodec.js';
 export type { Jitter, ResilienceOptions } from './options.js';
 export { defaults } from './options.js';
 export type { MemoryRecorder } from './record/createMemoryRecorder.js';

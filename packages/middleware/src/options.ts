@@ -2,6 +2,7 @@ import { type Clock, realClock } from './Clock.js';
 import { boolean, type Check, checkOptions, hasMethods, integer, number, oneOf } from './checkOptions.js';
 import type { ClassificationRule } from './classify/ClassificationRule.js';
 import type { Jitter } from './decide/backoffDelay.js';
+import type { HealthStore } from './health/store/HealthStore.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 
@@ -89,14 +90,29 @@ export interface ResilienceOptions {
   readonly maxEndpoints?: number;
   /** Classification rules that run before the built-in ones. */
   readonly rules?: readonly ClassificationRule[];
+  /**
+   * Endpoint health shared with the other replicas of a fleet (`createRedisHealthStore` from
+   * `@mcp-resilience/middleware/redis`, or any `HealthStore`): breaker verdicts, outage history, `Retry-After`
+   * holds and one probe fleet-wide. Calls never wait on it (but a new endpoint's first call, for its first read,
+   * at most `fleetFirstReadWaitMs`); when it fails, the process goes on with its local health.
+   */
+  readonly healthStore?: HealthStore;
+  /** This process's id in the shared store (default: a random UUID). */
+  readonly fleetReplicaId?: string;
+  /** Period of the catch-up read of the shared store (announcements carry the news in between). */
+  readonly fleetSyncIntervalMs?: number;
+  /** Lease of the fleet's probe: how long the others wait if its owner dies (default: the probe's time limit + 1 s). */
+  readonly fleetProbeLeaseMs?: number;
+  /** How long a new endpoint's first call waits at most for the fleet's health of it (only while the store answers). */
+  readonly fleetFirstReadWaitMs?: number;
   /** Time, sleep and randomness. */
   readonly clock?: Clock;
   /** The telemetry port. */
   readonly recorder?: Recorder;
 }
 
-export type ResolvedOptions = Required<Omit<ResilienceOptions, 'timeoutMs' | 'attemptTimeoutMs'>> &
-  Pick<ResilienceOptions, 'timeoutMs' | 'attemptTimeoutMs'>;
+type Unset = 'timeoutMs' | 'attemptTimeoutMs' | 'healthStore' | 'fleetReplicaId' | 'fleetProbeLeaseMs';
+export type ResolvedOptions = Required<Omit<ResilienceOptions, Unset>> & Pick<ResilienceOptions, Unset>;
 
 export const defaults = {
   maxAttempts: 6,
@@ -130,6 +146,11 @@ export const defaults = {
   breakerMaxWaiting: 1_000,
   maxEndpoints: 10_000,
   rules: [],
+  healthStore: undefined,
+  fleetReplicaId: undefined,
+  fleetSyncIntervalMs: 1_000,
+  fleetProbeLeaseMs: undefined,
+  fleetFirstReadWaitMs: 250,
   clock: realClock,
   recorder: noopRecorder,
 } as const satisfies {
@@ -174,6 +195,12 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   breakerMaxWaiting: integer(1),
   maxEndpoints: integer(1),
   rules,
+  healthStore: hasMethods('read', 'write', 'acquireProbe', 'releaseProbe', 'subscribe', 'close'),
+  fleetReplicaId: (v) =>
+    typeof v === 'string' && v.length > 0 && v.length <= 128 ? undefined : 'a string of 1 to 128 characters',
+  fleetSyncIntervalMs: number(10),
+  fleetProbeLeaseMs: number(1),
+  fleetFirstReadWaitMs: number(0, 5_000),
   clock: hasMethods('now', 'sleep', 'random'),
   recorder: hasMethods('record'),
 };

@@ -42,6 +42,7 @@ export function canaryRecorder(inner: Recorder): { recorder: Recorder; truth: Ca
       record(event) {
         inner.record(event);
         if (event.type === 'recorder_attached' || event.type === 'breaker_transition') return;
+        if (event.type === 'health_store') return; // no call, no variant
         const variant = event.attributes[ATTR_MCP_RESILIENCE_VARIANT] ?? '';
         if (event.type === 'call_finished') {
           truth.calls[variant] ??= { total: 0, success: 0, failure: 0, rejected: 0 };

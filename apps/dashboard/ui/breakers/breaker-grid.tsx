@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import type { BreakerTile } from '@/lib/data/types';
+import { fleetVerdictLabel } from '@/lib/fleet-verdict';
 import { fmtElapsed, fmtNumber, fmtShare, STATE_LABEL } from '@/lib/format';
 import { breakerKey, useLive } from '../live/live-provider';
 import Sparkline from './sparkline';
@@ -120,6 +121,13 @@ export default function BreakerGrid({
                 ? `entered: ${STATE_LABEL[t.lastTransition.from] ?? t.lastTransition.from} → ${STATE_LABEL[t.lastTransition.to] ?? t.lastTransition.to} (${t.lastTransition.reason || 'n/a'}) ${fmtElapsed(now - t.lastTransition.at)} ago`
                 : 'no transition into this state in the window'}
             </div>
+            {t.lastTransition &&
+            t.lastTransition.to === t.state &&
+            fleetVerdictLabel(t.lastTransition.reason) ? (
+              <div className="sub" style={{ fontSize: 12 }} data-testid="breaker-fleet">
+                {fleetVerdictLabel(t.lastTransition.reason)}
+              </div>
+            ) : null}
           </div>
         );
       })}

@@ -331,7 +331,12 @@ export class Call<T> {
       type: 'circuit_open',
       execution: 'not_sent',
       ...(verdict.kind === 'shed' ? {} : { retryAfterMs: verdict.retryAfterMs }),
-      source: verdict.kind === 'shed' ? 'circuit_breaker.queue' : 'circuit_breaker',
+      source:
+        verdict.kind === 'shed'
+          ? 'circuit_breaker.queue'
+          : this.endpoint.breaker.fleetVerdict
+            ? 'circuit_breaker.fleet'
+            : 'circuit_breaker',
       message:
         verdict.kind === 'shed'
           ? `circuit breaker for '${name}' is ${this.endpoint.state} and ${verdict.waiting} calls already wait for it`

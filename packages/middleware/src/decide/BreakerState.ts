@@ -21,6 +21,8 @@ export interface BreakerSnapshot {
   readonly reopenCount: number;
   /** Telemetry attributes the endpoint was created with (for example `mcp.server`, `gen_ai.tool.name`). */
   readonly attributes: Readonly<Record<string, string>>;
+  /** The state was adopted from another replica's verdict through the shared health store. */
+  readonly fleet?: boolean;
   /** Calls waiting at the breaker's gate now (absent from breakers that have no gate). */
   readonly waiting?: number;
 }

@@ -97,6 +97,9 @@ export function createExperiment(
     },
     // The control's (first variant's): the clock and recorder are shared.
     options: (pipelines.get(names[0] as string) as Resilience).options,
+    async close() {
+      await Promise.all([...pipelines.values()].map((p) => p.close()));
+    },
   };
 }
 

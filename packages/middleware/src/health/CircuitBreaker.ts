@@ -87,6 +87,19 @@ export class CircuitBreaker {
   /** The call whose attempt failed last (while closed). */
   lastFailedCall: number | undefined;
 
+  /**
+   * Asked when an open breaker's break is over, before it half-opens: `true` lets it half-open now; `false`
+   * keeps it open (the fleet's probe lease decides: the guard half-opens it, `halfOpenNow`, or extends the
+   * break, `extendOpen`, when the lease's answer comes). `timer`: asked by the break's timer, not by a call.
+   */
+  probeGuard: ((now: number, timer: boolean) => boolean) | undefined;
+
+  /** The current verdict was adopted from the fleet (another replica's), not reached here. */
+  get fleetVerdict(): boolean {
+    return this.adopted;
+  }
+  private adopted = false;
+
   /** Failed attempts in a row while closed (0 otherwise). */
   get consecutiveFailures(): number {
     return this.inner.state === 'closed' ? this.inner.consecutiveFailures : 0;
@@ -148,6 +161,9 @@ export class CircuitBreaker {
     if (inner.state === 'closed') return ADMITTED;
     if (inner.state === 'open') {
       if (now < inner.until) return { admitted: false, retryAfterMs: inner.until - now };
+      if (this.probeGuard && !this.probeGuard(now, false)) {
+        return { admitted: false, retryAfterMs: Math.max(0, (this.openUntil ?? now) - now) };
+      }
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
     }
@@ -227,6 +243,7 @@ export class CircuitBreaker {
       ...(this.outageStart === undefined ? {} : { outageSince: this.outageStart }),
       reopenCount: this.reopenCount,
       attributes: this.attributes,
+      ...(this.adopted ? { fleet: true } : {}),
     };
   }
 
@@ -246,7 +263,48 @@ export class CircuitBreaker {
     });
   }
 
+  /**
+   * Another replica's verdict: open until `until` (reason `fleet_open`), in an outage that began at `outageStart`.
+   * Taken while closed, or while open until earlier (the break is extended without a transition); ignored while
+   * half-open (a probe is out).
+   */
+  adoptFleetOpen(until: number, now: number, outageStart = now): void {
+    const inner = this.inner;
+    if (inner.state === 'half_open') return;
+    this.outageStart = Math.min(this.outageStart ?? outageStart, outageStart);
+    if (inner.state === 'open') {
+      this.extendOpen(until);
+      return;
+    }
+    this.adopted = true;
+    this.moveTo({ state: 'open', until, soonAt: until, loneAt: until }, now, 'fleet_open');
+    this.armTimer(Math.max(0, until - now));
+  }
+
+  /** Another replica's probe succeeded: an open breaker closes (reason `fleet_closed`). */
+  adoptClosed(now: number): void {
+    const inner = this.inner;
+    if (inner.state === 'closed' || (inner.state === 'half_open' && inner.inFlight > 0)) return;
+    this.reopenCount = 0;
+    this.adopted = true;
+    this.moveTo({ state: 'closed', consecutiveFailures: 0 }, now, 'fleet_closed');
+  }
+
+  /** Keeps an open breaker open until `until` (another replica holds the probe), without a transition. */
+  extendOpen(until: number): void {
+    const inner = this.inner;
+    if (inner.state !== 'open' || until <= inner.until) return;
+    inner.until = until;
+    this.armTimer(Math.max(0, until - this.clock.now()));
+  }
+
+  /** The fleet's probe lease is this replica's: an open breaker half-opens now. */
+  halfOpenNow(): void {
+    if (this.inner.state === 'open') this.halfOpen(this.clock.now(), 'break_elapsed');
+  }
+
   private open(now: number, reason: string, callId?: number): void {
+    this.adopted = false;
     this.outageStart ??= now;
     const random = this.clock.random();
     const soonMs = this.breakMs(now, 2, random);
@@ -269,14 +327,16 @@ export class CircuitBreaker {
     this.timer = timer;
     this.clock.sleep(ms, timer.signal, { unref: true }).then(
       () => {
-        if (this.timer === timer && this.inner.state === 'open')
-          this.halfOpen(this.clock.now(), 'break_elapsed');
+        if (this.timer !== timer || this.inner.state !== 'open') return;
+        const now = this.clock.now();
+        if (!this.probeGuard || this.probeGuard(now, true)) this.halfOpen(now, 'break_elapsed');
       },
       () => {},
     );
   }
 
   private halfOpen(now: number, reason: string): void {
+    this.adopted = false;
     this.moveTo({ state: 'half_open', inFlight: 0, successes: 0, probeDeadline: now }, now, reason);
   }
 

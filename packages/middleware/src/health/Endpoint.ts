@@ -45,6 +45,10 @@ export class Endpoint {
   private readonly history: EndpointHistory;
   private retryAfterUntil = 0;
   private used = 0;
+  /** Told when this replica learns a new `Retry-After` hold (the fleet shares it). */
+  onHold: ((until: number) => void) | undefined;
+  /** The first read of the fleet's health for this endpoint, while it runs (the first call waits for it, bounded). */
+  fleetRead: Promise<void> | undefined;
 
   constructor(
     readonly key: string,
@@ -196,8 +200,13 @@ export class Endpoint {
     if (unhealthy && !absorbed) this.breaker.onAttemptFailure(now, verdict.probe, attempt.callId);
     else if (verdict.probe) this.breaker.onNeutral(true);
     if (verdict.probe || verdict.ramp) this.gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
-    if (c.type === 'rate_limited' && c.retryAfterMs !== undefined) {
-      this.retryAfterUntil = Math.max(this.retryAfterUntil, now + c.retryAfterMs);
+    if (
+      c.type === 'rate_limited' &&
+      c.retryAfterMs !== undefined &&
+      now + c.retryAfterMs > this.retryAfterUntil
+    ) {
+      this.retryAfterUntil = now + c.retryAfterMs;
+      this.onHold?.(this.retryAfterUntil);
     }
     return unhealthy;
   }
@@ -231,6 +240,24 @@ export class Endpoint {
       this.retryAfterUntil = Math.max(this.retryAfterUntil, health.retryAfterUntil);
     }
     if (health.pastOutagesMs !== undefined) this.history.adoptOutages(health.pastOutagesMs);
+  }
+
+  /** When the running outage began: its first unhealthy failure, or when the breaker opened; undefined when none runs. */
+  outageStart(): number | undefined {
+    const streak = this.history.streakStart;
+    const opened = this.breaker.outageSince;
+    if (streak === undefined) return opened;
+    return opened === undefined ? streak : Math.min(streak, opened);
+  }
+
+  /** The fleet says the running outage began at `start`. */
+  adoptOutageStart(start: number): void {
+    this.history.adoptStreakStart(start);
+  }
+
+  /** The fleet saw an outage of `lengthMs` end (another replica's probe): no streak runs here any more. */
+  adoptOutageEnd(lengthMs: number): void {
+    this.history.adoptRecovery(lengthMs);
   }
 
   /** Stops the breaker's timer and fails the calls waiting at its gate (the endpoint is being dropped). */

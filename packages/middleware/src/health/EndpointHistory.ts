@@ -58,6 +58,18 @@ export class EndpointHistory {
     return longer[Math.floor((longer.length - 1) / 2)]! - elapsed;
   }
 
+  /** The fleet says the outage began at `start`: the running streak is at least that old. */
+  adoptStreakStart(start: number): void {
+    this.failingSince = Math.min(this.failingSince ?? start, start);
+  }
+
+  /** The fleet saw an outage end (another replica's probe): its length joins the history; no streak runs. */
+  adoptRecovery(lengthMs: number): void {
+    this.failingSince = undefined;
+    this.recoveries.push(lengthMs);
+    if (this.recoveries.length > this.size) this.recoveries.shift();
+  }
+
   /** A successful attempt's usual duration (moving average); 0 when unknown. */
   expectedLatencyMs(): number {
     return this.latencyMs ?? 0;

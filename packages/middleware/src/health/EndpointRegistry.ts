@@ -16,6 +16,8 @@ export class EndpointRegistry {
     private readonly options: EndpointOptions & { readonly maxEndpoints: number },
     private readonly clock: Clock,
     private readonly onTransition: (endpoint: Endpoint, transition: Transition) => void,
+    /** Told of every endpoint created (the fleet attaches to it). */
+    private readonly onCreate?: (endpoint: Endpoint) => void,
   ) {}
 
   get(key: string, attributes: Readonly<Record<string, string>>): Endpoint {
@@ -24,6 +26,7 @@ export class EndpointRegistry {
       if (this.endpoints.size >= this.options.maxEndpoints) this.evict();
       endpoint = new Endpoint(key, attributes, this.options, this.clock, this.onTransition);
       this.endpoints.set(key, endpoint);
+      this.onCreate?.(endpoint);
     }
     endpoint.touch(++this.tick);
     return endpoint;
@@ -32,6 +35,16 @@ export class EndpointRegistry {
   snapshots(): BreakerSnapshot[] {
     const now = this.clock.now();
     return [...this.endpoints.values()].map((e) => e.snapshot(now));
+  }
+
+  /** The endpoint tracked under `key`, if any (none is created). */
+  find(key: string): Endpoint | undefined {
+    return this.endpoints.get(key);
+  }
+
+  /** Every tracked endpoint, least recently used first. */
+  all(): Endpoint[] {
+    return [...this.endpoints.values()].sort((a, b) => a.lastUsed - b.lastUsed);
   }
 
   get size(): number {

@@ -26,6 +26,7 @@ import {
 } from './attributes.js';
 import type { ResolvedOtelRecorderOptions } from './OtelRecorderOptions.js';
 import { type AgentLoopInstruments, createAgentLoopInstruments, recordAgentLoop } from './recordAgentLoop.js';
+import { createFleetInstruments, type FleetInstruments, recordFleet } from './recordFleet.js';
 import {
   ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
@@ -78,6 +79,7 @@ interface Instruments {
   readonly operationDuration: Histogram;
   readonly breakerState: ObservableGauge;
   readonly agentLoop: AgentLoopInstruments;
+  readonly fleet: FleetInstruments;
   readonly shadowDisagreements: Counter;
   readonly waitDuration: Histogram;
   readonly waiting: ObservableGauge;
@@ -142,6 +144,7 @@ function createInstruments(meter: Meter, options: ResolvedOtelRecorderOptions): 
       valueType: ValueType.INT,
     }),
     agentLoop: createAgentLoopInstruments(meter, options.costPerAttempt),
+    fleet: createFleetInstruments(meter),
     shadowDisagreements: meter.createCounter(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS, {
       description: 'Failed attempts the shadow classifier classified differently (class or type).',
       unit: UNIT_ERROR,
@@ -365,6 +368,9 @@ export function createMetricRecorder(
         case 'model_retry_avoided':
         case 'fallback':
           return recordAgentLoop(m.agentLoop, event);
+        case 'health_store':
+        case 'fleet_decision':
+          return recordFleet(m.fleet, event);
         case 'shadow_classified':
           if (event.agrees) return;
           m.shadowDisagreements.add(1, {

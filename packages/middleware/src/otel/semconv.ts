@@ -356,3 +356,49 @@ export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION_SECONDS_COUNT =
 export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING = 'mcp_resilience_circuit_breaker_waiting' as const;
 export const PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED_TOTAL =
   'mcp_resilience_circuit_breaker_shed_total' as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fleet (issue #23): endpoint health shared across replicas through a health store (Redis, Valkey)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** ObservableGauge `{state}`: 1 while this process's shared health store answers, 0 while it runs on local health. */
+export const METRIC_MCP_RESILIENCE_HEALTH_STORE_REACHABLE = 'mcp.resilience.health_store.reachable' as const;
+/** Counter `{fallback}`: times the process fell back to its local health because the store failed (down, slow). */
+export const METRIC_MCP_RESILIENCE_HEALTH_STORE_FALLBACKS = 'mcp.resilience.health_store.fallbacks' as const;
+/** Counter `{read}`: stored data or announcements this version cannot read (another version, garbage): ignored. */
+export const METRIC_MCP_RESILIENCE_HEALTH_STORE_UNREADABLE =
+  'mcp.resilience.health_store.unreadable' as const;
+/** Counter `{decision}`: what this replica decided from the fleet's health; attrs `mcp.server` (+ tool), the decision. */
+export const METRIC_MCP_RESILIENCE_FLEET_DECISIONS = 'mcp.resilience.fleet.decisions' as const;
+/** Histogram `s`: from another replica's verdict to its adoption here (announcement or catch-up read; clock skew included). */
+export const METRIC_MCP_RESILIENCE_FLEET_SYNC_LAG = 'mcp.resilience.fleet.sync_lag' as const;
+/** Attribute of `mcp.resilience.fleet.decisions`: one of `FLEET_DECISION_VALUES`. */
+export const ATTR_MCP_RESILIENCE_FLEET_DECISION = 'mcp.resilience.fleet.decision' as const;
+export const FLEET_DECISION_VALUES = [
+  'adopted_open',
+  'adopted_closed',
+  'adopted_hold',
+  'probe_owned',
+  'probe_elsewhere',
+] as const;
+/** `mcp.resilience.circuit_breaker.reason` of transitions adopted from the fleet. */
+export const CIRCUIT_BREAKER_REASON_FLEET_OPEN = 'fleet_open' as const;
+export const CIRCUIT_BREAKER_REASON_FLEET_CLOSED = 'fleet_closed' as const;
+/** `mcp.resilience.classification.source` of a call refused by a breaker whose verdict came from the fleet. */
+export const CLASSIFICATION_SOURCE_FLEET = 'circuit_breaker.fleet' as const;
+export const UNIT_FALLBACK = '{fallback}' as const;
+export const UNIT_READ = '{read}' as const;
+export const UNIT_DECISION = '{decision}' as const;
+/** Explicit bucket boundaries of the sync lag histogram, in seconds (1 ms .. 10 s). */
+export const MCP_RESILIENCE_FLEET_SYNC_LAG_BUCKETS: readonly number[] = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+export const PROM_MCP_RESILIENCE_HEALTH_STORE_REACHABLE = 'mcp_resilience_health_store_reachable' as const;
+export const PROM_MCP_RESILIENCE_HEALTH_STORE_FALLBACKS_TOTAL =
+  'mcp_resilience_health_store_fallbacks_total' as const;
+export const PROM_MCP_RESILIENCE_HEALTH_STORE_UNREADABLE_TOTAL =
+  'mcp_resilience_health_store_unreadable_total' as const;
+export const PROM_MCP_RESILIENCE_FLEET_DECISIONS_TOTAL = 'mcp_resilience_fleet_decisions_total' as const;
+export const PROM_MCP_RESILIENCE_FLEET_SYNC_LAG_SECONDS_BUCKET =
+  'mcp_resilience_fleet_sync_lag_seconds_bucket' as const;
+export const PROM_LABEL_MCP_RESILIENCE_FLEET_DECISION = 'mcp_resilience_fleet_decision' as const;

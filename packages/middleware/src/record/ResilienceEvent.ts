@@ -189,7 +189,9 @@ export type ResilienceEvent =
   | FallbackEvent
   | ShadowClassifiedEvent
   | BreakerWaitStartedEvent
-  | BreakerWaitFinishedEvent;
+  | BreakerWaitFinishedEvent
+  | HealthStoreEvent
+  | FleetDecisionEvent;
 
 export type ResilienceEventType = ResilienceEvent['type'];
 
@@ -207,4 +209,39 @@ export interface ShadowClassifiedEvent extends CallRef {
   readonly shadow: Classification;
   /** Same class and type. */
   readonly agrees: boolean;
+}
+
+/**
+ * The shared health store (option `healthStore`) became unreachable (the process goes on with its local
+ * health: a fallback) or reachable again (it catches up), or held data this version cannot read (ignored).
+ */
+export interface HealthStoreEvent {
+  readonly type: 'health_store';
+  readonly time: number;
+  readonly kind: 'unreachable' | 'reachable' | 'unreadable';
+  /** What went wrong (redacted of nothing: store errors carry no call data). */
+  readonly problem?: string;
+}
+
+/** What a replica decided from the fleet's shared health. */
+export type FleetDecision =
+  /** Another replica's open verdict was adopted: this replica sends nothing until the fleet's probe. */
+  | 'adopted_open'
+  /** Another replica's probe succeeded: this replica's breaker closed. */
+  | 'adopted_closed'
+  /** Another replica's `Retry-After` holds this one's calls. */
+  | 'adopted_hold'
+  /** This replica took the fleet's probe lease: its call is the fleet's probe. */
+  | 'probe_owned'
+  /** Another replica holds the probe lease: this one waits for its verdict. */
+  | 'probe_elsewhere';
+
+export interface FleetDecisionEvent {
+  readonly type: 'fleet_decision';
+  readonly time: number;
+  readonly endpoint: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly decision: FleetDecision;
+  /** For adopted verdicts: from the verdict's time at its replica to its adoption here (clock skew included). */
+  readonly lagMs?: number;
 }

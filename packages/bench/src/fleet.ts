@@ -1,0 +1,95 @@
+import {
+  type BreakerTransitionEvent,
+  createMemoryHealthStore,
+  createResilience,
+  type Resilience,
+  type ResilienceEvent,
+} from '@mcp-resilience/middleware';
+import { onVirtualTime } from './virtualTime.js';
+
+/**
+ * The fleet benchmark (issue #23): N replicas of a low-rate caller (one call every 1-3 s each, a 10 s limit per
+ * call, the defaults otherwise) against one endpoint that is dead for five minutes, with and without a shared
+ * health store (the in-memory store of the middleware, on virtual time, 1 ms per store operation).
+ */
+export interface FleetCell {
+  readonly replicas: number;
+  readonly shared: boolean;
+  /** Requests that reached the endpoint while it was down, fleet-wide. */
+  readonly requestsWhileDown: number;
+  readonly calls: number;
+  readonly successes: number;
+  /** From the fleet's first trip to the last replica's breaker leaving closed (ms); undefined: some never did. */
+  readonly allFailFastMs: number | undefined;
+}
+
+const HEALTHY_BEFORE_MS = 10_000;
+const DOWN_MS = 300_000;
+const HEALTHY_AFTER_MS = 60_000;
+
+export async function runFleetCell(replicas: number, shared: boolean, seed = 1): Promise<FleetCell> {
+  const run = await onVirtualTime(
+    seed,
+    HEALTHY_BEFORE_MS + DOWN_MS + HEALTHY_AFTER_MS + 120_000,
+    async () => {
+      const start = Date.now();
+      const downFrom = start + HEALTHY_BEFORE_MS;
+      const downUntil = downFrom + DOWN_MS;
+      const hub = shared ? createMemoryHealthStore({ latencyMs: 1 }) : undefined;
+      const firstOpen = new Map<number, number>();
+      let requestsWhileDown = 0;
+      let calls = 0;
+      let successes = 0;
+      const endpoint = async () => {
+        const now = Date.now();
+        const down = now >= downFrom && now < downUntil;
+        if (down) requestsWhileDown++;
+        await new Promise((resolve) => setTimeout(resolve, down ? 5 : 20));
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        return 'ok';
+      };
+      const fleet: Resilience[] = Array.from({ length: replicas }, (_, i) =>
+        createResilience({
+          ...(hub ? { healthStore: hub.connect(), fleetReplicaId: `r${i}` } : {}),
+          timeoutMs: 10_000,
+          recorder: {
+            record(event: ResilienceEvent) {
+              if (event.type !== 'breaker_transition' || (event as BreakerTransitionEvent).to !== 'open')
+                return;
+              if (!firstOpen.has(i)) firstOpen.set(i, event.time);
+            },
+          },
+        }),
+      );
+      const end = downUntil + HEALTHY_AFTER_MS;
+      await Promise.all(
+        fleet.map(async (r) => {
+          await sleep(Math.random() * 2_000);
+          while (Date.now() < end) {
+            calls++;
+            await r.execute(endpoint, { endpoint: 'tool-server' }).then(
+              () => successes++,
+              () => {},
+            );
+            await sleep(1_000 + Math.random() * 2_000);
+          }
+        }),
+      );
+      await Promise.all(fleet.map((r) => r.close()));
+      const opens = [...firstOpen.values()];
+      const allFailFastMs = opens.length === replicas ? Math.max(...opens) - Math.min(...opens) : undefined;
+      return { replicas, shared, requestsWhileDown, calls, successes, allFailFastMs };
+    },
+  );
+  return run.value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runFleet(): Promise<FleetCell[]> {
+  const cells: FleetCell[] = [];
+  for (const replicas of [1, 10, 50]) {
+    for (const shared of [false, true]) cells.push(await runFleetCell(replicas, shared));
+  }
+  return cells;
+}

@@ -1,0 +1,339 @@
+import type { Clock } from '../../Clock.js';
+import type { BreakerState } from '../../decide/BreakerState.js';
+import type { FleetDecision, ResilienceEvent } from '../../record/ResilienceEvent.js';
+import type { Transition } from '../CircuitBreaker.js';
+import type { Endpoint } from '../Endpoint.js';
+import type {
+  FleetVerdict,
+  HealthStore,
+  HealthUpdate,
+  SharedHealth,
+  StoreMessage,
+} from '../store/HealthStore.js';
+
+export interface FleetSyncOptions {
+  /** This replica's id in the store (unique per process). */
+  readonly replicaId: string;
+  /** Period of the catch-up read of the tracked endpoints (pub/sub carries the news in between). */
+  readonly syncIntervalMs: number;
+  /** How long a probe lease lasts if its owner never gives it back (it died). */
+  readonly probeLeaseMs: number;
+  /** Tracked endpoints read per catch-up round at most (the most recently used). */
+  readonly maxReadsPerRound: number;
+}
+
+/** This replica's view of an endpoint's probe lease. */
+type Lease =
+  | { readonly state: 'none' }
+  | { readonly state: 'acquiring' }
+  | { readonly state: 'mine' | 'theirs'; readonly until: number };
+
+/** A store that keeps failing and recovering is reported once per this interval (each time as an event). */
+const WARN_EVERY_MS = 300_000;
+
+const NONE: Lease = { state: 'none' };
+const ACQUIRING: Lease = { state: 'acquiring' };
+
+/**
+ * Shares this replica's endpoint health through a `HealthStore` and adopts the fleet's, never on the call
+ * path: decisions read the local breakers; local verdicts, outage starts and ends and `Retry-After` holds go out
+ * asynchronously; other replicas' arrive by the store's announcements (pub/sub) and a periodic catch-up read.
+ * An open breaker half-opens only for the replica that takes the fleet's probe lease (one probe fleet-wide per
+ * interval); the others stay open until that probe's verdict, or until the lease expires. Whenever the store
+ * fails (down, slow, garbage), the replica goes on with its local health: one warning, a `health_store` event,
+ * and every guard answers as if there were no fleet, until the store answers again and the replica catches up.
+ */
+export class FleetSync {
+  private reachable = true;
+  /** The store answered at least once (the first answer is reported, so the reachability gauge reads 1). */
+  private known = false;
+  /** When the last fallback warning was printed (one per `WARN_EVERY_MS` at most). */
+  private warnedAt: number | undefined;
+  private readonly leases = new WeakMap<Endpoint, Lease>();
+  /** The time of the newest fleet verdict applied per endpoint. */
+  private readonly seen = new WeakMap<Endpoint, FleetVerdict>();
+  private readonly loop = new AbortController();
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly store: HealthStore,
+    private readonly options: FleetSyncOptions,
+    private readonly clock: Clock,
+    /** The tracked endpoints, most recently used last; `find` does not create one. */
+    private readonly endpoints: { all(): Iterable<Endpoint>; find(key: string): Endpoint | undefined },
+    private readonly emit: ((event: ResilienceEvent) => void) | undefined,
+  ) {
+    this.unsubscribe = store.subscribe((m) => this.onMessage(m));
+    void this.runLoop();
+  }
+
+  /** A new endpoint: guard its probes, share its holds, and read what the fleet knows of it. */
+  attach(endpoint: Endpoint): void {
+    endpoint.breaker.probeGuard = (now, timer) => this.guard(endpoint, now, timer);
+    endpoint.onHold = (until) => this.write(endpoint, { kind: 'hold', until });
+    if (!this.reachable) return;
+    const read = this.readInto(endpoint, true).finally(() => {
+      if (endpoint.fleetRead === read) endpoint.fleetRead = undefined;
+    });
+    endpoint.fleetRead = read;
+  }
+
+  /** A transition of a tracked endpoint: this replica's own verdicts are shared (adopted ones are not echoed). */
+  onTransition(endpoint: Endpoint, t: Transition): void {
+    if (t.reason.startsWith('fleet_')) return;
+    const verdict: FleetVerdict = {
+      state: t.to,
+      since: t.time,
+      ...(t.to === 'open' && endpoint.breaker.openUntil !== undefined
+        ? { until: endpoint.breaker.openUntil }
+        : {}),
+      by: this.options.replicaId,
+    };
+    this.write(endpoint, { kind: 'verdict', verdict });
+    const start = endpoint.outageStart() ?? t.time;
+    if (t.to === 'open' && t.from === 'closed') this.write(endpoint, { kind: 'outage_started', start });
+    if (t.to === 'closed' && t.from === 'half_open') {
+      this.write(endpoint, { kind: 'outage_ended', start, lengthMs: Math.max(0, t.time - start) });
+    }
+    // A failed probe keeps the lease (the owner probes again at its next interval; the others wait for it, or for
+    // the lease to expire if it dies): releasing it would let another replica probe at once, a second request
+    // into the same interval. A success releases it.
+    if (t.from === 'half_open' && t.to === 'closed') this.releaseLease(endpoint);
+  }
+
+  /** Stops the catch-up loop and the subscription; pending writes finish on their own. */
+  close(): void {
+    this.closed = true;
+    this.loop.abort();
+    this.unsubscribe();
+  }
+
+  /** Whether the store answered last time it was asked. */
+  get storeReachable(): boolean {
+    return this.reachable;
+  }
+
+  /**
+   * Whether an open breaker whose break is over may half-open now. Never waits: `false` while the lease is being
+   * taken (the answer half-opens the breaker, or extends its break to the other owner's lease).
+   */
+  private guard(endpoint: Endpoint, now: number, timer: boolean): boolean {
+    if (!this.reachable || this.closed) return true;
+    const lease = this.leases.get(endpoint) ?? NONE;
+    if (lease.state === 'mine' && lease.until > now) return true;
+    if (lease.state === 'acquiring') return false;
+    if (lease.state === 'theirs' && lease.until > now) {
+      endpoint.breaker.extendOpen(lease.until);
+      return false;
+    }
+    if (timer && endpoint.gate.waiting === 0) return false; // nobody to probe with: the next call asks
+    this.leases.set(endpoint, ACQUIRING);
+    const { replicaId, probeLeaseMs } = this.options;
+    this.store.acquireProbe(endpoint.key, replicaId, probeLeaseMs).then(
+      (answer) => {
+        if (this.leases.get(endpoint) !== ACQUIRING) return;
+        if (answer.owned) {
+          this.leases.set(endpoint, { state: 'mine', until: answer.until });
+          this.decided(endpoint, 'probe_owned');
+          endpoint.breaker.halfOpenNow();
+        } else {
+          this.leases.set(endpoint, { state: 'theirs', until: answer.until });
+          this.decided(endpoint, 'probe_elsewhere');
+          endpoint.breaker.extendOpen(answer.until);
+        }
+      },
+      (error: unknown) => {
+        this.leases.set(endpoint, NONE);
+        this.failed(error);
+        endpoint.breaker.halfOpenNow(); // local health: the breaker probes on its own
+      },
+    );
+    return false;
+  }
+
+  private releaseLease(endpoint: Endpoint): void {
+    const lease = this.leases.get(endpoint);
+    this.leases.set(endpoint, NONE);
+    if (lease?.state !== 'mine') return;
+    this.store.releaseProbe(endpoint.key, this.options.replicaId).catch((e: unknown) => this.failed(e));
+  }
+
+  private write(endpoint: Endpoint, update: HealthUpdate): void {
+    if (this.closed) return;
+    this.store.write(endpoint.key, update, this.options.replicaId).then(
+      () => this.succeeded(),
+      (e: unknown) => this.failed(e),
+    );
+  }
+
+  /** Reads the fleet's health of `endpoint` and adopts it; republishes this replica's open verdict if the store lost it. */
+  private async readInto(endpoint: Endpoint, first: boolean): Promise<void> {
+    let result: Awaited<ReturnType<HealthStore['read']>>;
+    try {
+      result = await this.store.read(endpoint.key);
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    this.succeeded();
+    if (result.kind === 'unreadable') {
+      this.unreadable(result.problem);
+      return;
+    }
+    const health = result.kind === 'health' ? result.health : undefined;
+    if (health) this.adopt(endpoint, health, first);
+    const b = endpoint.breaker;
+    const stored = health?.verdict;
+    if (b.state === 'open' && !b.fleetVerdict && (!stored || stored.state === 'closed')) {
+      // restarted empty (or behind): this replica's own open verdict goes out again
+      const since = b.snapshot(this.clock.now()).since;
+      const until = b.openUntil;
+      const by = this.options.replicaId;
+      this.write(endpoint, {
+        kind: 'verdict',
+        verdict: { state: 'open', since, ...(until ? { until } : {}), by },
+      });
+      this.write(endpoint, { kind: 'outage_started', start: endpoint.outageStart() ?? since });
+    }
+  }
+
+  private adopt(endpoint: Endpoint, health: SharedHealth, first: boolean): void {
+    const now = this.clock.now();
+    if (health.holdUntil !== undefined) this.adoptHold(endpoint, health.holdUntil);
+    if (first && health.outages.length > 0) endpoint.adopt({ pastOutagesMs: health.outages }, now);
+    const v = health.verdict;
+    if (v && v.by !== this.options.replicaId) {
+      if (v.state !== 'closed' && health.outageStart !== undefined)
+        endpoint.adoptOutageStart(health.outageStart);
+      const probeUntil = health.probe?.until ?? now + this.options.probeLeaseMs;
+      this.adoptVerdict(endpoint, v, probeUntil, health.outageStart);
+    }
+    if (health.probe && health.probe.owner !== this.options.replicaId && endpoint.breaker.state === 'open') {
+      this.leases.set(endpoint, { state: 'theirs', until: health.probe.until });
+      endpoint.breaker.extendOpen(health.probe.until);
+    }
+  }
+
+  /** Another replica's verdict. `probeUntil`: until when a half-open verdict's probe may run. */
+  private adoptVerdict(endpoint: Endpoint, v: FleetVerdict, probeUntil: number, outageStart?: number): void {
+    const now = this.clock.now();
+    const b = endpoint.breaker;
+    const seen = this.seen.get(endpoint);
+    // applied already (a catch-up read of the same verdict), or older than one applied
+    if (seen && (seen.since > v.since || (seen.since === v.since && seen.state === v.state))) return;
+    this.seen.set(endpoint, v);
+    const lagMs = Math.max(0, now - v.since);
+    if (v.state === 'closed') {
+      if (b.state === 'closed' || b.snapshot(now).since > v.since) return;
+      this.leases.set(endpoint, NONE);
+      b.adoptClosed(now);
+      if (stateOf(b) === 'closed') this.decided(endpoint, 'adopted_closed', lagMs);
+      return;
+    }
+    // open, or half-open (its owner probes): nothing goes from here before the next probe
+    const until = v.state === 'open' ? (v.until ?? now) : probeUntil;
+    if (until + this.options.probeLeaseMs <= now) return; // stale: its owner is long gone
+    if (this.leases.get(endpoint)?.state === 'theirs') this.leases.set(endpoint, NONE); // their probe ended
+    const wasClosed = b.state === 'closed';
+    b.adoptFleetOpen(Math.max(until, now), now, Math.min(outageStart ?? v.since, now));
+    if (wasClosed && stateOf(b) === 'open') this.decided(endpoint, 'adopted_open', lagMs);
+  }
+
+  private adoptHold(endpoint: Endpoint, until: number): void {
+    const now = this.clock.now();
+    if (until <= now + endpoint.retryAfterMs(now)) return;
+    endpoint.adopt({ retryAfterUntil: until }, now);
+    this.decided(endpoint, 'adopted_hold');
+  }
+
+  private onMessage(m: StoreMessage): void {
+    if (this.closed) return;
+    if (m.kind === 'unreadable') {
+      this.unreadable(m.problem);
+      return;
+    }
+    if (m.kind === 'reachability') {
+      if (m.reachable) void this.catchUp();
+      else this.failed(new Error(m.problem ?? 'unreachable'));
+      return;
+    }
+    if (m.from === this.options.replicaId) return;
+    const endpoint = this.endpoints.find(m.endpoint);
+    if (!endpoint) return;
+    const u = m.update;
+    if (u.kind === 'verdict')
+      this.adoptVerdict(endpoint, u.verdict, this.clock.now() + this.options.probeLeaseMs);
+    else if (u.kind === 'hold') this.adoptHold(endpoint, u.until);
+    else if (u.kind === 'outage_started') {
+      if (endpoint.breaker.state !== 'closed') endpoint.adoptOutageStart(u.start);
+    } else endpoint.adoptOutageEnd(u.lengthMs);
+  }
+
+  /** Reads the most recently used tracked endpoints (one only while the store is unreachable: a health check). */
+  private async catchUp(): Promise<void> {
+    const all = [...this.endpoints.all()];
+    const limit = this.reachable ? this.options.maxReadsPerRound : 1;
+    await Promise.all(all.slice(-limit).map((e) => this.readInto(e, false)));
+  }
+
+  private async runLoop(): Promise<void> {
+    const { signal } = this.loop;
+    while (!signal.aborted) {
+      try {
+        await this.clock.sleep(this.options.syncIntervalMs, signal, { unref: true });
+      } catch {
+        return;
+      }
+      await this.catchUp();
+    }
+  }
+
+  private succeeded(): void {
+    if (this.closed || (this.reachable && this.known)) return;
+    const recovered = this.known;
+    this.known = true;
+    this.reachable = true;
+    this.emit?.({ type: 'health_store', time: this.clock.now(), kind: 'reachable' });
+    if (recovered) void this.catchUp();
+  }
+
+  private failed(error: unknown): void {
+    if (!this.reachable || this.closed) return;
+    this.reachable = false;
+    const problem = error instanceof Error ? error.message : String(error);
+    const now = this.clock.now();
+    if (this.warnedAt === undefined || now - this.warnedAt >= WARN_EVERY_MS) {
+      this.warnedAt = now;
+      console.warn(
+        `[mcp-resilience] the shared health store failed (${problem}); going on with local health`,
+      );
+    }
+    this.emit?.({ type: 'health_store', time: this.clock.now(), kind: 'unreachable', problem });
+  }
+
+  private unreadableWarned = false;
+  private unreadable(problem: string): void {
+    if (!this.unreadableWarned) {
+      this.unreadableWarned = true;
+      console.warn(
+        `[mcp-resilience] the shared health store holds data this version cannot read (${problem}); ignored`,
+      );
+    }
+    this.emit?.({ type: 'health_store', time: this.clock.now(), kind: 'unreadable', problem });
+  }
+
+  private decided(endpoint: Endpoint, decision: FleetDecision, lagMs?: number): void {
+    this.emit?.({
+      type: 'fleet_decision',
+      time: this.clock.now(),
+      endpoint: endpoint.key,
+      attributes: endpoint.breaker.attributes,
+      decision,
+      ...(lagMs === undefined ? {} : { lagMs }),
+    });
+  }
+}
+
+/** The breaker's state, read afresh (after a call that changed it). */
+const stateOf = (b: { readonly state: BreakerState }): BreakerState => b.state;

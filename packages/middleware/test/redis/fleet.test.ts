@@ -1,0 +1,160 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Endpoint, Replica } from './fleetHarness.js';
+import { type RedisServer, startRedis } from './redisServer.js';
+
+/**
+ * A fleet of real processes sharing endpoint health through a real redis-server on 127.0.0.1. Every wait is
+ * on an event (a request reaching the endpoint, a replica's report), never on a sleep.
+ */
+describe('a fleet on Redis', { timeout: 60_000 }, () => {
+  let redis: RedisServer;
+  let endpoint: Endpoint;
+  let replicas: Replica[] = [];
+  let prefix = 0;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.kill();
+  });
+  afterEach(async () => {
+    await Promise.all(replicas.map((r) => r.close()));
+    replicas = [];
+    await endpoint?.stop();
+  });
+
+  /** Starts replicas of one fleet (a key prefix of its own) against a fresh endpoint. */
+  async function fleet(ids: string[], env: Record<string, string> = {}): Promise<Replica[]> {
+    endpoint = new Endpoint();
+    await endpoint.start();
+    const keyPrefix = `test${++prefix}:`;
+    const base = { REDIS_URL: redis.url, ENDPOINT_URL: endpoint.url, KEY_PREFIX: keyPrefix, ...env };
+    const started = ids.map((id) => new Replica(id, base));
+    replicas.push(...started);
+    await Promise.all(started.map((r) => r.ready));
+    return started;
+  }
+  const join = async (id: string, env: Record<string, string> = {}) => {
+    const r = new Replica(id, {
+      REDIS_URL: redis.url,
+      ENDPOINT_URL: endpoint.url,
+      KEY_PREFIX: `test${prefix}:`,
+      ...env,
+    });
+    replicas.push(r);
+    await r.ready;
+    return r;
+  };
+  const trip = async (r: Replica) => {
+    for (let i = 0; i < 3; i++) expect((await r.call()).ok).toBe(false);
+    return r.event((e) => e.type === 'breaker_transition' && e.to === 'open', 'open transition');
+  };
+
+  it('one replica trips: within 1 s the others fail fast without sending', async () => {
+    const [a, b, c] = (await fleet(['a', 'b', 'c'])) as [Replica, Replica, Replica];
+    for (const r of [a, b, c]) expect((await r.call()).ok).toBe(true);
+    endpoint.mode = 'down';
+    const opened = await trip(a);
+    for (const r of [b, c]) {
+      const adopted = await r.event((e) => e.decision === 'adopted_open', 'adopted_open');
+      expect(adopted.time - opened.time).toBeLessThan(1_000);
+      expect(await r.call()).toMatchObject({
+        ok: false,
+        reason: 'circuit_open',
+        source: 'circuit_breaker.fleet',
+      });
+    }
+    expect([endpoint.count('a'), endpoint.count('b'), endpoint.count('c')]).toEqual([4, 1, 1]);
+  });
+
+  it('a Retry-After seen by one replica holds the others', async () => {
+    const [a, b] = (await fleet(['a', 'b'])) as [Replica, Replica];
+    for (const r of [a, b]) expect((await r.call()).ok).toBe(true);
+    endpoint.mode = 'rate_limited';
+    expect(await a.call(1_000)).toMatchObject({ ok: false });
+    await b.event((e) => e.decision === 'adopted_hold', 'adopted_hold');
+    expect(await b.call(1_000)).toMatchObject({ ok: false, reason: 'deadline' });
+    expect(endpoint.count('b')).toBe(1);
+  });
+
+  it('a replica started during the outage sends nothing but the fleet probe', async () => {
+    const [a] = (await fleet(['a'])) as [Replica];
+    expect((await a.call()).ok).toBe(true);
+    endpoint.mode = 'down';
+    await trip(a);
+    const d = await join('d');
+    expect(await d.call()).toMatchObject({ ok: false, reason: 'circuit_open' });
+    expect(endpoint.count('d')).toBe(0);
+    await d.event((e) => e.decision === 'probe_owned', 'probe_owned');
+    expect(await d.call()).toMatchObject({ ok: false }); // the fleet's probe: the endpoint is still down
+    expect(await d.call()).toMatchObject({ ok: false, reason: 'circuit_open' });
+    expect([endpoint.count('a'), endpoint.count('d')]).toEqual([4, 1]);
+  });
+
+  it('kill -9 of the probe owner hands the probe to another replica within its lease', async () => {
+    const env = { PROBE_TIMEOUT_MS: '1000' }; // lease: 2 s
+    const [a, b, c] = (await fleet(['a', 'b', 'c'], env)) as [Replica, Replica, Replica];
+    for (const r of [a, b, c]) expect((await r.call()).ok).toBe(true);
+    endpoint.mode = 'down';
+    await trip(a);
+    await b.event((e) => e.decision === 'adopted_open', 'adopted_open');
+    await c.event((e) => e.decision === 'adopted_open', 'adopted_open');
+    endpoint.mode = 'hang';
+    const before = endpoint.count();
+    const probe = endpoint.nextRequest((r) => r !== 'a');
+    b.loop(50);
+    c.loop(50);
+    const owner = await probe;
+    const killedAt = Date.now();
+    const next = endpoint.nextRequest((r) => r !== owner);
+    await (owner === 'b' ? b : c).kill9();
+    const heir = await next;
+    expect(heir).toBe(owner === 'b' ? 'c' : 'b');
+    expect(Date.now() - killedAt).toBeLessThan(2_000 + 1_000);
+    expect(endpoint.count() - before).toBe(2); // the dead owner's probe, then the heir's: nothing else
+  });
+
+  it('Redis paused, killed and restarted empty mid-run: calls keep working on local health', async () => {
+    const [a, b] = (await fleet(['a', 'b'])) as [Replica, Replica];
+    a.loop(20);
+    b.loop(20);
+    const successes = (r: Replica, from: number, n: number) =>
+      r.until(() => r.looped.slice(from).filter((x) => x.ok).length >= n, `${n} successes`);
+    const phase = async (
+      what: string,
+      kind: 'unreachable' | 'reachable',
+      act: () => Promise<void> | void,
+    ) => {
+      const marks = [a, b].map((r) => ({ r, events: r.events.length, looped: r.looped.length }));
+      await act();
+      for (const { r, events, looped } of marks) {
+        await r.event((e) => e.type === 'health_store' && e.kind === kind, `${kind} after ${what}`, events);
+        await successes(r, looped, 10);
+        const during = r.looped.slice(looped);
+        expect(during.every((x) => x.ok)).toBe(true);
+        expect(Math.max(...during.map((x) => x.ms))).toBeLessThan(1_000);
+      }
+    };
+    await successes(a, 0, 5);
+    await successes(b, 0, 5);
+    await phase('SIGSTOP', 'unreachable', () => redis.pause());
+    await phase('SIGCONT', 'reachable', () => redis.resume());
+    await phase('kill -9', 'unreachable', () => redis.kill());
+    await phase('restart', 'reachable', () => redis.restart());
+    a.stopLoop();
+    b.stopLoop();
+    // the fleet works again on the empty store
+    await a.until(() => a.looped.length > 0, 'loop end');
+    endpoint.mode = 'down';
+    const mark = b.events.length;
+    await trip(a);
+    await b.event((e) => e.decision === 'adopted_open', 'adopted_open after the restart', mark);
+    for (const r of [a, b]) {
+      // one warning for the whole run; every fallback is an event (and a metric)
+      expect(r.warnings.filter((w) => w.includes('health store failed'))).toHaveLength(1);
+      const kinds = r.events.filter((e) => e.type === 'health_store').map((e) => e.kind);
+      expect(kinds.filter((k) => k === 'unreachable').length).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
