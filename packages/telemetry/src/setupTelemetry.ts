@@ -10,6 +10,7 @@ import {
   DiagConsoleLogger,
   DiagLogLevel,
   diag,
+  logs,
   type MeterProvider,
   metrics,
   propagation,
@@ -31,7 +32,7 @@ import {
 } from '@opentelemetry/resources';
 import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import {
   createDedupingDiagLogger,
   createExportHealth,
@@ -137,7 +138,11 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
   }
   const tracerBefore = delegateOf(trace.getTracerProvider());
   const meterBefore = metrics.getMeterProvider();
+  const loggerBefore = logs.getLoggerProvider();
   sdk.start();
+  // SDK 3 registers a global logger provider even without log processors: traces and metrics only here, so
+  // take it back at once (an application's own logs SDK may register later).
+  if (logs.getLoggerProvider() !== loggerBefore) logs.disable();
   const tracerProvider = trace.getTracerProvider();
   const meterProvider = metrics.getMeterProvider();
   // Registration fails when another SDK registered first (the SDK logs it): then leave its globals alone.
