@@ -266,6 +266,20 @@ describe('setupTelemetry', () => {
     expect(logger.error).not.toHaveBeenCalled();
   });
 
+  it('a dead endpoint at shutdown, nothing exported before: the final export is dropped at once, not retried for exportTimeoutMs', {
+    timeout: 20_000, // the exporters would retry for 120 s, and the batch span processor wait 30 s
+  }, async () => {
+    const logger = silentLogger();
+    const endpoint = `http://127.0.0.1:${await deadPort()}`;
+    telemetry = setupTelemetry({ endpoint, diagLogger: logger, exportTimeoutMs: 120_000 });
+    expect(await workload(createWorkloadResilience(telemetry))).toEqual(EXPECTED_RESULTS);
+    await expect(telemetry.shutdown()).resolves.toBeUndefined();
+
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(String(logger.warn.mock.calls[0]?.[0])).toMatch(/is failing \(.*ECONNREFUSED.*\)/);
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+
   it('can run again after shutdown, and refuses to run twice at once', async () => {
     telemetry = setupTelemetry({ endpoint: receiver.url, diagLogger: silentLogger() });
     expect(() => setupTelemetry({ endpoint: receiver.url })).toThrow(/already set up/);

@@ -39,6 +39,7 @@ import {
   watchMetricExporter,
   watchSpanExporter,
 } from './exportHealth.js';
+import { probeEndpoint } from './probeEndpoint.js';
 import {
   OTLP_PROTOCOLS,
   type OtlpProtocol,
@@ -88,6 +89,11 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
     o.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? telemetryDefaults.endpoint;
   const target = o.diagLogger === undefined ? new DiagConsoleLogger() : o.diagLogger;
   const warn = (message: string) => (target ?? diag).warn(message);
+  // The endpoint probed at shutdown is the one both exporters use: not when a per-signal variable sends one elsewhere.
+  const probeAtShutdown =
+    o.endpoint !== undefined ||
+    (getStringFromEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') === undefined &&
+      getStringFromEnv('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') === undefined);
   const health = createExportHealth(endpoint, warn, (message) => (target ?? diag).info(message));
 
   const tracesProtocol = protocolFor('TRACES', o, warn);
@@ -171,6 +177,15 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
     shutdown() {
       stopped ??= (async () => {
         try {
+          if (probeAtShutdown && (health.failing || !health.everSucceeded)) {
+            // Nothing listening there: drop the final export now rather than let the exporter retry it (and
+            // hold the process) for up to its timeout.
+            const refused = await probeEndpoint(endpoint, telemetryDefaults.shutdownProbeTimeoutMs);
+            if (refused) {
+              health.failed('other', refused);
+              health.dropExports();
+            }
+          }
           await sdk.shutdown();
         } catch (error) {
           health.failed('other', error);
