@@ -153,7 +153,9 @@ export async function startDemo(
     log(`  dashboard: ${url}`);
     log(`  chaos MCP servers (Streamable HTTP, the faults of each phase): search: ${search.url}`);
     log(`                                                                 tickets: ${tickets.url}`);
-    log('  try your own client on one: MCP_URL=<url> (README "Use it")');
+    log(
+      `  try your own client on one: OTEL_EXPORTER_OTLP_ENDPOINT=${url} MCP_URL=<url> node agent.mjs (README "Use it")`,
+    );
     log(`  canary: 10% of the resilient agents' calls treat rate limits as final: ${url}/experiments`);
     log(`  phase: ${phase.name}: ${phase.story}`);
     phaseTimer = setInterval(() => {
