@@ -6,5 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'test/**/*.system.test.ts'],
     environment: 'node',
+    // Compiling the Compose JSON schema (ajv) took over vitest's default 5 s on a loaded 2-core machine.
+    testTimeout: 30_000,
   },
 });

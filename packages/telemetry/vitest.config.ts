@@ -11,6 +11,9 @@ export default defineConfig({
       { find: /^@mcp-resilience\/middleware\/otel$/, replacement: middleware('otel/index.ts') },
       { find: /^@mcp-resilience\/middleware\/semconv$/, replacement: middleware('otel/semconv.ts') },
     ],
+    // One @opentelemetry/api, this package's (1.10, OTel SDK 3), also for the middleware's sources, as in an app
+    // on SDK 3; the middleware's own suite runs on SDK 2 with api 1.9.
+    dedupe: ['@opentelemetry/api'],
   },
   test: {
     include: ['src/**/*.test.ts'],

@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, platform, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createResilience } from '@mcp-resilience/middleware';
 import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -62,6 +65,25 @@ export interface OverheadResult {
   /** Spans the no-op exporter received vs the spans the telemetry-on runs created (2 per call). */
   readonly spansExported: number;
   readonly spansExpected: number;
+  /** The versions of the libraries measured (package name → version), as installed. */
+  readonly libraries?: Readonly<Record<string, string>>;
+}
+
+/** The installed version of each library measured here, read from its package.json above its entry point. */
+export function libraryVersions(
+  names = ['p-retry', 'cockatiel', 'opossum', '@opentelemetry/sdk-trace-base'],
+) {
+  const require = createRequire(import.meta.url);
+  const versionOf = (name: string) => {
+    for (let dir = dirname(require.resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
+      const file = join(dir, 'package.json');
+      if (!existsSync(file)) continue;
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === name && pkg.version) return pkg.version;
+    }
+    return 'unknown';
+  };
+  return Object.fromEntries(names.map((name) => [name, versionOf(name)]));
 }
 
 /** Lets timers and I/O run (the batch span processor's export timer), as a real process would. */
@@ -230,6 +252,7 @@ export async function measureOverhead(callsPerRound = 20_000, rounds = 9): Promi
     }),
     spansExported: exported,
     spansExpected,
+    libraries: libraryVersions(),
   };
 }
 

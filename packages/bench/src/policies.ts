@@ -58,7 +58,7 @@ export const pRetryDefaults: Policy = {
   key: 'p-retry',
   name: 'p-retry (defaults)',
   description:
-    'p-retry 7.1.1 defaults (retries 10, minTimeout 1 s, factor 2, no randomize), with the call signal',
+    'p-retry 9.0.0 defaults (retries 10, minTimeout 1 s, factor 2, no randomize), with the call signal',
   create: () => ({
     execute: (send, { signal }) => pRetry(() => send(signal), { signal }),
   }),
@@ -69,7 +69,7 @@ export const cockatielPolicy: Policy = {
   key: 'cockatiel',
   name: 'cockatiel retry + breaker',
   description:
-    'cockatiel 3.2.1: wrap(retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }), circuitBreaker(handleAll, { halfOpenAfter: 10 s, breaker: new ConsecutiveBreaker(5) })), the README example values',
+    'cockatiel 4.0.0: wrap(retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }), circuitBreaker(handleAll, { halfOpenAfter: 10 s, breaker: new ConsecutiveBreaker(5) })), the README example values',
   create() {
     const policy = wrap(
       retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }),
@@ -84,7 +84,7 @@ export const opossumPRetry: Policy = {
   key: 'opossum',
   name: 'opossum + p-retry',
   description:
-    "opossum 9.0.0 breaker with its defaults (timeout 10 s, errorThresholdPercentage 50, resetTimeout 30 s, volumeThreshold 0) around p-retry defaults; opossum's timeout rejects the call but leaves p-retry running until the caller's signal aborts",
+    "opossum 10.0.0 breaker with its defaults (timeout 10 s, errorThresholdPercentage 50, resetTimeout 30 s, volumeThreshold 0) around p-retry defaults; opossum's timeout rejects the call but leaves p-retry running until the caller's signal aborts",
   backgroundWork: true,
   create() {
     const breaker = new CircuitBreaker(

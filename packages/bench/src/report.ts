@@ -561,7 +561,7 @@ function qualitySection(r: Results): string {
     ),
   );
   out.push(
-    '\nThe npm packages are the real ones (`p-retry` 7.1.1, `cockatiel` 3.2.1 (4.x needs Node 22), `opossum` 9.0.0), with their defaults where the issue says "defaults". LangGraph and the AI SDK are emulated from their source (the research note and `retry-with-exponential-backoff.ts`), reading the HTTP status from `status` or a StreamableHTTPError `code` as their own HTTP layers would. The naive loop and p-retry make the same requests here: with 1, 2, 4, 8, 16 s waits, p-retry\'s 6th retry would start at 31 s, past the deadline.\n',
+    '\nThe npm packages are the real ones, at the versions the table names, with their defaults where the issue says "defaults". LangGraph and the AI SDK are emulated from their source (the research note and `retry-with-exponential-backoff.ts`), reading the HTTP status from `status` or a StreamableHTTPError `code` as their own HTTP layers would. The naive loop and p-retry make the same requests here: with 1, 2, 4, 8, 16 s waits, p-retry\'s 6th retry would start at 31 s, past the deadline.\n',
   );
   const cockatiel = cellOf(cells, 'production', 'cockatiel');
   if (cockatiel) {
@@ -871,7 +871,13 @@ function overheadSection(r: Results): string {
   const mem = r.memory;
   return [
     '## 2. Overhead\n',
-    `Success path (\`async () => 42\`), one process, ${o.rounds} interleaved rounds of ${int(o.callsPerRound)} calls per variant (the order rotates each round; every 256 calls the loop yields to the event loop so that timers, such as the batch span processor's, can run). Each figure is the variant's **best round** (the least disturbed by other processes; the median round is in results.json). Against the middleware's built \`dist\`. Machine: **${o.machine.cpu}**, ${o.machine.cores} cores, ${o.machine.memoryGiB} GiB, node ${o.machine.node}, ${o.machine.os}; load average at the start of the run ${r.machine.loadAverage.map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: compare ratios within this run, not across runs).\n`,
+    `Success path (\`async () => 42\`)${
+      o.libraries
+        ? `, ${Object.entries(o.libraries)
+            .map(([name, version]) => `\`${name}\` ${version}`)
+            .join(', ')}`
+        : ''
+    }, one process, ${o.rounds} interleaved rounds of ${int(o.callsPerRound)} calls per variant (the order rotates each round; every 256 calls the loop yields to the event loop so that timers, such as the batch span processor's, can run). Each figure is the variant's **best round** (the least disturbed by other processes; the median round is in results.json). Against the middleware's built \`dist\`. Machine: **${o.machine.cpu}**, ${o.machine.cores} cores, ${o.machine.memoryGiB} GiB, node ${o.machine.node}, ${o.machine.os}; load average at the start of the run ${r.machine.loadAverage.map((x) => x.toFixed(2)).join(' / ')} (the machine is shared: compare ratios within this run, not across runs).\n`,
     table(
       [
         'variant',

@@ -156,7 +156,9 @@ export async function startDemo(
     log(`  dashboard: ${url}`);
     log(`  chaos MCP servers (Streamable HTTP, the faults of each phase): search: ${search.url}`);
     log(`                                                                 tickets: ${tickets.url}`);
-    log('  try your own client on one: MCP_URL=<url> (README "Use it")');
+    log(
+      `  try your own client on one: OTEL_EXPORTER_OTLP_ENDPOINT=${url} MCP_URL=<url> node agent.mjs (README "Use it")`,
+    );
     if (options.agents > 0) {
       log(`  resilient agent 1 reaches its weather server through mcp-resilience wrap (${PROXIED_SERVICE})`);
     }

@@ -55,6 +55,8 @@ export const telemetryDefaults = Object.freeze({
   protocol: 'http/protobuf' as OtlpProtocol,
   metricExportIntervalMs: 5_000,
   metricExportTimeoutMs: 30_000,
+  /** At shutdown, when no export succeeded yet or exports are failing: the time a TCP connect to the endpoint has. */
+  shutdownProbeTimeoutMs: 1_000,
 });
 
 type Check = (value: unknown) => string | undefined;

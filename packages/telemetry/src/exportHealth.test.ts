@@ -1,6 +1,6 @@
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { AggregationTemporality, InstrumentType, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createDedupingDiagLogger,

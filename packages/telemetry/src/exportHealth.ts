@@ -1,7 +1,7 @@
 import type { DiagLogger } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 
 export type Signal = 'traces' | 'metrics' | 'other';
 
@@ -15,6 +15,11 @@ export interface ExportHealth {
   /** Whether a diagnostic message is about a failing export (it is then handed to `failed`, not logged). */
   isExportFailure(text: string): boolean;
   readonly failing: boolean;
+  /** Whether an export ever succeeded. */
+  readonly everSucceeded: boolean;
+  /** From now on, exports are dropped without being attempted (shutdown, with an endpoint that refuses connections). */
+  dropExports(): void;
+  readonly dropping: boolean;
 }
 
 const EXPORT_FAILURE =
@@ -51,9 +56,20 @@ export function createExportHealth(
   info: (message: string) => void,
 ): ExportHealth {
   const failing = new Set<Signal>();
+  let everSucceeded = false;
+  let dropping = false;
   return {
     get failing() {
       return failing.size > 0;
+    },
+    get everSucceeded() {
+      return everSucceeded;
+    },
+    get dropping() {
+      return dropping;
+    },
+    dropExports() {
+      dropping = true;
     },
     failed(signal, detail) {
       const wasFailing = failing.size > 0;
@@ -65,6 +81,7 @@ export function createExportHealth(
       );
     },
     succeeded(signal) {
+      everSucceeded = true;
       if (failing.size === 0) return;
       failing.delete(signal);
       failing.delete('other');
@@ -131,21 +148,29 @@ const watch =
     }
   };
 
-/** Reports the exporter's results to `health`. */
+const DROPPED: ExportResult = {
+  code: ExportResultCode.FAILED,
+  error: new Error('dropped: the OTLP endpoint refused connections at shutdown'),
+};
+
+/** Reports the exporter's results to `health`; once `health.dropping`, fails exports without attempting them. */
 export function watchSpanExporter(exporter: SpanExporter, health: ExportHealth): SpanExporter {
   return {
     export: (spans: ReadableSpan[], done: (result: ExportResult) => void) =>
-      exporter.export(spans, watch('traces', health, done)),
+      health.dropping ? done(DROPPED) : exporter.export(spans, watch('traces', health, done)),
     shutdown: () => exporter.shutdown(),
     forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
   };
 }
 
-/** Reports the exporter's results to `health`, keeping its temporality and aggregation preferences. */
+/**
+ * Reports the exporter's results to `health`, keeping its temporality and aggregation preferences; once
+ * `health.dropping`, fails exports without attempting them.
+ */
 export function watchMetricExporter(exporter: PushMetricExporter, health: ExportHealth): PushMetricExporter {
   const watched: PushMetricExporter = {
     export: (metrics: ResourceMetrics, done: (result: ExportResult) => void) =>
-      exporter.export(metrics, watch('metrics', health, done)),
+      health.dropping ? done(DROPPED) : exporter.export(metrics, watch('metrics', health, done)),
     shutdown: () => exporter.shutdown(),
     forceFlush: () => exporter.forceFlush(),
   };

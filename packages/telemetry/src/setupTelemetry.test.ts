@@ -1,4 +1,4 @@
-import { createResilience, type Resilience } from '@mcp-resilience/middleware';
+import { createFakeClock, createResilience, type Resilience } from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
@@ -45,11 +45,17 @@ const reset = () =>
 async function workload(resilience: Resilience): Promise<unknown[]> {
   const call = { endpoint: 'weather', operation: 'tools/call', attributes: TOOL };
   const results: unknown[] = [];
-  const settle = (p: Promise<unknown>) =>
+  // Backoffs and the breaker's break run on the fake clock: advanced until the call settles (no wall-clock race).
+  const settle = async (p: Promise<unknown>) => {
+    let done = false;
     p.then(
       (v) => results.push(v),
       (e: Error) => results.push(e.message),
-    );
+    ).finally(() => {
+      done = true;
+    });
+    while (!done) await clock.advance(1);
+  };
   await settle(resilience.execute(async () => 'sunny', call));
   let attempts = 0;
   await settle(
@@ -77,7 +83,7 @@ async function workload(resilience: Resilience): Promise<unknown[]> {
     );
   }
   await settle(resilience.execute(async () => 'never runs', flaky)); // rejected: open
-  await sleep(60); // the break elapses: half-open, timer-driven
+  await clock.advance(60); // the break elapses: half-open, timer-driven
   await settle(resilience.execute(async () => 'recovered', flaky)); // the probe closes it
   return results;
 }
@@ -92,8 +98,12 @@ const EXPECTED_RESULTS = [
   'recovered',
 ];
 
+/** The workload's time: real time at the start, then only what the tests advance. */
+const clock = createFakeClock(Date.now());
+
 const createWorkloadResilience = (telemetry: Telemetry) =>
   createResilience({
+    clock,
     recorder: telemetry.recorder,
     jitter: 'none',
     backoffBaseMs: 1,
@@ -263,6 +273,20 @@ describe('setupTelemetry', () => {
     expect(String(logger.warn.mock.calls[0]?.[0])).toMatch(
       new RegExp(`OTLP export to ${endpoint.replace(/[.]/g, '\\.')} is failing \\(.*ECONNREFUSED.*\\)`),
     );
+    expect(logger.error).not.toHaveBeenCalled();
+  });
+
+  it('a dead endpoint at shutdown, nothing exported before: the final export is dropped at once, not retried for exportTimeoutMs', {
+    timeout: 20_000, // the exporters would retry for 120 s, and the batch span processor wait 30 s
+  }, async () => {
+    const logger = silentLogger();
+    const endpoint = `http://127.0.0.1:${await deadPort()}`;
+    telemetry = setupTelemetry({ endpoint, diagLogger: logger, exportTimeoutMs: 120_000 });
+    expect(await workload(createWorkloadResilience(telemetry))).toEqual(EXPECTED_RESULTS);
+    await expect(telemetry.shutdown()).resolves.toBeUndefined();
+
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(String(logger.warn.mock.calls[0]?.[0])).toMatch(/is failing \(.*ECONNREFUSED.*\)/);
     expect(logger.error).not.toHaveBeenCalled();
   });
 

@@ -10,6 +10,7 @@ import {
   DiagConsoleLogger,
   DiagLogLevel,
   diag,
+  logs,
   type MeterProvider,
   metrics,
   propagation,
@@ -31,13 +32,14 @@ import {
 } from '@opentelemetry/resources';
 import { PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import {
   createDedupingDiagLogger,
   createExportHealth,
   watchMetricExporter,
   watchSpanExporter,
 } from './exportHealth.js';
+import { probeEndpoint } from './probeEndpoint.js';
 import {
   OTLP_PROTOCOLS,
   type OtlpProtocol,
@@ -87,6 +89,11 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
     o.endpoint ?? getStringFromEnv('OTEL_EXPORTER_OTLP_ENDPOINT') ?? telemetryDefaults.endpoint;
   const target = o.diagLogger === undefined ? new DiagConsoleLogger() : o.diagLogger;
   const warn = (message: string) => (target ?? diag).warn(message);
+  // The endpoint probed at shutdown is the one both exporters use: not when a per-signal variable sends one elsewhere.
+  const probeAtShutdown =
+    o.endpoint !== undefined ||
+    (getStringFromEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') === undefined &&
+      getStringFromEnv('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') === undefined);
   const health = createExportHealth(endpoint, warn, (message) => (target ?? diag).info(message));
 
   const tracesProtocol = protocolFor('TRACES', o, warn);
@@ -137,7 +144,11 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
   }
   const tracerBefore = delegateOf(trace.getTracerProvider());
   const meterBefore = metrics.getMeterProvider();
+  const loggerBefore = logs.getLoggerProvider();
   sdk.start();
+  // SDK 3 registers a global logger provider even without log processors: traces and metrics only here, so
+  // take it back at once (an application's own logs SDK may register later).
+  if (logs.getLoggerProvider() !== loggerBefore) logs.disable();
   const tracerProvider = trace.getTracerProvider();
   const meterProvider = metrics.getMeterProvider();
   // Registration fails when another SDK registered first (the SDK logs it): then leave its globals alone.
@@ -166,6 +177,15 @@ export function setupTelemetry(options?: TelemetryOptions): Telemetry {
     shutdown() {
       stopped ??= (async () => {
         try {
+          if (probeAtShutdown && (health.failing || !health.everSucceeded)) {
+            // Nothing listening there: drop the final export now rather than let the exporter retry it (and
+            // hold the process) for up to its timeout.
+            const refused = await probeEndpoint(endpoint, telemetryDefaults.shutdownProbeTimeoutMs);
+            if (refused) {
+              health.failed('other', refused);
+              health.dropExports();
+            }
+          }
           await sdk.shutdown();
         } catch (error) {
           health.failed('other', error);

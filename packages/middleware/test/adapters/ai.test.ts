@@ -1,13 +1,24 @@
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
+import aiPackage from 'ai/package.json' with { type: 'json' };
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { mcpToolSet, resilientToolSet, type ToolFailureOutput } from '../../src/adapters/ai.js';
 import { CLASSIFICATION_META_KEY, withResilience } from '../../src/mcp/index.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import { createFakeClock } from '../../src/testing/createFakeClock.js';
 import { callsOf, connectedChaos, INVALID_CALL } from './chaosServer.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The `ai` major this project runs the suite on (vitest.config.ts: one project per AI SDK line). */
+    aiSdkMajor: number;
+  }
+}
+
+/** The `ai` this run loaded: `ai` itself, or `ai-v6` when the project aliases `ai` to it. */
+const aiMajor = Number(aiPackage.version.split('.')[0]);
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -46,7 +57,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('AI SDK 6 adapter', () => {
+describe(`AI SDK ${aiMajor} adapter (ai ${aiPackage.version})`, () => {
+  it('runs on the AI SDK line its project selects', () => {
+    expect(aiMajor).toBe(inject('aiSdkMajor'));
+  });
+
   it('generateText repeating an invalid MCP call: the server sees it once, the model reads the structured error', async () => {
     const chaos = await connectedChaos();
     cleanups.push(chaos.close);
@@ -121,7 +136,7 @@ describe('AI SDK 6 adapter', () => {
         adaptiveBackoff: false,
       },
     );
-    const context = { toolCallId: 't', messages: [] };
+    const context = { toolCallId: 't', messages: [], context: {} }; // `context` is required from ai 7
     expect(await tools.flaky.execute?.({ q: 'x' }, context)).toEqual({ answer: 42 });
     expect(calls).toBe(3);
     const unsafe = resilientToolSet({ flaky }, { server: 'api2', clock: createFakeClock(0) });
