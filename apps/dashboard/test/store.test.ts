@@ -126,7 +126,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
       tool: 'ping',
       steps: [503],
     }));
-    await c.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 });
+    await c.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1, breakerWait: false });
     await ingest(store, c);
     const breakers = await source.breakers({ filters: {} });
     expect(breakers).toEqual([{ server: 'flaky', tool: null, state: 'open', since: expect.any(Number) }]);
@@ -227,7 +227,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     now += 60_000;
     await b.run(
       Array.from({ length: 4 }, () => ({ server: 'flaky', tool: 'ping', steps: [503 as const] })),
-      { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1 },
+      { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1, breakerWait: false },
     );
     await ingest(store, b);
     now += 60_000;

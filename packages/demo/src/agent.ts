@@ -43,7 +43,7 @@ async function main(config: AgentConfig) {
   const weatherTransport = () =>
     new StdioClientTransport({
       command: process.execPath,
-      args: [...wrap, ...weatherServer.slice(1)],
+      args: wrap.length > 0 ? [...wrap, ...weatherServer] : weatherServer.slice(1), // wrap runs node <server>
       env: {
         ...inheritedEnv(),
         OTEL_EXPORTER_OTLP_ENDPOINT: config.otlpEndpoint,

@@ -13,9 +13,12 @@ const coreOptions = (options: ReturnType<typeof naiveOptions>) => {
 };
 
 /** How many attempts each group makes against a function that always fails with `error`. */
-async function attempts(group: 'naive' | 'resilient', error: unknown): Promise<number> {
+async function attempts(
+  group: 'naive' | 'resilient',
+  error: unknown,
+  recorder = createMemoryRecorder(),
+): Promise<number> {
   const clock = createFakeClock();
-  const recorder = createMemoryRecorder();
   const options = coreOptions(group === 'naive' ? naiveOptions(1) : resilientOptions(1));
   const r = createResilience({ ...options, clock, recorder });
   const done = r
@@ -37,9 +40,20 @@ describe('the demo groups', () => {
     expect(await attempts('resilient', invalid)).toBe(1);
   });
 
-  it('both retry a transient failure; the resilient group within its defaults', async () => {
+  it('both retry a transient failure; the resilient group within its defaults, then only the breaker probes', async () => {
     expect(await attempts('naive', unavailable)).toBe(6);
-    expect(await attempts('resilient', unavailable)).toBe(defaults.maxAttempts);
+    const recorder = createMemoryRecorder();
+    await attempts('resilient', unavailable, recorder);
+    const opened = recorder.events.findIndex((e) => e.type === 'breaker_transition' && e.to === 'open');
+    const before = recorder.events.slice(0, opened).filter((e) => e.type === 'attempt_started');
+    expect(before.length).toBeGreaterThan(1);
+    expect(before.length).toBeLessThanOrEqual(defaults.maxAttempts);
+    // Once open, each request that reaches the server is the breaker's probe, after a half-open transition.
+    let probes = 0;
+    for (const e of recorder.events.slice(opened)) {
+      if (e.type === 'breaker_transition' && e.to === 'half_open') probes++;
+      if (e.type === 'attempt_started') expect(probes--).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -194,7 +194,13 @@ describe('docker-compose.yml', () => {
         expect(s.healthcheck.retries, name).toBeGreaterThan(0);
       }
     }
-    expect(Object.keys(probes).sort()).toEqual(['alertmanager', 'dashboard', 'gateway', 'prometheus', 'valkey']);
+    expect(Object.keys(probes).sort()).toEqual([
+      'alertmanager',
+      'dashboard',
+      'gateway',
+      'prometheus',
+      'valkey',
+    ]);
     expect(probes.gateway).toContain('http://127.0.0.1:8787/healthz');
     expect(probes.valkey).toBe('valkey-cli ping');
     // Each probe asks the service itself, on its own port, for its readiness endpoint.
