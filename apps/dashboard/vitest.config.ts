@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 30_000,
+    testTimeout: 120_000, // CPU-bound suites (100k alerts, 1M-row stores) on a loaded 2-core CI machine
     hookTimeout: 30_000,
   },
 });

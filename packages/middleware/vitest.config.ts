@@ -10,7 +10,7 @@ const aiSuites = ['test/adapters/ai.test.ts'];
 export default defineConfig({
   test: {
     environment: 'node',
-    testTimeout: 20_000,
+    testTimeout: 60_000,
     projects: [
       {
         extends: true,

@@ -262,7 +262,12 @@ describe('JSON API and SSE', () => {
     const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     const b = createCapture({ 'service.name': 'other', 'service.instance.id': 'b-1' });
     const flaky = Array.from({ length: 3 }, () => ({ server: 'flaky', tool: 't', steps: [503 as const] }));
-    await a.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1, breakerWait: false });
+    await a.run(flaky, {
+      breakerConsecutiveFailures: 2,
+      breakerBreakMs: 60_000,
+      maxAttempts: 1,
+      breakerWait: false,
+    });
     await b.run(standardScript());
     for (const c of [a, b]) {
       const m = await post(`${s.url}/v1/metrics`, serialize.metricsProto(await c.metrics()), {

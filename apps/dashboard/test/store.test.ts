@@ -126,7 +126,12 @@ describe('EmbeddedStore + EmbeddedSource', () => {
       tool: 'ping',
       steps: [503],
     }));
-    await c.run(flaky, { breakerConsecutiveFailures: 2, breakerBreakMs: 60_000, maxAttempts: 1, breakerWait: false });
+    await c.run(flaky, {
+      breakerConsecutiveFailures: 2,
+      breakerBreakMs: 60_000,
+      maxAttempts: 1,
+      breakerWait: false,
+    });
     await ingest(store, c);
     const breakers = await source.breakers({ filters: {} });
     expect(breakers).toEqual([{ server: 'flaky', tool: null, state: 'open', since: expect.any(Number) }]);
