@@ -163,14 +163,15 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
   it('fail-fast: opens the breaker when the server stops answering, rejects, and closes it with a probe', async () => {
     // fail-fast: the rejected call does not wait for the probe; the break ends when the test says so
     const clock = skippableClock();
-    const { mcp, recorder, pid } = setup({
+    const { mcp, client, recorder, pid } = setup({
       breakerConsecutiveFailures: 4,
       maxAttempts: 2,
       breakerWait: false,
       breakerBreakMs: 20_000,
       breakerMaxBreakMs: 20_000,
       clock,
-      attemptTimeoutMs: 150, // each attempt's limit (the SDK's `timeout` would be the whole call's)
+      // each attempt's limit (the SDK's `timeout` would be the whole call's); room for a loaded CI machine's probe
+      attemptTimeoutMs: 500,
     });
     await mcp.listTools();
     const echo = { name: 'echo', arguments: { message: 'hi' } };
@@ -190,6 +191,7 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     } finally {
       process.kill(pid(), 'SIGCONT');
     }
+    await client.ping(); // unwrapped, no tight limit: the resumed server has answered its backlog
     clock.skip(20_000); // the break is over
     const probe = await mcp.callTool(echo);
     expect(text(probe)).toBe('Echo: hi');
