@@ -229,7 +229,8 @@ describe.each<Kind>(['http', 'stdio'])('chaos server over %s', (kind) => {
       breakerWait: false, // fail-fast: the rejected call does not wait for the probe
       ...longBreak,
       clock,
-      attemptTimeoutMs: 100, // each attempt's limit (the SDK's `timeout` would be the whole call's)
+      // each attempt's limit (the SDK's `timeout` would be the whole call's); room for a loaded CI machine's probe
+      attemptTimeoutMs: 400,
     });
     await mcp.listTools();
     const weather = { name: 'get_weather', arguments: { city: 'Paris' } };
