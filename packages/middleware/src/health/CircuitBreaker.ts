@@ -298,6 +298,14 @@ export class CircuitBreaker {
     this.armTimer(Math.max(0, until - this.clock.now()));
   }
 
+  /**
+   * The fleet's failures in a row reached `breakerConsecutiveFailures`, the last of them here: a closed breaker
+   * opens (reason `shared_failures`) as if it had counted them all itself; the verdict is this replica's.
+   */
+  openOnSharedFailures(now: number): void {
+    if (this.inner.state === 'closed' && this.inner.consecutiveFailures > 0) this.open(now, 'shared_failures');
+  }
+
   /** The fleet's probe lease is this replica's: an open breaker half-opens now. */
   halfOpenNow(): void {
     if (this.inner.state === 'open') this.halfOpen(this.clock.now(), 'break_elapsed');

@@ -20,6 +20,8 @@ export interface FleetSyncOptions {
   readonly probeLeaseMs: number;
   /** Tracked endpoints read per catch-up round at most (the most recently used). */
   readonly maxReadsPerRound: number;
+  /** Unhealthy failures in a row, fleet-wide, that open a breaker (`breakerConsecutiveFailures`). */
+  readonly failureThreshold: number;
 }
 
 /** This replica's view of an endpoint's probe lease. */
@@ -30,6 +32,8 @@ type Lease =
 
 /** A store that keeps failing and recovering is reported once per this interval (each time as an event). */
 const WARN_EVERY_MS = 300_000;
+/** The fleet's failures in a row are forgotten this long after the last one (failures further apart are no streak). */
+export const STREAK_TTL_MS = 10_000;
 
 const NONE: Lease = { state: 'none' };
 const ACQUIRING: Lease = { state: 'acquiring' };
@@ -52,6 +56,8 @@ export class FleetSync {
   private readonly leases = new WeakMap<Endpoint, Lease>();
   /** The time of the newest fleet verdict applied per endpoint. */
   private readonly seen = new WeakMap<Endpoint, FleetVerdict>();
+  /** Until when the fleet's failure streak of an endpoint may run (a success here then resets it). */
+  private readonly failing = new WeakMap<Endpoint, number>();
   private readonly loop = new AbortController();
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -72,6 +78,7 @@ export class FleetSync {
   attach(endpoint: Endpoint): void {
     endpoint.breaker.probeGuard = (now, timer) => this.guard(endpoint, now, timer);
     endpoint.onHold = (until) => this.write(endpoint, { kind: 'hold', until });
+    if (this.store.failureStreak) endpoint.onStreak = (failed) => this.streak(endpoint, failed);
     if (!this.reachable) return;
     const read = this.readInto(endpoint, true).finally(() => {
       if (endpoint.fleetRead === read) endpoint.fleetRead = undefined;
@@ -92,14 +99,20 @@ export class FleetSync {
     };
     this.write(endpoint, { kind: 'verdict', verdict });
     const start = endpoint.outageStart() ?? t.time;
-    if (t.to === 'open' && t.from === 'closed') this.write(endpoint, { kind: 'outage_started', start });
+    if (t.to === 'open' && t.from === 'closed') {
+      this.write(endpoint, { kind: 'outage_started', start });
+      this.resetStreak(endpoint); // the streak did its work: the fleet's next one starts from 0
+    }
     if (t.to === 'closed' && t.from === 'half_open') {
       this.write(endpoint, { kind: 'outage_ended', start, lengthMs: Math.max(0, t.time - start) });
     }
     // A failed probe keeps the lease (the owner probes again at its next interval; the others wait for it, or for
     // the lease to expire if it dies): releasing it would let another replica probe at once, a second request
     // into the same interval. A success releases it.
-    if (t.from === 'half_open' && t.to === 'closed') this.releaseLease(endpoint);
+    if (t.from === 'half_open' && t.to === 'closed') {
+      this.releaseLease(endpoint);
+      this.resetStreak(endpoint);
+    }
   }
 
   /** Stops the catch-up loop and the subscription; pending writes finish on their own. */
@@ -150,6 +163,35 @@ export class FleetSync {
       },
     );
     return false;
+  }
+
+  /**
+   * An attempt's outcome while the breaker is closed. A failure counts fleet-wide (the first of a streak is
+   * announced, so that the next success anywhere resets it); when the count reaches the threshold, this
+   * replica's breaker opens if its own last attempt failed too, and its verdict goes to the others. A success
+   * resets a streak that may be running; otherwise it costs nothing (no store operation).
+   */
+  private streak(endpoint: Endpoint, failed: boolean): void {
+    if (!this.reachable || this.closed) return;
+    const now = this.clock.now();
+    if (!failed) {
+      if ((this.failing.get(endpoint) ?? 0) > now) this.resetStreak(endpoint);
+      return;
+    }
+    this.failing.set(endpoint, now + STREAK_TTL_MS);
+    this.store.failureStreak?.(endpoint.key, true, STREAK_TTL_MS).then(
+      (count) => {
+        this.succeeded();
+        if (count === 1) this.write(endpoint, { kind: 'failing' });
+        if (count >= this.options.failureThreshold) endpoint.breaker.openOnSharedFailures(this.clock.now());
+      },
+      (e: unknown) => this.failed(e),
+    );
+  }
+
+  private resetStreak(endpoint: Endpoint): void {
+    this.failing.delete(endpoint);
+    this.store.failureStreak?.(endpoint.key, false, STREAK_TTL_MS).catch((e: unknown) => this.failed(e));
   }
 
   private releaseLease(endpoint: Endpoint): void {
@@ -265,6 +307,7 @@ export class FleetSync {
     if (u.kind === 'verdict')
       this.adoptVerdict(endpoint, u.verdict, this.clock.now() + this.options.probeLeaseMs);
     else if (u.kind === 'hold') this.adoptHold(endpoint, u.until);
+    else if (u.kind === 'failing') this.failing.set(endpoint, this.clock.now() + STREAK_TTL_MS);
     else if (u.kind === 'outage_started') {
       if (endpoint.breaker.state !== 'closed') endpoint.adoptOutageStart(u.start);
     } else endpoint.adoptOutageEnd(u.lengthMs);
