@@ -27,7 +27,12 @@ export interface Transition {
 /** Whether an attempt may go: as a normal call, as a half-open probe, or not at all. */
 export type Admission =
   | { readonly admitted: true; readonly probe: boolean }
-  | { readonly admitted: false; readonly retryAfterMs: number };
+  | {
+      readonly admitted: false;
+      readonly retryAfterMs: number;
+      /** The fleet is being asked for its probe lease: ask again once this settles (one store round trip). */
+      readonly pending?: Promise<void>;
+    };
 
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
@@ -90,9 +95,10 @@ export class CircuitBreaker {
   /**
    * Asked when an open breaker's break is over, before it half-opens: `true` lets it half-open now; `false`
    * keeps it open (the fleet's probe lease decides: the guard half-opens it, `halfOpenNow`, or extends the
-   * break, `extendOpen`, when the lease's answer comes). `timer`: asked by the break's timer, not by a call.
+   * break, `extendOpen`, when the lease's answer comes; a promise of that answer when a call asked).
+   * `timer`: asked by the break's timer, not by a call.
    */
-  probeGuard: ((now: number, timer: boolean) => boolean) | undefined;
+  probeGuard: ((now: number, timer: boolean) => boolean | Promise<void>) | undefined;
 
   /** The current verdict was adopted from the fleet (another replica's), not reached here. */
   get fleetVerdict(): boolean {
@@ -161,8 +167,10 @@ export class CircuitBreaker {
     if (inner.state === 'closed') return ADMITTED;
     if (inner.state === 'open') {
       if (now < inner.until) return { admitted: false, retryAfterMs: inner.until - now };
-      if (this.probeGuard && !this.probeGuard(now, false)) {
-        return { admitted: false, retryAfterMs: Math.max(0, (this.openUntil ?? now) - now) };
+      const guard = this.probeGuard?.(now, false) ?? true;
+      if (guard !== true) {
+        const retryAfterMs = Math.max(0, (this.openUntil ?? now) - now);
+        return guard === false ? { admitted: false, retryAfterMs } : { admitted: false, retryAfterMs, pending: guard };
       }
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
@@ -337,7 +345,7 @@ export class CircuitBreaker {
       () => {
         if (this.timer !== timer || this.inner.state !== 'open') return;
         const now = this.clock.now();
-        if (!this.probeGuard || this.probeGuard(now, true)) this.halfOpen(now, 'break_elapsed');
+        if (!this.probeGuard || this.probeGuard(now, true) === true) this.halfOpen(now, 'break_elapsed');
       },
       () => {},
     );

@@ -27,7 +27,8 @@ export interface FleetSyncOptions {
 /** This replica's view of an endpoint's probe lease. */
 type Lease =
   | { readonly state: 'none' }
-  | { readonly state: 'acquiring' }
+  /** `answer`: settles when the store answered (or failed). */
+  | { readonly state: 'acquiring'; readonly answer: Promise<void> }
   | { readonly state: 'mine' | 'theirs'; readonly until: number };
 
 /** A store that keeps failing and recovering is reported once per this interval (each time as an event). */
@@ -36,7 +37,6 @@ const WARN_EVERY_MS = 300_000;
 export const STREAK_TTL_MS = 10_000;
 
 const NONE: Lease = { state: 'none' };
-const ACQUIRING: Lease = { state: 'acquiring' };
 
 /**
  * Shares this replica's endpoint health through a `HealthStore` and adopts the fleet's, never on the call
@@ -128,32 +128,40 @@ export class FleetSync {
   }
 
   /**
-   * Whether an open breaker whose break is over may half-open now. Never waits: `false` while the lease is being
-   * taken (the answer half-opens the breaker, or extends its break to the other owner's lease).
+   * Whether an open breaker whose break is over may half-open now: `true`, `false`, or, while the lease is being
+   * taken, the promise of the store's answer (which half-opens the breaker, or extends its break to the other
+   * owner's lease): a call that finds the break over waits for it, one round trip, to be the fleet's probe.
+   * The timer never waits.
    */
-  private guard(endpoint: Endpoint, now: number, timer: boolean): boolean {
+  private guard(endpoint: Endpoint, now: number, timer: boolean): boolean | Promise<void> {
     if (!this.reachable || this.closed) return true;
     const lease = this.leases.get(endpoint) ?? NONE;
     if (lease.state === 'mine' && lease.until > now) return true;
-    if (lease.state === 'acquiring') return false;
+    if (lease.state === 'acquiring') return timer ? false : lease.answer;
     if (lease.state === 'theirs' && lease.until > now) {
       endpoint.breaker.extendOpen(lease.until);
       return false;
     }
     if (timer && endpoint.gate.waiting === 0) return false; // nobody to probe with: the next call asks
-    this.leases.set(endpoint, ACQUIRING);
+    const answer = this.acquire(endpoint);
+    return timer ? false : answer;
+  }
+
+  /** Asks the store for the endpoint's probe lease; settles when the answer is applied. */
+  private acquire(endpoint: Endpoint): Promise<void> {
     const { replicaId, probeLeaseMs } = this.options;
-    this.store.acquireProbe(endpoint.key, replicaId, probeLeaseMs).then(
-      (answer) => {
-        if (this.leases.get(endpoint) !== ACQUIRING) return;
-        if (answer.owned) {
-          this.leases.set(endpoint, { state: 'mine', until: answer.until });
+    let acquiring: Lease = NONE;
+    const answer = this.store.acquireProbe(endpoint.key, replicaId, probeLeaseMs).then(
+      (lease) => {
+        if (this.leases.get(endpoint) !== acquiring) return;
+        if (lease.owned) {
+          this.leases.set(endpoint, { state: 'mine', until: lease.until });
           this.decided(endpoint, 'probe_owned');
           endpoint.breaker.halfOpenNow();
         } else {
-          this.leases.set(endpoint, { state: 'theirs', until: answer.until });
+          this.leases.set(endpoint, { state: 'theirs', until: lease.until });
           this.decided(endpoint, 'probe_elsewhere');
-          endpoint.breaker.extendOpen(answer.until);
+          endpoint.breaker.extendOpen(lease.until);
         }
       },
       (error: unknown) => {
@@ -162,7 +170,9 @@ export class FleetSync {
         endpoint.breaker.halfOpenNow(); // local health: the breaker probes on its own
       },
     );
-    return false;
+    acquiring = { state: 'acquiring', answer };
+    this.leases.set(endpoint, acquiring);
+    return answer;
   }
 
   /**
