@@ -170,7 +170,9 @@ export class CircuitBreaker {
       const guard = this.probeGuard?.(now, false) ?? true;
       if (guard !== true) {
         const retryAfterMs = Math.max(0, (this.openUntil ?? now) - now);
-        return guard === false ? { admitted: false, retryAfterMs } : { admitted: false, retryAfterMs, pending: guard };
+        return guard === false
+          ? { admitted: false, retryAfterMs }
+          : { admitted: false, retryAfterMs, pending: guard };
       }
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
@@ -311,7 +313,8 @@ export class CircuitBreaker {
    * opens (reason `shared_failures`) as if it had counted them all itself; the verdict is this replica's.
    */
   openOnSharedFailures(now: number): void {
-    if (this.inner.state === 'closed' && this.inner.consecutiveFailures > 0) this.open(now, 'shared_failures');
+    if (this.inner.state === 'closed' && this.inner.consecutiveFailures > 0)
+      this.open(now, 'shared_failures');
   }
 
   /** The fleet's probe lease is this replica's: an open breaker half-opens now. */

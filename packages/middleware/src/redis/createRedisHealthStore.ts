@@ -22,6 +22,7 @@ export interface RedisHealthStore extends HealthStore {
    * cannot connect keeps trying in the background, and the replicas go on with local health meanwhile).
    */
   readonly ready: Promise<void>;
+  failureStreak(endpoint: string, failed: boolean, ttlMs: number): Promise<number>;
 }
 
 /** A node-redis client (`redis` 5.x or 6.x), as `createClient` returns it, with any modules, scripts and RESP. */
