@@ -262,8 +262,15 @@ export class CircuitBreaker {
     this.timer?.abort();
   }
 
+  /**
+   * The share of `probeDelay` this breaker waits (1 when unset): a fleet probes more often than one replica, as it
+   * has more callers to lose while the endpoint is down and one request per probe.
+   */
+  breakShare: (() => number) | undefined;
+
   private breakMs(now: number, waiting: number, random: number): number {
-    return probeDelay({
+    const share = this.breakShare?.() ?? 1;
+    return share * probeDelay({
       ...this.options,
       failedProbes: this.reopenCount,
       outageAgeMs: now - (this.outageStart ?? now),
