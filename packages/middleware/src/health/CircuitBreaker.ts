@@ -270,14 +270,17 @@ export class CircuitBreaker {
 
   private breakMs(now: number, waiting: number, random: number): number {
     const share = this.breakShare?.() ?? 1;
-    return share * probeDelay({
-      ...this.options,
-      failedProbes: this.reopenCount,
-      outageAgeMs: now - (this.outageStart ?? now),
-      waiting,
-      expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
-      random: () => random,
-    });
+    return (
+      share *
+      probeDelay({
+        ...this.options,
+        failedProbes: this.reopenCount,
+        outageAgeMs: now - (this.outageStart ?? now),
+        waiting,
+        expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
+        random: () => random,
+      })
+    );
   }
 
   /**

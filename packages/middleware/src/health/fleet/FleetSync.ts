@@ -190,12 +190,14 @@ export class FleetSync {
    */
   private streak(endpoint: Endpoint, failed: boolean): void {
     if (!this.reachable || this.closed) return;
-    const now = this.clock.now();
     if (!failed) {
-      if ((this.failing.get(endpoint) ?? 0) > now) this.resetStreak(endpoint);
+      const until = this.failing.get(endpoint);
+      if (until === undefined) return; // no streak heard of: the success path's usual case
+      if (until > this.clock.now()) this.resetStreak(endpoint);
+      else this.failing.delete(endpoint);
       return;
     }
-    this.failing.set(endpoint, now + STREAK_TTL_MS);
+    this.failing.set(endpoint, this.clock.now() + STREAK_TTL_MS);
     this.store.failureStreak?.(endpoint.key, true, STREAK_TTL_MS).then(
       (count) => {
         this.succeeded();
