@@ -73,7 +73,8 @@ export function renderFleet(cells: readonly FleetCell[], latency: FleetLatency):
     '(N = 1, 10, 50). Without the store the requests grow with N (each replica trips on its own); with it the fleet',
     'trips as one: its failures in a row are counted in the store, and the failure that makes the count reach the',
     "threshold opens that replica's breaker, whose verdict the others adopt. The fleet then probes once per interval,",
-    'with the first call after the break anywhere in the fleet (a call of one replica alone waits for its own next',
-    'call): the probe that finds the recovery comes sooner, and every replica closes with it.',
+    "with the first call after the break anywhere in the fleet, and its breaks are two thirds of one replica's (it",
+    'probes 1.5 times as often as a replica alone, within the 2× target): the probe that finds the recovery comes',
+    'sooner, and every replica closes with it. A lone replica with the store probes that often too (N = 1, shared).',
   ].join('\n');
 }
