@@ -3,7 +3,7 @@ import { createResilience, type Resilience } from '../../createResilience.js';
 import { createMemoryRecorder } from '../../record/createMemoryRecorder.js';
 import { createFakeClock, type FakeClock } from '../../testing/createFakeClock.js';
 import { createMemoryHealthStore, type MemoryHealthHub } from '../store/createMemoryHealthStore.js';
-import { STREAK_TTL_MS } from './FleetSync.js';
+import { FLEET_BREAK_SHARE, STREAK_TTL_MS } from './FleetSync.js';
 
 const down = () => {
   throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -130,6 +130,22 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     await expect(c!.execute(down, { endpoint: 'e' })).rejects.toThrow();
     await settle(clock);
     for (const r of [a, b, c]) expect(r!.breakers()[0]!.state).toBe('closed');
+  });
+
+  it("the fleet's breaks are two thirds of one replica's while the store answers, and a replica's own without it", async () => {
+    const clock = createFakeClock(1_000_000);
+    const hub = createMemoryHealthStore({ clock });
+    const [a] = fleet(1, hub, clock, { breakerBreakMs: 900, breakerMaxBreakMs: 900 });
+    for (let i = 0; i < 3; i++) await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    const opened = clock.now();
+    expect(a!.breakers()[0]!.openUntil).toBe(opened + 900 * FLEET_BREAK_SHARE);
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    hub.setReachable(false);
+    await settle(clock);
+    await clock.advance(900);
+    await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow(); // the probe, local: it fails
+    // its own break again: the doubled one, capped at breakerMaxBreakMs, not two thirds of it
+    expect(a!.breakers()[0]).toMatchObject({ state: 'open', openUntil: clock.now() + 900 });
   });
 
   it('a probe that succeeds closes every replica', async () => {
