@@ -4,17 +4,18 @@ import {
   createResilience,
   type Resilience,
   type ResilienceEvent,
+  seededRandom,
 } from '@mcp-resilience/middleware';
 import { onVirtualTime } from './virtualTime.js';
 
 /**
  * The fleet benchmark (issue #23): N replicas of a low-rate caller (one call every 1-3 s each, a 10 s limit per
  * call, the defaults otherwise) against one endpoint that is dead for five minutes, with and without a shared
- * health store (the in-memory store of the middleware, on virtual time, 1 ms per store operation).
+ * health store (the in-memory store of the middleware, on virtual time, 1 ms per store operation). Each cell runs
+ * `SEEDS` seeds; a seed gives the same callers' schedule with and without the store (its own random stream), so
+ * the two differ only by what the store changes.
  */
-export interface FleetCell {
-  readonly replicas: number;
-  readonly shared: boolean;
+export interface FleetRun {
   /** Requests that reached the endpoint while it was down, fleet-wide. */
   readonly requestsWhileDown: number;
   readonly calls: number;
@@ -23,11 +24,21 @@ export interface FleetCell {
   readonly allFailFastMs: number | undefined;
 }
 
+/** One cell: its runs, one per seed. */
+export interface FleetCell {
+  readonly replicas: number;
+  readonly shared: boolean;
+  readonly runs: readonly FleetRun[];
+}
+
+/** Seeds per cell: one run's success depends on where the probe after the recovery falls (± 3 points). */
+export const SEEDS = 16;
+
 const HEALTHY_BEFORE_MS = 10_000;
 const DOWN_MS = 300_000;
 const HEALTHY_AFTER_MS = 60_000;
 
-export async function runFleetCell(replicas: number, shared: boolean, seed = 1): Promise<FleetCell> {
+export async function runFleetRun(replicas: number, shared: boolean, seed = 1): Promise<FleetRun> {
   const run = await onVirtualTime(
     seed,
     HEALTHY_BEFORE_MS + DOWN_MS + HEALTHY_AFTER_MS + 120_000,
@@ -63,22 +74,23 @@ export async function runFleetCell(replicas: number, shared: boolean, seed = 1):
       );
       const end = downUntil + HEALTHY_AFTER_MS;
       await Promise.all(
-        fleet.map(async (r) => {
-          await sleep(Math.random() * 2_000);
+        fleet.map(async (r, i) => {
+          const schedule = seededRandom(seed * 7_919 + i); // this caller's own stream: the same with and without
+          await sleep(schedule() * 2_000);
           while (Date.now() < end) {
             calls++;
             await r.execute(endpoint, { endpoint: 'tool-server' }).then(
               () => successes++,
               () => {},
             );
-            await sleep(1_000 + Math.random() * 2_000);
+            await sleep(1_000 + schedule() * 2_000);
           }
         }),
       );
       await Promise.all(fleet.map((r) => r.close()));
       const opens = [...firstOpen.values()];
       const allFailFastMs = opens.length === replicas ? Math.max(...opens) - Math.min(...opens) : undefined;
-      return { replicas, shared, requestsWhileDown, calls, successes, allFailFastMs };
+      return { requestsWhileDown, calls, successes, allFailFastMs };
     },
   );
   return run.value;
@@ -86,10 +98,14 @@ export async function runFleetCell(replicas: number, shared: boolean, seed = 1):
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runFleet(): Promise<FleetCell[]> {
+export async function runFleet(seeds = SEEDS): Promise<FleetCell[]> {
   const cells: FleetCell[] = [];
   for (const replicas of [1, 10, 50]) {
-    for (const shared of [false, true]) cells.push(await runFleetCell(replicas, shared));
+    for (const shared of [false, true]) {
+      const runs: FleetRun[] = [];
+      for (let seed = 1; seed <= seeds; seed++) runs.push(await runFleetRun(replicas, shared, seed));
+      cells.push({ replicas, shared, runs });
+    }
   }
   return cells;
 }

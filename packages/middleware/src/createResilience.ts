@@ -65,6 +65,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
         syncIntervalMs: o.fleetSyncIntervalMs,
         probeLeaseMs: o.fleetProbeLeaseMs ?? o.breakerProbeTimeoutMs + 1_000,
         maxReadsPerRound: 256,
+        failureThreshold: o.breakerConsecutiveFailures,
       },
       clock,
       { all: () => registry.all(), find: (key) => registry.find(key) },

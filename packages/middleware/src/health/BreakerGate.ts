@@ -78,8 +78,11 @@ export class BreakerGate {
     for (const w of this.held.waiters()) w.settle(GO);
   }
 
-  /** The verdict for an attempt, at once when there is one, else a promise of it. */
-  pass(r: GateRequest): GateVerdict | Promise<GateVerdict> {
+  /**
+   * The verdict for an attempt, at once when there is one, else a promise of it. A call that finds the break
+   * over while the fleet is asked for its probe lease waits for the answer (once: `asked`), to be the probe.
+   */
+  pass(r: GateRequest, asked = false): GateVerdict | Promise<GateVerdict> {
     const { now, limitAt } = r;
     if (this.shouldHold(r)) {
       const until = Math.min(limitAt, now + this.options.breakerHoldMaxMs);
@@ -91,6 +94,8 @@ export class BreakerGate {
     if (this.queue.length === 0) {
       const admission = this.breaker.admit(now);
       if (admission.admitted) return admission.probe ? GO_PROBE : GO;
+      if (admission.pending && !asked)
+        return admission.pending.then(() => this.pass({ ...r, now: this.clock.now() }, true));
       retryAfterMs = admission.retryAfterMs;
     }
     if (!this.options.breakerWait || limitAt <= now) return { kind: 'circuit_open', retryAfterMs };

@@ -27,7 +27,12 @@ export interface Transition {
 /** Whether an attempt may go: as a normal call, as a half-open probe, or not at all. */
 export type Admission =
   | { readonly admitted: true; readonly probe: boolean }
-  | { readonly admitted: false; readonly retryAfterMs: number };
+  | {
+      readonly admitted: false;
+      readonly retryAfterMs: number;
+      /** The fleet is being asked for its probe lease: ask again once this settles (one store round trip). */
+      readonly pending?: Promise<void>;
+    };
 
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
@@ -90,9 +95,10 @@ export class CircuitBreaker {
   /**
    * Asked when an open breaker's break is over, before it half-opens: `true` lets it half-open now; `false`
    * keeps it open (the fleet's probe lease decides: the guard half-opens it, `halfOpenNow`, or extends the
-   * break, `extendOpen`, when the lease's answer comes). `timer`: asked by the break's timer, not by a call.
+   * break, `extendOpen`, when the lease's answer comes; a promise of that answer when a call asked).
+   * `timer`: asked by the break's timer, not by a call.
    */
-  probeGuard: ((now: number, timer: boolean) => boolean) | undefined;
+  probeGuard: ((now: number, timer: boolean) => boolean | Promise<void>) | undefined;
 
   /** The current verdict was adopted from the fleet (another replica's), not reached here. */
   get fleetVerdict(): boolean {
@@ -161,8 +167,12 @@ export class CircuitBreaker {
     if (inner.state === 'closed') return ADMITTED;
     if (inner.state === 'open') {
       if (now < inner.until) return { admitted: false, retryAfterMs: inner.until - now };
-      if (this.probeGuard && !this.probeGuard(now, false)) {
-        return { admitted: false, retryAfterMs: Math.max(0, (this.openUntil ?? now) - now) };
+      const guard = this.probeGuard?.(now, false) ?? true;
+      if (guard !== true) {
+        const retryAfterMs = Math.max(0, (this.openUntil ?? now) - now);
+        return guard === false
+          ? { admitted: false, retryAfterMs }
+          : { admitted: false, retryAfterMs, pending: guard };
       }
       this.halfOpen(now, 'break_elapsed');
       return this.admit(now);
@@ -252,15 +262,25 @@ export class CircuitBreaker {
     this.timer?.abort();
   }
 
+  /**
+   * The share of `probeDelay` this breaker waits (1 when unset): a fleet probes more often than one replica, as it
+   * has more callers to lose while the endpoint is down and one request per probe.
+   */
+  breakShare: (() => number) | undefined;
+
   private breakMs(now: number, waiting: number, random: number): number {
-    return probeDelay({
-      ...this.options,
-      failedProbes: this.reopenCount,
-      outageAgeMs: now - (this.outageStart ?? now),
-      waiting,
-      expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
-      random: () => random,
-    });
+    const share = this.breakShare?.() ?? 1;
+    return (
+      share *
+      probeDelay({
+        ...this.options,
+        failedProbes: this.reopenCount,
+        outageAgeMs: now - (this.outageStart ?? now),
+        waiting,
+        expectedRecoveryMs: this.hooks.expectedRecoveryMs(now),
+        random: () => random,
+      })
+    );
   }
 
   /**
@@ -298,6 +318,15 @@ export class CircuitBreaker {
     this.armTimer(Math.max(0, until - this.clock.now()));
   }
 
+  /**
+   * The fleet's failures in a row reached `breakerConsecutiveFailures`, the last of them here: a closed breaker
+   * opens (reason `shared_failures`) as if it had counted them all itself; the verdict is this replica's.
+   */
+  openOnSharedFailures(now: number): void {
+    if (this.inner.state === 'closed' && this.inner.consecutiveFailures > 0)
+      this.open(now, 'shared_failures');
+  }
+
   /** The fleet's probe lease is this replica's: an open breaker half-opens now. */
   halfOpenNow(): void {
     if (this.inner.state === 'open') this.halfOpen(this.clock.now(), 'break_elapsed');
@@ -329,7 +358,7 @@ export class CircuitBreaker {
       () => {
         if (this.timer !== timer || this.inner.state !== 'open') return;
         const now = this.clock.now();
-        if (!this.probeGuard || this.probeGuard(now, true)) this.halfOpen(now, 'break_elapsed');
+        if (!this.probeGuard || this.probeGuard(now, true) === true) this.halfOpen(now, 'break_elapsed');
       },
       () => {},
     );

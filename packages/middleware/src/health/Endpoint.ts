@@ -47,6 +47,11 @@ export class Endpoint {
   private used = 0;
   /** Told when this replica learns a new `Retry-After` hold (the fleet shares it). */
   onHold: ((until: number) => void) | undefined;
+  /**
+   * Told of each attempt's outcome while the breaker is closed: `true` after an unhealthy failure it counted (and
+   * stayed closed), `false` after a success (the fleet shares its failures in a row).
+   */
+  onStreak: ((failed: boolean) => void) | undefined;
   /** The first read of the fleet's health for this endpoint, while it runs (the first call waits for it, bounded). */
   fleetRead: Promise<void> | undefined;
 
@@ -182,6 +187,7 @@ export class Endpoint {
    */
   attemptSucceeded(verdict: Admitted, attempt: AttemptFacts, now: number, durationKnown: boolean): void {
     this.breaker.onSuccess(now, verdict.probe, attempt.callId);
+    if (this.onStreak && !verdict.probe && this.breaker.state === 'closed') this.onStreak(false);
     this.history.onSuccess(now, attempt.start, durationKnown ? now - attempt.start : undefined);
     if (attempt.retry) this.budget.onRetrySuccess(now);
     if (verdict.probe || verdict.ramp) this.gate.onAttemptEnd(verdict, 'success');
@@ -197,8 +203,11 @@ export class Endpoint {
     const unhealthy = countsForHealth(c);
     if (unhealthy) this.history.onFailure(now);
     const absorbed = verdict.ramp && this.gate.rampAbsorbsFailures;
-    if (unhealthy && !absorbed) this.breaker.onAttemptFailure(now, verdict.probe, attempt.callId);
-    else if (verdict.probe) this.breaker.onNeutral(true);
+    if (unhealthy && !absorbed) {
+      const counted = this.breaker.state === 'closed';
+      this.breaker.onAttemptFailure(now, verdict.probe, attempt.callId);
+      if (counted && this.breaker.state === 'closed') this.onStreak?.(true);
+    } else if (verdict.probe) this.breaker.onNeutral(true);
     if (verdict.probe || verdict.ramp) this.gate.onAttemptEnd(verdict, unhealthy ? 'failure' : 'neutral');
     if (
       c.type === 'rate_limited' &&

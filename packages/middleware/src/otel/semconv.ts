@@ -384,6 +384,8 @@ export const FLEET_DECISION_VALUES = [
 /** `mcp.resilience.circuit_breaker.reason` of transitions adopted from the fleet. */
 export const CIRCUIT_BREAKER_REASON_FLEET_OPEN = 'fleet_open' as const;
 export const CIRCUIT_BREAKER_REASON_FLEET_CLOSED = 'fleet_closed' as const;
+/** `mcp.resilience.circuit_breaker.reason` of a breaker opened by the fleet's failures in a row (its verdict, shared). */
+export const CIRCUIT_BREAKER_REASON_SHARED_FAILURES = 'shared_failures' as const;
 /** `mcp.resilience.classification.source` of a call refused by a breaker whose verdict came from the fleet. */
 export const CLASSIFICATION_SOURCE_FLEET = 'circuit_breaker.fleet' as const;
 export const UNIT_FALLBACK = '{fallback}' as const;

@@ -22,6 +22,7 @@ export interface RedisHealthStore extends HealthStore {
    * cannot connect keeps trying in the background, and the replicas go on with local health meanwhile).
    */
   readonly ready: Promise<void>;
+  failureStreak(endpoint: string, failed: boolean, ttlMs: number): Promise<number>;
 }
 
 /** A node-redis client (`redis` 5.x or 6.x), as `createClient` returns it, with any modules, scripts and RESP. */
@@ -83,10 +84,15 @@ if (not o) or o == ARGV[1] then
 end
 return {0, o, redis.call('PTTL', KEYS[1])}`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** One more failure in a row: the count, its TTL refreshed. */
+const FAILED = `local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n`;
 
 /**
  * The `HealthStore` port on Redis or Valkey (node-redis). Per endpoint: a hash (`verdict`, `outage`, `hold`),
- * a list of past outage lengths (the newest 20) and a probe lease key (`SET`-like, atomic by a Lua script),
+ * a list of past outage lengths (the newest 20), a probe lease key (`SET`-like, atomic by a Lua script) and a
+ * counter of the fleet's failures in a row (`INCR` with a short TTL, by a Lua script),
  * all under one hash tag (Redis Cluster keeps them on one slot), every key with a TTL. Updates are announced on
  * one channel (pub/sub, a second connection). Every operation is bounded by `operationTimeoutMs`; commands
  * fail at once while disconnected (no offline queue); the client reconnects with exponential backoff and
@@ -138,7 +144,12 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): R
     .catch(() => {});
   const keys = (endpoint: string) => {
     const tag = `${o.keyPrefix}{${encodeURIComponent(endpoint)}}`;
-    return { health: `${tag}:health`, outages: `${tag}:outages`, probe: `${tag}:probe` };
+    return {
+      health: `${tag}:health`,
+      outages: `${tag}:outages`,
+      probe: `${tag}:probe`,
+      streak: `${tag}:streak`,
+    };
   };
   const bounded = <T>(what: string, run: () => Promise<T>): Promise<T> =>
     withTimeout(what, o.operationTimeoutMs, async () => {
@@ -185,6 +196,16 @@ export function createRedisHealthStore(options: RedisHealthStoreOptions = {}): R
       bounded('releaseProbe', async () => {
         await client.eval(RELEASE, { keys: [keys(endpoint).probe], arguments: [owner] });
       }),
+    failureStreak: (endpoint, failed, ttlMs) =>
+      bounded('failureStreak', async () => {
+        const key = keys(endpoint).streak;
+        if (!failed) {
+          await client.del(key);
+          return 0;
+        }
+        const ttl = String(Math.max(1, Math.round(ttlMs)));
+        return Number(await client.eval(FAILED, { keys: [key], arguments: [ttl] }));
+      }),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -221,6 +242,8 @@ function stage(
     case 'hold':
       multi.hSet(k.health, 'hold', encodeNumber('until', update.until));
       break;
+    case 'failing':
+      return; // announced only
   }
   multi.pExpire(k.health, ttlMs);
 }

@@ -66,6 +66,24 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
     await Promise.all([s.close(), other.close()]);
   });
 
+  it("counts the fleet's failures in a row under a TTL, and a success resets them", async () => {
+    const { keyPrefix, store: s } = store();
+    const other = createRedisHealthStore({ url: redis.url, keyPrefix });
+    await Promise.all([s.ready, other.ready]);
+    expect(await s.failureStreak('svc', true, 5_000)).toBe(1);
+    expect(await other.failureStreak('svc', true, 5_000)).toBe(2);
+    const ttl = await admin.pTTL(`${keyPrefix}{svc}:streak`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5_000);
+    expect(await other.failureStreak('svc', false, 5_000)).toBe(0);
+    expect(await s.failureStreak('svc', true, 5_000)).toBe(1);
+    const heard = next(other, (m) => m.kind === 'update' && m.update.kind === 'failing');
+    await s.write('svc', { kind: 'failing' }, 'me');
+    expect(await heard).toMatchObject({ endpoint: 'svc', from: 'me', update: { kind: 'failing' } });
+    expect(await admin.exists(`${keyPrefix}{svc}:health`)).toBe(0); // announced, not stored
+    await Promise.all([s.close(), other.close()]);
+  });
+
   it('reads another version or garbage as unreadable, and a replica ignores it with one warning', async () => {
     const { keyPrefix, store: s } = store();
     await admin.hSet(`${keyPrefix}{svc}:health`, 'verdict', '{"v":2,"state":"open"}');

@@ -3,6 +3,7 @@ import { createResilience, type Resilience } from '../../createResilience.js';
 import { createMemoryRecorder } from '../../record/createMemoryRecorder.js';
 import { createFakeClock, type FakeClock } from '../../testing/createFakeClock.js';
 import { createMemoryHealthStore, type MemoryHealthHub } from '../store/createMemoryHealthStore.js';
+import { FLEET_BREAK_SHARE, STREAK_TTL_MS } from './FleetSync.js';
 
 const down = () => {
   throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -64,13 +65,16 @@ describe('FleetSync (shared health on the in-memory store)', () => {
     });
     expect(sent).toEqual({ a: 3, b: 0, c: 0 });
 
-    // the break is over: b and c both call, one of them holds the lease and probes, the other is refused
+    // the break is over: b and c both call, one of them takes the lease and its call is the probe, the other
+    // is refused; at the next break, the lease's owner probes again
     await clock.advance(1_000);
     const first = await Promise.allSettled([
       b!.execute(counted(sent, 'b', down), { endpoint: 'e' }),
       c!.execute(counted(sent, 'c', down), { endpoint: 'e' }),
     ]);
     await settle(clock);
+    expect(sent.b + sent.c).toBe(1);
+    await clock.advance(1_000);
     const again = await Promise.allSettled([
       b!.execute(
         counted(sent, 'b', () => 'ok'),
@@ -82,8 +86,66 @@ describe('FleetSync (shared health on the in-memory store)', () => {
       ),
     ]);
     expect(first.every((r) => r.status === 'rejected')).toBe(true);
-    expect(sent.b + sent.c).toBe(1);
-    expect(again.some((r) => r.status === 'fulfilled')).toBe(true);
+    expect(again.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(sent.b + sent.c).toBe(2);
+  });
+
+  it('failures in a row spread over the replicas open every breaker at the threshold', async () => {
+    const clock = createFakeClock(1_000_000);
+    const hub = createMemoryHealthStore({ clock });
+    const [a, b, c] = fleet(3, hub, clock);
+    for (const r of [a, b, c]) await r!.execute(() => 'ok', { endpoint: 'e' });
+    const sent = { a: 0, b: 0, c: 0 };
+    for (const [r, key] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
+      await expect(r!.execute(counted(sent, key, down), { endpoint: 'e' })).rejects.toThrow();
+      await settle(clock);
+      expect(r!.breakers()[0]!.state).toBe('closed'); // one failure each: no replica trips alone
+    }
+    await expect(c!.execute(counted(sent, 'c', down), { endpoint: 'e' })).rejects.toThrow();
+    await settle(clock);
+    expect(c!.breakers()[0]).toMatchObject({ state: 'open' });
+    for (const r of [a, b]) expect(r!.breakers()[0]).toMatchObject({ state: 'open', fleet: true });
+    expect(sent).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
+  it("a success anywhere ends the fleet's failure streak", async () => {
+    const clock = createFakeClock(1_000_000);
+    const hub = createMemoryHealthStore({ clock });
+    const [a, b, c] = fleet(3, hub, clock);
+    for (const r of [a, b, c]) await r!.execute(() => 'ok', { endpoint: 'e' });
+    await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    await expect(b!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    await settle(clock);
+    await c!.execute(() => 'ok', { endpoint: 'e' }); // c heard that a streak runs: its success resets it
+    await settle(clock);
+    await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    await expect(b!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    await settle(clock);
+    for (const r of [a, b, c]) expect(r!.breakers()[0]!.state).toBe('closed');
+    // failures further apart than the streak's TTL are no streak either
+    await clock.advance(STREAK_TTL_MS);
+    await expect(c!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    await settle(clock);
+    for (const r of [a, b, c]) expect(r!.breakers()[0]!.state).toBe('closed');
+  });
+
+  it("the fleet's breaks are two thirds of one replica's while the store answers, and a replica's own without it", async () => {
+    const clock = createFakeClock(1_000_000);
+    const hub = createMemoryHealthStore({ clock });
+    const [a] = fleet(1, hub, clock, { breakerBreakMs: 900, breakerMaxBreakMs: 900 });
+    for (let i = 0; i < 3; i++) await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow();
+    const opened = clock.now();
+    expect(a!.breakers()[0]!.openUntil).toBe(opened + 900 * FLEET_BREAK_SHARE);
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    hub.setReachable(false);
+    await settle(clock);
+    await clock.advance(900);
+    await expect(a!.execute(down, { endpoint: 'e' })).rejects.toThrow(); // the probe, local: it fails
+    // its own break again: the doubled one, capped at breakerMaxBreakMs, not two thirds of it
+    expect(a!.breakers()[0]).toMatchObject({ state: 'open', openUntil: clock.now() + 900 });
   });
 
   it('a probe that succeeds closes every replica', async () => {

@@ -18,6 +18,12 @@ export interface HealthStore {
   /** Gives the lease back early (only if `owner` still holds it). */
   releaseProbe(endpoint: string, owner: string): Promise<void>;
   /**
+   * The fleet's unhealthy failures in a row for `endpoint`: a counter with a TTL of `ttlMs`, refreshed on each
+   * failure (atomic). `failed: true` adds one and answers the new count; `false` (a success) resets it, answers 0.
+   * Optional: a store without it shares no failure evidence (each replica trips on its own failures).
+   */
+  failureStreak?(endpoint: string, failed: boolean, ttlMs: number): Promise<number>;
+  /**
    * Listens to the other replicas' updates (and to the store's reachability). Returns the unsubscribe
    * function. Messages that cannot be read are reported as `{ kind: 'unreadable' }`.
    */
@@ -54,7 +60,9 @@ export type HealthUpdate =
   | { readonly kind: 'verdict'; readonly verdict: FleetVerdict }
   | { readonly kind: 'outage_started'; readonly start: number }
   | { readonly kind: 'outage_ended'; readonly start: number; readonly lengthMs: number }
-  | { readonly kind: 'hold'; readonly until: number };
+  | { readonly kind: 'hold'; readonly until: number }
+  /** A failure streak began (announced only, nothing stored): the others' next success resets it. */
+  | { readonly kind: 'failing' };
 
 export type ReadResult =
   | { readonly kind: 'health'; readonly health: SharedHealth }

@@ -39,6 +39,8 @@ export interface MemoryHealthHub {
 interface Entry {
   fields: { verdict?: string; outage?: string; hold?: string; outages: string[] };
   probe?: { owner: string; until: number };
+  /** The fleet's failures in a row, until when they count. */
+  streak?: { count: number; until: number };
   expiresAt: number;
 }
 
@@ -114,6 +116,19 @@ export function createMemoryHealthStore(options: MemoryHealthStoreOptions = {}):
         const e = live(endpoint);
         if (e?.probe?.owner === owner) e.probe = undefined;
       },
+      async failureStreak(endpoint, failed, streakTtlMs) {
+        await delay();
+        const now = clock.now();
+        if (!failed) {
+          const e = live(endpoint);
+          if (e) e.streak = undefined;
+          return 0;
+        }
+        const e = entry(endpoint);
+        const count = e.streak && e.streak.until > now ? e.streak.count + 1 : 1;
+        e.streak = { count, until: now + streakTtlMs };
+        return count;
+      },
       subscribe(listener) {
         mine = listener;
         listeners.add(listener);
@@ -163,5 +178,7 @@ function apply(e: Entry, update: HealthUpdate): void {
     case 'hold':
       f.hold = encodeNumber('until', update.until);
       return;
+    case 'failing':
+      return; // announced only
   }
 }

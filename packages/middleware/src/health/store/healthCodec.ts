@@ -114,6 +114,8 @@ function checkUpdate(u: unknown): Decoded<HealthUpdate> {
         : fail('update: outage_ended needs start and lengthMs');
     case 'hold':
       return isTime(o.until) ? { ok: true, value: { kind: 'hold', until: o.until } } : fail('update: until');
+    case 'failing':
+      return { ok: true, value: { kind: 'failing' } };
     default:
       return fail(`update: kind ${JSON.stringify(o.kind)}`);
   }
