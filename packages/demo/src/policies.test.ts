@@ -1,9 +1,5 @@
-import {
-  createFakeClock,
-  createMemoryRecorder,
-  createResilience,
-  defaults,
-} from '@mcp-resilience/middleware';
+import { createResilience, defaults } from '@mcp-resilience/middleware';
+import { createFakeClock, createMemoryRecorder } from '@mcp-resilience/middleware/testing';
 import { describe, expect, it } from 'vitest';
 import { naiveOptions, resilientOptions } from './policies.js';
 

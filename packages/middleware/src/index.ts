@@ -40,11 +40,6 @@ export type {
 export { HEALTH_ENCODING_VERSION } from './health/store/healthCodec.js';
 export type { Jitter, ResilienceOptions } from './options.js';
 export { defaults } from './options.js';
-export type { MemoryRecorder } from './record/createMemoryRecorder.js';
-export { createMemoryRecorder } from './record/createMemoryRecorder.js';
 export { noopRecorder } from './record/noopRecorder.js';
 export type { Recorder } from './record/Recorder.js';
 export type * from './record/ResilienceEvent.js';
-export type { FakeClock } from './testing/createFakeClock.js';
-export { createFakeClock } from './testing/createFakeClock.js';
-export { seededRandom } from './testing/seededRandom.js';
