@@ -430,13 +430,19 @@ describe('createResilience', () => {
       { retry: { backoff: { jitter: 'equal' } } },
       "option 'retry.backoff.jitter' must be one of 'full', 'decorrelated', 'none', got 'equal'",
     ],
-    [{ breaker: { failureRate: 1.5 } }, "option 'breaker.failureRate' must be a number > 0 and <= 1, got 1.5"],
+    [
+      { breaker: { failureRate: 1.5 } },
+      "option 'breaker.failureRate' must be a number > 0 and <= 1, got 1.5",
+    ],
     [
       { retry: { backoff: { baseMs: 500, maxMs: 100 } } },
       "option 'retry.backoff.maxMs' must be >= retry.backoff.baseMs (500), got 100",
     ],
     [{ retries: 3 }, "unknown option 'retries'"],
-    [{ retry: { attempts: 3 } }, "unknown option 'retry.attempts'; known options of 'retry': maxAttempts, backoff"],
+    [
+      { retry: { attempts: 3 } },
+      "unknown option 'retry.attempts'; known options of 'retry': maxAttempts, backoff",
+    ],
     [{ breaker: 5 }, "option 'breaker' must be an object of consecutiveFailures, failureRate"],
     [{ gate: { wait: 'yes' } }, "option 'gate.wait' must be a boolean, got 'yes'"],
     [{ gate: { maxWaiting: 0 } }, "option 'gate.maxWaiting' must be an integer >= 1, got 0"],

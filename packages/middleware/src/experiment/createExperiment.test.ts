@@ -67,15 +67,27 @@ describe('variants', () => {
       "option 'experiment.split' weights must sum to 1, got 1.1",
     ],
     [{ variants: { a: {}, b: {} }, split: { a: 1 } }, "option 'experiment.split' has no weight for 'b'"],
-    [{ variants: { a: {} }, split: { a: 0.5, c: 0.5 } }, "option 'experiment.split' names unknown variants 'c'"],
-    [{ variants: { a: {}, b: {} }, split: { a: 1.5, b: -0.5 } }, "option 'experiment.split.a' must be a number >= 0"],
+    [
+      { variants: { a: {} }, split: { a: 0.5, c: 0.5 } },
+      "option 'experiment.split' names unknown variants 'c'",
+    ],
+    [
+      { variants: { a: {}, b: {} }, split: { a: 1.5, b: -0.5 } },
+      "option 'experiment.split.a' must be a number >= 0",
+    ],
     [{ split: { a: 1 } }, "option 'experiment.split' needs `variants`"],
-    [{ variants: { a: {} }, split: { a: 1 }, variantKey: 'user' }, "option 'experiment.variantKey' must be 'call'"],
+    [
+      { variants: { a: {} }, split: { a: 1 }, variantKey: 'user' },
+      "option 'experiment.variantKey' must be 'call'",
+    ],
     [
       { variants: { a: { recorder: { record: () => {} } } }, split: { a: 1 } },
       "option 'experiment.variants.a.recorder' cannot be set",
     ],
-    [{ variants: { a: { maxAttempts: 0 } }, split: { a: 1 } }, "option 'experiment.variants.a.retry.maxAttempts' must be"],
+    [
+      { variants: { a: { maxAttempts: 0 } }, split: { a: 1 } },
+      "option 'experiment.variants.a.retry.maxAttempts' must be",
+    ],
     [{ shadowRules: 'x' }, "option 'experiment.shadowRules' must be an array of rules"],
     [
       { experiment: { variants: { a: { breaker: { breakMs: -1 } } }, split: { a: 1 } } },

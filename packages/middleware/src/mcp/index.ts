@@ -1,9 +1,13 @@
 export { connectWithResilience, type TransportFactory } from './connectWithResilience.js';
 export type { FallbackTarget } from './fallback.js';
-export type { IdempotencyMode } from './idempotency.js';
 export type { McpClientLike, TransportLike } from './McpClientLike.js';
-export type { McpResilienceOptions } from './McpResilienceOptions.js';
-export { mcpDefaults } from './McpResilienceOptions.js';
+export type {
+  Idempotency,
+  McpOptions,
+  McpResilienceOptions,
+  NegativeCacheOptions,
+  ResultOutcome,
+} from './McpResilienceOptions.js';
 export type { McpRuleContext } from './mcpRules.js';
 export { mcpRules } from './mcpRules.js';
 export type { HttpFailure, ObservedFetch } from './observeFetch.js';
