@@ -231,7 +231,7 @@ const experimentChecks: Readonly<Record<string, Check>> = {
  */
 export function readCoreOptions(options: unknown, prefix = ''): FlatResilienceOptions & ExperimentOptions {
   const owner = 'createResilience';
-  const grouped = coreFromFlat(owner, options ?? {});
+  const grouped = coreFromFlat(owner, options === undefined ? {} : options);
   return readOptions(owner, grouped, CORE_PATHS, { ...checks, ...experimentChecks }, prefix);
 }
 

@@ -44,7 +44,7 @@ export function readOptions(
   prefix = '',
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  readGroup({ owner, checks, out }, options ?? {}, treeOf(paths), prefix);
+  readGroup({ owner, checks, out }, options === undefined ? {} : options, treeOf(paths), prefix);
   return out;
 }
 
