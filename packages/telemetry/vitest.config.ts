@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@mcp-resilience\/middleware$/, replacement: middleware('index.ts') },
       { find: /^@mcp-resilience\/middleware\/otel$/, replacement: middleware('otel/index.ts') },
       { find: /^@mcp-resilience\/middleware\/semconv$/, replacement: middleware('otel/semconv.ts') },
+      { find: /^@mcp-resilience\/middleware\/testing$/, replacement: middleware('testing/index.ts') },
     ],
     // One @opentelemetry/api, this package's (1.10, OTel SDK 3), also for the middleware's sources, as in an app
     // on SDK 3; the middleware's own suite runs on SDK 2 with api 1.9.

@@ -3,7 +3,8 @@
  * fails in a known way, under four tool-layer policies. Counts the LLM calls and tool requests wasted (those that
  * could not change the outcome), in LLM calls and in the user's `costPerAttempt`. Virtual time: nothing sleeps.
  */
-import { type Clock, createFakeClock, type FakeClock, seededRandom } from '@mcp-resilience/middleware';
+import type { Clock } from '@mcp-resilience/middleware';
+import { createFakeClock, type FakeClock, seededRandom } from '@mcp-resilience/middleware/testing';
 import { createToolGuard } from '@mcp-resilience/middleware/tools';
 
 /** How the tool's server fails, per task. */

@@ -269,13 +269,13 @@ export const mcpResilience: Policy = mcpResilienceWith(
 
 /** The library's defaults that matter here, read from the library itself. */
 export function describeDefaults(): string {
-  const d = defaults;
+  const { retry: r, budget: b, breaker: k, gate: g } = defaults;
   return (
-    `${d.maxAttempts} attempts, backoff ${d.backoffBaseMs} ms × ${d.backoffFactor} with ${d.jitter} jitter, ` +
-    `adaptive backoff ${d.adaptiveBackoff ? 'on' : 'off'}, retry budget ${100 * d.budgetRatio}% of calls + ${d.budgetMinRetriesPerSecond}/s, ` +
-    `breaker opens on ${d.breakerConsecutiveFailures} failures in a row or ${100 * d.breakerFailureRate}% of ≥ ${d.breakerMinimumCalls} calls in ${d.breakerWindowMs / 1000} s, ` +
-    `probes every ${d.breakerBreakMs / 1000}-${d.breakerMaxBreakMs / 1000} s (learned per endpoint, ±${100 * d.breakerJitter}% jitter), ${d.breakerHalfOpenProbes} half-open probe(s), ` +
-    `calls ${d.breakerWait ? `wait at an open breaker for its verdict (≤ ${d.breakerMaxWaiting} per endpoint; ${d.breakerWaitLimitMs / 1000} s without a deadline)` : 'fail fast at an open breaker'}`
+    `${r.maxAttempts} attempts, backoff ${r.backoff.baseMs} ms × ${r.backoff.factor} with ${r.backoff.jitter} jitter, ` +
+    `adaptive backoff ${r.backoff.adaptive ? 'on' : 'off'}, retry budget ${100 * b.ratio}% of calls + ${b.minPerSecond}/s, ` +
+    `breaker opens on ${k.consecutiveFailures} failures in a row or ${100 * k.failureRate}% of ≥ ${k.minimumCalls} calls in ${k.windowMs / 1000} s, ` +
+    `probes every ${k.breakMs / 1000}-${k.maxBreakMs / 1000} s (learned per endpoint, ±${100 * k.jitter}% jitter), ${k.halfOpenProbes} half-open probe(s), ` +
+    `calls ${g.wait ? `wait at an open breaker for its verdict (≤ ${g.maxWaiting} per endpoint; ${g.waitLimitMs / 1000} s without a deadline)` : 'fail fast at an open breaker'}`
   );
 }
 

@@ -1,4 +1,4 @@
-import { seededRandom } from '@mcp-resilience/middleware';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 
 /** A uniform in [0, 1) that depends only on its integer inputs: a stateless draw, keyed by (seed, call, attempt, ...). */
 export function hashUniform(...keys: number[]): number {

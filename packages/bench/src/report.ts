@@ -658,7 +658,7 @@ function whySection(r: Results): string {
     if (!c || !n || n.metrics.successRate - c.metrics.successRate <= TARGETS.successVsNaivePp / 100) continue;
     if (exhausted < 0.5 * (c.metrics.calls - c.metrics.succeeded - c.metrics.nonRetryableFailures)) continue;
     bullets.push(
-      `**${sc.name}: ${defaults.maxAttempts} attempts are not enough when every request fails independently.** ${int(exhausted)} calls ended with \`max_attempts\` (the budget refused ${int(c.outcomes['ResilienceError(budget_exhausted)'] ?? 0)} more); at a 40% failure rate ${defaults.maxAttempts} attempts all fail ${pct(0.4 ** defaults.maxAttempts)} of the time, the naive loop's 6 attempts ${pct(0.4 ** 6, 2)}.`,
+      `**${sc.name}: ${defaults.retry.maxAttempts} attempts are not enough when every request fails independently.** ${int(exhausted)} calls ended with \`max_attempts\` (the budget refused ${int(c.outcomes['ResilienceError(budget_exhausted)'] ?? 0)} more); at a 40% failure rate ${defaults.retry.maxAttempts} attempts all fail ${pct(0.4 ** defaults.retry.maxAttempts)} of the time, the naive loop's 6 attempts ${pct(0.4 ** 6, 2)}.`,
     );
   }
   const waitedNr = scenarios

@@ -1,4 +1,4 @@
-import { seededRandom } from '@mcp-resilience/middleware';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { FAULTS, type FaultKind } from './faults.js';
 import { LONE_AGENT_SCENARIOS } from './loneAgent.js';
 import { hashUniform } from './prng.js';

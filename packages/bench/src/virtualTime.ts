@@ -1,4 +1,4 @@
-import { seededRandom } from '@mcp-resilience/middleware';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 import FakeTimers from '@sinonjs/fake-timers';
 
 /** Virtual time starts here (a weekday morning), so that no library sees a suspicious `Date.now() === 0`. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { seededRandom } from '@mcp-resilience/middleware';
 import { observeFetch, withResilience } from '@mcp-resilience/middleware/mcp';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { setupTelemetry } from '@mcp-resilience/telemetry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';

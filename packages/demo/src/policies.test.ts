@@ -1,9 +1,5 @@
-import {
-  createFakeClock,
-  createMemoryRecorder,
-  createResilience,
-  defaults,
-} from '@mcp-resilience/middleware';
+import { createResilience, defaults } from '@mcp-resilience/middleware';
+import { createFakeClock, createMemoryRecorder } from '@mcp-resilience/middleware/testing';
 import { describe, expect, it } from 'vitest';
 import { naiveOptions, resilientOptions } from './policies.js';
 
@@ -47,7 +43,7 @@ describe('the demo groups', () => {
     const opened = recorder.events.findIndex((e) => e.type === 'breaker_transition' && e.to === 'open');
     const before = recorder.events.slice(0, opened).filter((e) => e.type === 'attempt_started');
     expect(before.length).toBeGreaterThan(1);
-    expect(before.length).toBeLessThanOrEqual(defaults.maxAttempts);
+    expect(before.length).toBeLessThanOrEqual(defaults.retry.maxAttempts);
     // Once open, each request that reaches the server is the breaker's probe, after a half-open transition.
     let probes = 0;
     for (const e of recorder.events.slice(opened)) {
@@ -82,9 +78,9 @@ describe('the canary of the resilient group', () => {
     expect(byVariant('candidate').length).toBeGreaterThan(20); // 40 expected
     expect(byVariant('candidate').length).toBeLessThan(65);
     expect(byVariant('candidate').every((e) => e.attempts === 1)).toBe(true);
-    expect(byVariant('control').every((e) => e.attempts === defaults.maxAttempts)).toBe(true);
+    expect(byVariant('control').every((e) => e.attempts === defaults.retry.maxAttempts)).toBe(true);
     const disagreements = recorder.ofType('shadow_classified').filter((e) => !e.agrees);
-    expect(disagreements.length).toBe(byVariant('control').length * defaults.maxAttempts);
+    expect(disagreements.length).toBe(byVariant('control').length * defaults.retry.maxAttempts);
     expect(disagreements[0]?.shadow).toMatchObject({ class: 'non_retryable', type: 'rate_limited' });
   });
 });

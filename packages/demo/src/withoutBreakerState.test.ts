@@ -1,4 +1,5 @@
-import { createFakeClock, createMemoryRecorder, createResilience } from '@mcp-resilience/middleware';
+import { createResilience } from '@mcp-resilience/middleware';
+import { createFakeClock, createMemoryRecorder } from '@mcp-resilience/middleware/testing';
 import { describe, expect, it } from 'vitest';
 import { naiveOptions } from './policies.js';
 import { withoutBreakerState } from './withoutBreakerState.js';

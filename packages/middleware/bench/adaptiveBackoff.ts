@@ -1,10 +1,5 @@
-import {
-  type Clock,
-  createFakeClock,
-  createResilience,
-  type ResilienceOptions,
-  seededRandom,
-} from '../src/index.js';
+import { type Clock, createResilience, type ResilienceOptions } from '../src/index.js';
+import { createFakeClock, seededRandom } from '../src/testing/index.js';
 
 /** Down intervals [from, to) in virtual milliseconds. */
 type Outages = Array<[number, number]>;

@@ -115,14 +115,14 @@ describe('options that cannot be printed', () => {
   );
 
   it('are refused by createResilience with the option name, whatever the value', () => {
-    expect(message(() => createResilience({ backoffBaseMs: 10n as never }))).toBe(
-      "createResilience: option 'backoffBaseMs' must be a number >= 0, got 10n (a bigint)",
+    expect(message(() => createResilience({ retry: { backoff: { baseMs: 10n as never } } }))).toBe(
+      "createResilience: option 'retry.backoff.baseMs' must be a number >= 0, got 10n (a bigint)",
     );
-    expect(message(() => createResilience({ maxAttempts: Symbol('x') as never }))).toBe(
-      "createResilience: option 'maxAttempts' must be an integer >= 1, got Symbol(x)",
+    expect(message(() => createResilience({ retry: { maxAttempts: Symbol('x') as never } }))).toBe(
+      "createResilience: option 'retry.maxAttempts' must be an integer >= 1, got Symbol(x)",
     );
-    expect(message(() => createResilience({ breakerBreakMs: cycle as never }))).toMatch(
-      /^createResilience: option 'breakerBreakMs' must be a number > 0, got an object that cannot be printed$/,
+    expect(message(() => createResilience({ breaker: { breakMs: cycle as never } }))).toMatch(
+      /^createResilience: option 'breaker.breakMs' must be a number > 0, got an object that cannot be printed$/,
     );
     expect(message(() => createResilience({ clock: throwingGetter as never }))).toBe(
       "createResilience: option 'clock' must be a value that can be read (reading it threw), got an object that cannot be printed",

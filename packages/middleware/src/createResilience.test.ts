@@ -425,22 +425,38 @@ describe('createResilience', () => {
   });
 
   it.each([
-    [{ maxAttempts: 0 }, "option 'maxAttempts' must be an integer >= 1, got 0"],
-    [{ jitter: 'equal' }, "option 'jitter' must be one of 'full', 'decorrelated', 'none', got 'equal'"],
-    [{ breakerFailureRate: 1.5 }, "option 'breakerFailureRate' must be a number > 0 and <= 1, got 1.5"],
+    [{ retry: { maxAttempts: 0 } }, "option 'retry.maxAttempts' must be an integer >= 1, got 0"],
     [
-      { backoffBaseMs: 500, backoffMaxMs: 100 },
-      "option 'backoffMaxMs' must be >= backoffBaseMs (500), got 100",
+      { retry: { backoff: { jitter: 'equal' } } },
+      "option 'retry.backoff.jitter' must be one of 'full', 'decorrelated', 'none', got 'equal'",
+    ],
+    [
+      { breaker: { failureRate: 1.5 } },
+      "option 'breaker.failureRate' must be a number > 0 and <= 1, got 1.5",
+    ],
+    [
+      { retry: { backoff: { baseMs: 500, maxMs: 100 } } },
+      "option 'retry.backoff.maxMs' must be >= retry.backoff.baseMs (500), got 100",
     ],
     [{ retries: 3 }, "unknown option 'retries'"],
-    [{ breakerWait: 'yes' }, "option 'breakerWait' must be a boolean, got 'yes'"],
-    [{ breakerMaxWaiting: 0 }, "option 'breakerMaxWaiting' must be an integer >= 1, got 0"],
-    [{ breakerWaitLimitMs: -1 }, "option 'breakerWaitLimitMs' must be a number >= 0, got -1"],
     [
-      { breakerBreakMs: 1_000, breakerMaxBreakMs: 500 },
-      "option 'breakerMaxBreakMs' must be >= breakerBreakMs (1000), got 500",
+      { retry: { attempts: 3 } },
+      "unknown option 'retry.attempts'; known options of 'retry': maxAttempts, backoff",
+    ],
+    [{ breaker: 5 }, "option 'breaker' must be an object of consecutiveFailures, failureRate"],
+    [{ gate: { wait: 'yes' } }, "option 'gate.wait' must be a boolean, got 'yes'"],
+    [{ gate: { maxWaiting: 0 } }, "option 'gate.maxWaiting' must be an integer >= 1, got 0"],
+    [{ gate: { waitLimitMs: -1 } }, "option 'gate.waitLimitMs' must be a number >= 0, got -1"],
+    [
+      { breaker: { breakMs: 1_000, maxBreakMs: 500 } },
+      "option 'breaker.maxBreakMs' must be >= breaker.breakMs (1000), got 500",
     ],
     [{ clock: {} }, "option 'clock' must be an object with now(), sleep(), random(), got {}"],
+    [{ maxAttempts: 0 }, "option 'retry.maxAttempts' must be an integer >= 1, got 0"],
+    [
+      { breakerBreakMs: 100, breaker: { breakMs: 200 } },
+      "option 'breakerBreakMs' is the flat name of 'breaker.breakMs'; give only 'breaker.breakMs'",
+    ],
   ])('rejects bad options with a message naming the option: %j', (options, message) => {
     expect(() => createResilience(options as ResilienceOptions)).toThrow(message);
   });

@@ -8,7 +8,14 @@ import { type ExperimentOptions, hasExperiment } from './experiment/ExperimentOp
 import type { Endpoint } from './health/Endpoint.js';
 import { EndpointRegistry } from './health/EndpointRegistry.js';
 import { FleetSync } from './health/fleet/FleetSync.js';
-import { type ResilienceOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { isPlainObject } from './options/readOptions.js';
+import {
+  type FlatResilienceOptions,
+  type ResilienceOptions,
+  type ResolvedOptions,
+  readCoreOptions,
+  resolveOptions,
+} from './options.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 import type { CallRef, ResilienceEvent } from './record/ResilienceEvent.js';
@@ -38,7 +45,24 @@ const noOptions: CallOptions = Object.freeze({});
  * per variant (`experiment/`).
  */
 export function createResilience(options?: ResilienceOptions & ExperimentOptions): Resilience {
-  if (options && hasExperiment(options)) return createExperiment(options, createResilience);
+  const read = readCoreOptions(options);
+  if (hasExperiment(read)) return createExperiment(withVariantsRead(read), createPipeline);
+  return createPipeline(read);
+}
+
+/** The experiment's variants read as options of their own (`experiment.variants.<name>.retry.maxAttempts`). */
+function withVariantsRead(options: FlatResilienceOptions & ExperimentOptions) {
+  const { variants } = options;
+  if (!isPlainObject(variants)) return options;
+  const read: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(variants)) {
+    read[name] = isPlainObject(v) ? readCoreOptions(v, `experiment.variants.${name}.`) : v;
+  }
+  return { ...options, variants: read as ExperimentOptions['variants'] };
+}
+
+/** One pipeline over read options (`readCoreOptions`). */
+function createPipeline(options: FlatResilienceOptions): Resilience {
   const o = resolveOptions(options);
   const { clock } = o;
   const emit = safeRecorder(o.recorder);

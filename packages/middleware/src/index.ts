@@ -38,13 +38,21 @@ export type {
   StoreMessage,
 } from './health/store/HealthStore.js';
 export { HEALTH_ENCODING_VERSION } from './health/store/healthCodec.js';
-export type { Jitter, ResilienceOptions } from './options.js';
-export { defaults } from './options.js';
-export type { MemoryRecorder } from './record/createMemoryRecorder.js';
-export { createMemoryRecorder } from './record/createMemoryRecorder.js';
+export type { Defaults } from './options/defaults.js';
+export { defaults } from './options/defaults.js';
+export type {
+  BackoffOptions,
+  BreakerOptions,
+  BudgetOptions,
+  DeadlineOptions,
+  FleetOptions,
+  GateOptions,
+  GroupedResilienceOptions,
+  ResilienceOptions,
+  RetryAfterOptions,
+  RetryOptions,
+} from './options/ResilienceOptions.js';
+export type { Jitter } from './options.js';
 export { noopRecorder } from './record/noopRecorder.js';
 export type { Recorder } from './record/Recorder.js';
 export type * from './record/ResilienceEvent.js';
-export type { FakeClock } from './testing/createFakeClock.js';
-export { createFakeClock } from './testing/createFakeClock.js';
-export { seededRandom } from './testing/seededRandom.js';

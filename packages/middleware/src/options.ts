@@ -1,15 +1,24 @@
 import { type Clock, realClock } from './Clock.js';
-import { boolean, type Check, checkOptions, hasMethods, integer, number, oneOf } from './checkOptions.js';
+import { boolean, type Check, hasMethods, integer, number, oneOf } from './checkOptions.js';
 import type { ClassificationRule } from './classify/ClassificationRule.js';
 import type { Jitter } from './decide/backoffDelay.js';
+import type { ExperimentOptions } from './experiment/ExperimentOptions.js';
 import type { HealthStore } from './health/store/HealthStore.js';
+import { coreFromFlat } from './options/fromFlat.js';
+import { CORE_PATHS } from './options/optionPaths.js';
+import { readOptions } from './options/readOptions.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 
 export type { Jitter } from './decide/backoffDelay.js';
+export type { ResilienceOptions } from './options/ResilienceOptions.js';
 
-/** Options of `createResilience`. Flat and all optional; `defaults` holds every default. */
-export interface ResilienceOptions {
+/**
+ * The core options by their flat names: the resolved shape the pipeline reads (`ResolvedOptions`), and the names
+ * of the first versions, still accepted for now. Users give the grouped ones (`options/ResilienceOptions.ts`;
+ * each key's grouped path is in `options/optionPaths.ts`). An option added here needs a default, a check and a path.
+ */
+export interface FlatResilienceOptions {
   /** Attempts per call in total, the first one included. */
   readonly maxAttempts?: number;
   /** First backoff delay. */
@@ -112,8 +121,10 @@ export interface ResilienceOptions {
 }
 
 type Unset = 'timeoutMs' | 'attemptTimeoutMs' | 'healthStore' | 'fleetReplicaId' | 'fleetProbeLeaseMs';
-export type ResolvedOptions = Required<Omit<ResilienceOptions, Unset>> & Pick<ResilienceOptions, Unset>;
+export type ResolvedOptions = Required<Omit<FlatResilienceOptions, Unset>> &
+  Pick<FlatResilienceOptions, Unset>;
 
+/** Every default, by resolved key (the public, grouped form is `options/defaults.ts`). */
 export const defaults = {
   maxAttempts: 6,
   backoffBaseMs: 100,
@@ -154,7 +165,7 @@ export const defaults = {
   clock: realClock,
   recorder: noopRecorder,
 } as const satisfies {
-  readonly [K in keyof Required<ResilienceOptions>]: Required<ResilienceOptions>[K] | undefined;
+  readonly [K in keyof Required<FlatResilienceOptions>]: Required<FlatResilienceOptions>[K] | undefined;
 };
 
 const rules: Check = (v) =>
@@ -163,7 +174,8 @@ const rules: Check = (v) =>
     ? undefined
     : 'an array of rules (functions, or objects with `classify`)';
 
-const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
+/** What each option's value must be, by resolved key. */
+export const checks: { readonly [K in keyof FlatResilienceOptions]-?: Check } = {
   maxAttempts: integer(1),
   backoffBaseMs: number(0),
   backoffFactor: number(1),
@@ -205,9 +217,26 @@ const checks: { readonly [K in keyof ResilienceOptions]-?: Check } = {
   recorder: hasMethods('record'),
 };
 
-/** Merges `options` over `defaults`; throws a `TypeError` naming the first bad option, its value and what is allowed. */
-export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions {
-  checkOptions('createResilience', options, checks);
+/** The experiment group, checked as a whole by `validateExperiment`. */
+const experimentChecks: Readonly<Record<string, Check>> = {
+  variants: () => undefined,
+  split: () => undefined,
+  variantKey: () => undefined,
+  shadowRules: () => undefined,
+};
+
+/**
+ * Reads the options of `createResilience` (grouped, or by their flat names) into their resolved keys; throws a
+ * `TypeError` naming the first bad option by its full path (`breaker.breakMs`), its value and what is allowed.
+ */
+export function readCoreOptions(options: unknown, prefix = ''): FlatResilienceOptions & ExperimentOptions {
+  const owner = 'createResilience';
+  const grouped = coreFromFlat(owner, options === undefined ? {} : options);
+  return readOptions(owner, grouped, CORE_PATHS, { ...checks, ...experimentChecks }, prefix);
+}
+
+/** Merges read options (`readCoreOptions`) over `defaults`, with the defaults that follow other options. */
+export function resolveOptions(options: FlatResilienceOptions = {}): ResolvedOptions {
   const resolved = { ...defaults } as Record<string, unknown>;
   for (const [key, value] of Object.entries(options)) if (value !== undefined) resolved[key] = value;
   // A first break above the default cap, the cap left unset: the cap follows (no probe interval ever shrinks).
@@ -223,20 +252,23 @@ export function resolveOptions(options: ResilienceOptions = {}): ResolvedOptions
     );
   }
   const r = resolved as ResolvedOptions;
-  if (r.backoffMaxMs < r.backoffBaseMs) {
-    throw new TypeError(
-      `createResilience: option 'backoffMaxMs' must be >= backoffBaseMs (${r.backoffBaseMs}), got ${r.backoffMaxMs}`,
-    );
-  }
-  if (r.breakerIdleMaxBreakMs < r.breakerMaxBreakMs) {
-    throw new TypeError(
-      `createResilience: option 'breakerIdleMaxBreakMs' must be >= breakerMaxBreakMs (${r.breakerMaxBreakMs}), got ${r.breakerIdleMaxBreakMs}`,
-    );
-  }
-  if (r.breakerMaxBreakMs < r.breakerBreakMs) {
-    throw new TypeError(
-      `createResilience: option 'breakerMaxBreakMs' must be >= breakerBreakMs (${r.breakerBreakMs}), got ${r.breakerMaxBreakMs}`,
-    );
-  }
+  atLeast(r, 'backoffMaxMs', 'backoffBaseMs');
+  atLeast(r, 'breakerIdleMaxBreakMs', 'breakerMaxBreakMs');
+  atLeast(r, 'breakerMaxBreakMs', 'breakerBreakMs');
   return r;
+}
+
+type NumberKey =
+  | 'backoffMaxMs'
+  | 'backoffBaseMs'
+  | 'breakerIdleMaxBreakMs'
+  | 'breakerMaxBreakMs'
+  | 'breakerBreakMs';
+
+/** Throws when option `big` is below option `small`, naming both by their grouped paths. */
+function atLeast(r: ResolvedOptions, big: NumberKey, small: NumberKey): void {
+  if (r[big] >= r[small]) return;
+  throw new TypeError(
+    `createResilience: option '${CORE_PATHS[big]}' must be >= ${CORE_PATHS[small]} (${r[small]}), got ${r[big]}`,
+  );
 }

@@ -1,4 +1,4 @@
-import { createFakeClock, createResilience, type Resilience } from '@mcp-resilience/middleware';
+import { createResilience, type Resilience } from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
@@ -23,7 +23,8 @@ import {
   UNIT_SECONDS,
   UNIT_STATE,
   UNIT_TRANSITION,
-} from '@mcp-resilience/middleware/otel';
+} from '@mcp-resilience/middleware/semconv';
+import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import type { DiagLogFunction } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setupTelemetry, type Telemetry } from './setupTelemetry.js';

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Recorder } from '@mcp-resilience/middleware';
-import {
-  ATTR_SERVICE_INSTANCE_ID,
-  ATTR_SERVICE_NAME,
-  createOtelRecorder,
-} from '@mcp-resilience/middleware/otel';
+import { createOtelRecorder } from '@mcp-resilience/middleware/otel';
+import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME } from '@mcp-resilience/middleware/semconv';
 import {
   context,
   DiagConsoleLogger,

@@ -1,15 +1,11 @@
-import {
-  type ClassificationRule,
-  createResilience,
-  type Recorder,
-  seededRandom,
-} from '@mcp-resilience/middleware';
+import { type ClassificationRule, createResilience, type Recorder } from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_SERVER,
 } from '@mcp-resilience/middleware/semconv';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { SCRIPT_OPTIONS } from './workload';
 
 /*

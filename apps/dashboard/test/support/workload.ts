@@ -1,14 +1,10 @@
-import {
-  createMemoryRecorder,
-  createResilience,
-  type Recorder,
-  type ResilienceEvent,
-} from '@mcp-resilience/middleware';
+import { createResilience, type Recorder, type ResilienceEvent } from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_SERVER,
 } from '@mcp-resilience/middleware/semconv';
+import { createMemoryRecorder } from '@mcp-resilience/middleware/testing';
 
 /** What a scripted workload did, counted from the middleware's own events (the ground truth). */
 export interface GroundTruth {

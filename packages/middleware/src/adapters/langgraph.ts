@@ -81,7 +81,7 @@ export function resilientTools<T extends StructuredToolInterface>(
  * call as `config.toolCallId`, as under `ToolNode`.
  */
 export function resilientToolNode(tools: readonly StructuredToolInterface[], options: ToolGuardOptions = {}) {
-  const guard = createToolGuard(options.resilience ? options : { maxAttempts: 1, ...options });
+  const guard = createToolGuard(options, options.resilience ? {} : { retry: { maxAttempts: 1 } });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return async function tools_(
     state: { messages: readonly BaseMessage[] },

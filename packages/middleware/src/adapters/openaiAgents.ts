@@ -16,7 +16,7 @@ type CallToolResultOf = (...args: unknown[]) => Promise<CallToolResult>;
  * listTools, close, name, filters) is the server's own. The `server` option defaults to the server's `name`.
  */
 export function resilientMcpServer<S extends MCPServer>(server: S, options: ToolGuardOptions = {}): S {
-  const guard = createToolGuard({ server: server.name, ...options });
+  const guard = createToolGuard(options, { guard: { server: server.name } });
   const callToolResult = async (
     toolName: string,
     args: unknown,

@@ -6,12 +6,21 @@ import { classifyError } from '../classify/classifyError.js';
 import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { callVariant } from '../experiment/callVariant.js';
-import { checkNegativeCacheOptions } from '../mcp/checkNegativeCacheOptions.js';
-import { ModelRepeats } from '../mcp/ModelRepeats.js';
+import type { NegativeCacheOptions } from '../mcp/McpResilienceOptions.js';
+import { ModelRepeats, type ModelRepeatsOptions } from '../mcp/ModelRepeats.js';
 import { mcpRules } from '../mcp/mcpRules.js';
 import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
+import { coreFromFlat, guardFromFlat } from '../options/fromFlat.js';
+import { mergeGroups } from '../options/mergeGroups.js';
+import { readOptions } from '../options/readOptions.js';
+import {
+  idempotency,
+  negativeCacheChecks,
+  nonEmptyString,
+  sharedPipelineError,
+} from '../options/toolChecks.js';
 import type { ResilienceOptions } from '../options.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
@@ -20,22 +29,53 @@ import {
   ATTR_MCP_SERVER,
 } from '../otel/semconv.js';
 
-/** Options of the framework adapters: every core option, plus the ones below. All optional. */
-export interface ToolGuardOptions extends ResilienceOptions {
-  /** The name the tools' calls are recorded under (`mcp.server`, breaker and budget key). Default `'tools'`. */
+/** `guard.idempotency`: which tools are safe to repeat after a failure that may have run (timeout, reset). */
+export type GuardIdempotency =
+  | 'always'
+  | 'never'
+  | { readonly default?: 'always' | 'never'; readonly tools: Readonly<Record<string, boolean>> };
+
+/** The `guard` group of the framework adapters. All optional. */
+export interface GuardOptions {
+  /** The name the tools' calls are recorded under (breaker and budget key). Default `'tools'`. */
   readonly server?: string;
+  /** Default `'never'`: only failures that certainly did not run are retried. */
+  readonly idempotency?: GuardIdempotency;
+  /** As in `withResilience`: an identical call that failed for good is answered without running. */
+  readonly negativeCache?: NegativeCacheOptions;
+}
+
+/** Options of the framework adapters: the core groups, the `guard` group, or a shared `resilience`. */
+export interface ToolGuardOptions extends ResilienceOptions {
+  readonly guard?: GuardOptions;
   /** Share one pipeline (breakers, budgets, telemetry); core options must then be given to it, not here. */
   readonly resilience?: Resilience;
-  /**
-   * Tools safe to repeat after a failure that may have run (timeout, reset): `true` for all, or by tool name.
-   * Default: none (only failures that certainly did not run are retried).
-   */
+  /** Flat name of `guard.server`, still accepted for now. */
+  readonly server?: string;
+  /** Flat form of `guard.idempotency` (`true`: `'always'`; by tool: `{ tools }`), still accepted for now. */
   readonly idempotent?: boolean | Readonly<Record<string, boolean>>;
-  /** As in `withResilience`: how long an identical call that failed for good is answered without running. */
+  /** Flat names of `guard.negativeCache.*`, still accepted for now. */
   readonly negativeCacheTtlMs?: number;
   readonly negativeCacheMaxEntries?: number;
   readonly negativeCacheTypes?: readonly ErrorType[];
 }
+
+const OWNER = 'resilient tools';
+
+/** Where each `guard` option is given, by its resolved key. */
+const GUARD_PATHS = {
+  server: 'guard.server',
+  idempotency: 'guard.idempotency',
+  negativeCacheTtlMs: 'guard.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'guard.negativeCache.maxEntries',
+  negativeCacheTypes: 'guard.negativeCache.types',
+} as const;
+
+const GUARD_CHECKS = {
+  server: nonEmptyString,
+  idempotency: idempotency('always', 'never'),
+  ...negativeCacheChecks,
+};
 
 /** How a guarded tool call ended: its value, or a failure with the sentence the model should read. */
 export type GuardedCall<T> =
@@ -104,41 +144,25 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
 /** Attempts per tool call in the adapters unless `maxAttempts` says otherwise (`breakerWait` is off there too). */
 export const TOOL_MAX_ATTEMPTS = 3;
 
-export function createToolGuard(options: ToolGuardOptions = {}) {
-  const {
-    server = 'tools',
-    resilience: shared,
-    idempotent,
-    negativeCacheTtlMs,
-    negativeCacheMaxEntries,
-    negativeCacheTypes,
-    ...core
-  } = options;
-  if (typeof server !== 'string' || server === '') {
-    throw new TypeError(
-      `resilient tools: option 'server' must be a non-empty string, got ${JSON.stringify(server)}`,
-    );
-  }
-  checkGuardOptions(options);
-  if (shared !== undefined && Object.keys(core).some((k) => k !== 'rules')) {
-    throw new TypeError(
-      `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
-    );
-  }
+export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGuardOptions = {}) {
+  const given = mergeGroups(defaults, guardFromFlat(OWNER, coreFromFlat(OWNER, options)));
+  const { guard, resilience: shared, ...core } = given;
+  const read = readOptions(OWNER, { guard }, GUARD_PATHS, GUARD_CHECKS) as {
+    server?: string;
+    idempotency?: GuardIdempotency;
+  } & ModelRepeatsOptions;
+  const sharedError = shared === undefined ? undefined : sharedPipelineError(OWNER, core);
+  if (sharedError) throw sharedError;
+  const server = read.server ?? 'tools';
   // The model is a retry layer on top of the tool (it calls again after an error): the tool keeps LangGraph's
   // 3 attempts rather than the core's default, and at an open breaker it answers at once ("unavailable, try
   // again in about N s") instead of holding the agent at the gate, so the two layers do not multiply.
-  const resilience =
-    shared ?? createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, breakerWait: false, ...core, rules: [] });
+  const toolDefaults: ToolGuardOptions = { retry: { maxAttempts: TOOL_MAX_ATTEMPTS }, gate: { wait: false } };
+  const resilience = shared ?? createResilience(mergeGroups(toolDefaults, { ...core, rules: [] }));
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
   const { clock, recorder } = resilience.options;
-  const repeats = new ModelRepeats<ResilienceError>(
-    { negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes },
-    clock,
-    recorder,
-  );
-  const safe = (tool: string) =>
-    typeof idempotent === 'object' ? idempotent[tool] === true : idempotent === true;
+  const repeats = new ModelRepeats<ResilienceError>(read, clock, recorder);
+  const safe = isSafe(read.idempotency ?? 'never');
 
   return async function run<T>(
     tool: string,
@@ -201,22 +225,9 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
 
 export type ToolGuard = ReturnType<typeof createToolGuard>;
 
-/** Validates the adapter options (core options are validated by `createResilience`). */
-function checkGuardOptions(options: ToolGuardOptions): void {
-  const fail = (name: string, allowed: string, value: unknown) => {
-    throw new TypeError(
-      `resilient tools: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
-    );
-  };
-  const { idempotent } = options;
-  if (
-    idempotent !== undefined &&
-    typeof idempotent !== 'boolean' &&
-    (typeof idempotent !== 'object' ||
-      idempotent === null ||
-      Object.values(idempotent).some((v) => typeof v !== 'boolean'))
-  ) {
-    fail('idempotent', 'a boolean, or an object of booleans by tool name', idempotent);
-  }
-  checkNegativeCacheOptions(options, fail);
+/** Whether a tool is safe to repeat under `guard.idempotency`. */
+function isSafe(idempotency: GuardIdempotency): (tool: string) => boolean {
+  if (typeof idempotency === 'string') return () => idempotency === 'always';
+  const { tools, default: others = 'never' } = idempotency;
+  return (tool) => (Object.hasOwn(tools, tool) ? tools[tool] === true : others === 'always');
 }

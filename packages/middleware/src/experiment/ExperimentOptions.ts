@@ -6,7 +6,7 @@ import type { ResilienceOptions } from '../options.js';
  * What a variant may change: the classification rules and the policy settings. The clock, the recorder and the
  * shared state limits stay the instance's.
  */
-export type VariantOptions = Omit<ResilienceOptions, 'clock' | 'recorder'>;
+export type VariantOptions = Omit<ResilienceOptions, 'clock' | 'recorder' | 'experiment'>;
 
 /**
  * Which key a call is assigned to a variant by (a stable hash of it, so the same key always lands in the same

@@ -59,28 +59,51 @@ describe('variants', () => {
     }) as ExperimentResilience;
 
   it.each([
-    [{ variants: { control: {} } }, "option 'split' is required with `variants`"],
-    [{ variants: {}, split: {} }, "option 'variants' must name at least one variant"],
+    [{ variants: { control: {} } }, "option 'experiment.split' is required with `variants`"],
+    [{ variants: {}, split: {} }, "option 'experiment.variants' must name at least one variant"],
     [{ variants: { 'bad name': {} }, split: { 'bad name': 1 } }, "invalid variant name 'bad name'"],
     [
       { variants: { a: {}, b: {} }, split: { a: 0.5, b: 0.6 } },
-      "option 'split' weights must sum to 1, got 1.1",
+      "option 'experiment.split' weights must sum to 1, got 1.1",
     ],
-    [{ variants: { a: {}, b: {} }, split: { a: 1 } }, "option 'split' has no weight for 'b'"],
-    [{ variants: { a: {} }, split: { a: 0.5, c: 0.5 } }, "option 'split' names unknown variants 'c'"],
-    [{ variants: { a: {}, b: {} }, split: { a: 1.5, b: -0.5 } }, "option 'split.a' must be a number >= 0"],
-    [{ split: { a: 1 } }, "option 'split' needs `variants`"],
-    [{ variants: { a: {} }, split: { a: 1 }, variantKey: 'user' }, "option 'variantKey' must be 'call'"],
-    [{ variants: { a: { recorder: {} } }, split: { a: 1 } }, "option 'variants.a.recorder' cannot be set"],
-    [{ variants: { a: { maxAttempts: 0 } }, split: { a: 1 } }, "option 'variants.a.maxAttempts' must be"],
-    [{ shadowRules: 'x' }, "option 'shadowRules' must be an array of rules"],
+    [{ variants: { a: {}, b: {} }, split: { a: 1 } }, "option 'experiment.split' has no weight for 'b'"],
+    [
+      { variants: { a: {} }, split: { a: 0.5, c: 0.5 } },
+      "option 'experiment.split' names unknown variants 'c'",
+    ],
+    [
+      { variants: { a: {}, b: {} }, split: { a: 1.5, b: -0.5 } },
+      "option 'experiment.split.a' must be a number >= 0",
+    ],
+    [{ split: { a: 1 } }, "option 'experiment.split' needs `variants`"],
+    [
+      { variants: { a: {} }, split: { a: 1 }, variantKey: 'user' },
+      "option 'experiment.variantKey' must be 'call'",
+    ],
+    [
+      { variants: { a: { recorder: { record: () => {} } } }, split: { a: 1 } },
+      "option 'experiment.variants.a.recorder' cannot be set",
+    ],
+    [
+      { variants: { a: { maxAttempts: 0 } }, split: { a: 1 } },
+      "option 'experiment.variants.a.retry.maxAttempts' must be",
+    ],
+    [{ shadowRules: 'x' }, "option 'experiment.shadowRules' must be an array of rules"],
+    [
+      { experiment: { variants: { a: { breaker: { breakMs: -1 } } }, split: { a: 1 } } },
+      "option 'experiment.variants.a.breaker.breakMs' must be a number > 0",
+    ],
+    [
+      { experiment: { variants: { a: { breaker: { breakMs: 9_000, maxBreakMs: 100 } } }, split: { a: 1 } } },
+      "option 'experiment.variants.a.breaker.maxBreakMs' must be >= breaker.breakMs (9000)",
+    ],
   ])('rejects bad experiment options: %j', (options, message) => {
     expect(() => createResilience({ recorder, ...(options as object) })).toThrow(message);
   });
 
   it('needs a recorder for a shadow', () => {
     expect(() => createResilience({ shadowRules: [] })).toThrow(
-      "createResilience: option 'shadowRules' needs a `recorder`",
+      "createResilience: option 'experiment.shadowRules' needs a `recorder`",
     );
   });
 

@@ -1,7 +1,7 @@
 import type { AttemptContext, CallOptions } from '../call/CallOptions.js';
 import type { Resilience } from '../createResilience.js';
 import type { BreakerSnapshot } from '../decide/BreakerState.js';
-import type { ResilienceOptions } from '../options.js';
+import type { FlatResilienceOptions } from '../options.js';
 import { ATTR_MCP_RESILIENCE_VARIANT, ATTR_MCP_SESSION_ID } from '../otel/semconv.js';
 import { noopRecorder } from '../record/noopRecorder.js';
 import { assignVariant, splitTable } from './assignVariant.js';
@@ -35,17 +35,17 @@ const noOptions: CallOptions = Object.freeze({});
  * Without `variants` (a shadow alone) there is one pipeline and no variant attribute.
  */
 export function createExperiment(
-  options: ResilienceOptions & ExperimentOptions,
-  create: (options: ResilienceOptions) => Resilience,
+  options: FlatResilienceOptions & ExperimentOptions,
+  create: (options: FlatResilienceOptions) => Resilience,
 ): Resilience | ExperimentResilience {
   const recorder = options.recorder ?? noopRecorder;
   validateExperiment(options, recorder !== noopRecorder);
   const shared: Record<string, unknown> = { ...options };
   for (const key of EXPERIMENT_KEYS) delete shared[key];
-  const base = shared as ResilienceOptions;
+  const base = shared as FlatResilienceOptions;
   const { variants, split, shadowRules } = options;
 
-  const build = (name: string | undefined, overrides: ResilienceOptions): Resilience => {
+  const build = (name: string | undefined, overrides: FlatResilienceOptions): Resilience => {
     const own = overrides.rules ?? [];
     const rules = [...own, ...(base.rules ?? [])];
     let r = recorder;
@@ -58,7 +58,7 @@ export function createExperiment(
       return create({ ...base, ...overrides, rules, recorder: r });
     } catch (error) {
       if (name === undefined || !(error instanceof TypeError)) throw error;
-      throw new TypeError(error.message.replace(/option '/, `option 'variants.${name}.`));
+      throw new TypeError(error.message.replace(/option '/, `option 'experiment.variants.${name}.`));
     }
   };
 

@@ -6,7 +6,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const KEYS = "'call', 'endpoint', 'session' or a function returning a string";
 
 const fail = (option: string, message: string): never => {
-  throw new TypeError(`${OWNER}: option '${option}' ${message}`);
+  throw new TypeError(`${OWNER}: option 'experiment.${option}' ${message}`);
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

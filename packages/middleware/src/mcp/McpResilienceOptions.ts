@@ -1,14 +1,85 @@
+import { show } from '../checkOptions.js';
 import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ExperimentOptions } from '../experiment/ExperimentOptions.js';
+import { mcpFromFlat } from '../options/fromFlat.js';
+import { isPlainObject, readOptions } from '../options/readOptions.js';
+import {
+  idempotency,
+  listOf,
+  negativeCacheChecks,
+  nonEmptyString,
+  sharedPipelineError,
+} from '../options/toolChecks.js';
 import type { ResilienceOptions } from '../options.js';
-import { checkNegativeCacheOptions } from './checkNegativeCacheOptions.js';
 import { type FallbackTarget, isFallbackTarget } from './fallback.js';
 import type { ObservedFetch } from './observeFetch.js';
 import { TERMINAL_OUTCOMES, type TerminalOutcome } from './outcomeResult.js';
 
-/** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
-export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptions {
+/**
+ * Which tools are safe to repeat after a failure that may have executed (timeout, reset after send, 5xx):
+ * `'annotations'` (default): those whose `tools/list` annotations say `readOnlyHint` or `idempotentHint`;
+ * `'always'`: every tool; `'never'`: none; or per tool, `{ tools: { create_item: false }, default? }` (the others
+ * by `default`, `'annotations'` unless given). Read-only MCP methods always are; failures certainly not sent are
+ * retried for any tool.
+ */
+export type Idempotency =
+  | 'annotations'
+  | 'always'
+  | 'never'
+  | {
+      readonly default?: 'annotations' | 'always' | 'never';
+      readonly tools: Readonly<Record<string, boolean>>;
+    };
+
+/** The outcomes `mcp.resultOn` can turn into an `isError` result: a non-retryable failure, or a terminal outcome. */
+export type ResultOutcome = 'non_retryable' | TerminalOutcome;
+const RESULT_OUTCOMES: readonly ResultOutcome[] = ['non_retryable', ...TERMINAL_OUTCOMES];
+
+/** `negativeCache`: an identical `tools/call` that failed for good is answered again without a request. */
+export interface NegativeCacheOptions {
+  /** How long a failure is remembered; `0` turns the cache off. Default 30 000. */
+  readonly ttlMs?: number;
+  /** Failed calls remembered at most (least recently used dropped). Default 256. */
+  readonly maxEntries?: number;
+  /** The (non-retryable) failure types remembered. Default: invalid arguments, unknown tool, tool errors. */
+  readonly types?: readonly ErrorType[];
+}
+
+/** The `mcp` group of `withResilience`. All optional. */
+export interface McpOptions {
+  /** The logical server name (breaker and budget key). Default: `serverInfo.name`, else `'mcp'`. */
+  readonly server?: string;
+  readonly idempotency?: Idempotency;
+  /** A transport factory: re-initializes an expired session or a closed connection (see the README). */
+  readonly reconnect?: () => object | Promise<object>;
+  /** One breaker (and budget) per server (default), or per tool for `tools/call`. */
+  readonly breakerScope?: 'server' | 'tool';
+  /** The `observeFetch()` given to the HTTP transport, so that `Retry-After` reaches the classifier. */
+  readonly fetch?: ObservedFetch;
+  /**
+   * For `tools/call`, the failures that resolve to an `isError` result a model can act on instead of a
+   * `ResilienceError`: `'non_retryable'` (what was wrong and what to change), and the terminal outcomes
+   * (`TERMINAL_OUTCOMES`: `'circuit_open'`, `'deadline'`, `'rate_limited'`, ...). Default: none.
+   */
+  readonly resultOn?: readonly ResultOutcome[];
+  readonly negativeCache?: NegativeCacheOptions;
+  /** Fallback servers, tried in order when a `tools/call` cannot be served here (see the README). */
+  readonly fallbacks?: readonly FallbackTarget[];
+}
+
+/** Options of `withResilience`: the core groups (`createResilience`), the `mcp` group, or a shared `resilience`. */
+export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptions, FlatMcpOptions {
+  readonly mcp?: McpOptions;
+  /** Share one pipeline (breakers, budgets) between clients; core options must then be given to it, not here. */
+  readonly resilience?: Resilience;
+}
+
+/**
+ * The MCP options by their flat names: the resolved shape `withResilience` reads, and the names of the first
+ * versions, still accepted for now (translated by `options/fromFlat.ts`). Users give the `mcp` group.
+ */
+export interface FlatMcpOptions {
   /**
    * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
    * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.
@@ -43,8 +114,6 @@ export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptio
   readonly breakerScope?: 'server' | 'tool';
   /** The `observeFetch()` given to the HTTP transport, so that `Retry-After` reaches the classifier. */
   readonly fetch?: ObservedFetch;
-  /** Share one pipeline (breakers, budgets) between clients; core options must then be given to it, not here. */
-  readonly resilience?: Resilience;
   /**
    * For `tools/call`, the other terminal outcomes that resolve to an `isError` result a model can act on (one
    * sentence: what failed, whether calling again can help, when; the classification in `_meta`) instead of a
@@ -85,6 +154,7 @@ export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptio
   readonly fallbacks?: readonly FallbackTarget[];
 }
 
+/** The MCP defaults, by resolved key. */
 export const mcpDefaults = {
   idempotency: 'annotations',
   nonRetryableAs: 'throw',
@@ -102,98 +172,92 @@ export const mcpDefaults = {
   ] as readonly ErrorType[],
 } as const;
 
-const MCP_KEYS = [
-  'server',
-  'idempotency',
-  'toolIdempotency',
-  'reconnect',
-  'nonRetryableAs',
-  'breakerScope',
-  'fetch',
-  'resilience',
-  'resultOn',
-  'negativeCacheTtlMs',
-  'negativeCacheMaxEntries',
-  'negativeCacheTypes',
-  'fallbacks',
-] as const;
+/** Where each `mcp` option is given, by its resolved key. */
+const MCP_PATHS = {
+  server: 'mcp.server',
+  idempotency: 'mcp.idempotency',
+  reconnect: 'mcp.reconnect',
+  breakerScope: 'mcp.breakerScope',
+  fetch: 'mcp.fetch',
+  resultOn: 'mcp.resultOn',
+  negativeCacheTtlMs: 'mcp.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'mcp.negativeCache.maxEntries',
+  negativeCacheTypes: 'mcp.negativeCache.types',
+  fallbacks: 'mcp.fallbacks',
+} as const;
 
-/** Splits the options into the MCP ones (validated) and the core ones. */
-export function splitMcpOptions(options: McpResilienceOptions): {
-  mcp: Pick<McpResilienceOptions, (typeof MCP_KEYS)[number]>;
+const MCP_CHECKS = {
+  server: nonEmptyString,
+  idempotency: idempotency('annotations', 'always', 'never'),
+  reconnect: (v: unknown) => (typeof v === 'function' ? undefined : 'a function returning a transport'),
+  breakerScope: (v: unknown) => (v === 'server' || v === 'tool' ? undefined : "one of 'server', 'tool'"),
+  fetch: (v: unknown) =>
+    typeof (v as Partial<ObservedFetch> | undefined)?.failuresSince === 'function'
+      ? undefined
+      : 'the function returned by observeFetch()',
+  resultOn: listOf(RESULT_OUTCOMES),
+  ...negativeCacheChecks,
+  fallbacks: (v: unknown) =>
+    Array.isArray(v) && v.every(isFallbackTarget)
+      ? undefined
+      : 'an array of MCP clients or { client, server?, tools? } objects',
+};
+
+/** The MCP options as `withResilience` reads them (flat, idempotency and results resolved). */
+export type ResolvedMcpOptions = Omit<FlatMcpOptions, 'idempotency'> & {
+  readonly idempotency?: 'annotations' | 'assume-idempotent' | 'never';
+  readonly resilience?: Resilience;
+};
+
+/**
+ * Splits the options of `withResilience` into the `mcp` group (validated, in the resolved shape) and the core
+ * options (validated by `createResilience`). Flat names are translated first (`fromFlat.ts`).
+ */
+export function splitMcpOptions(options: McpResilienceOptions = {}): {
+  mcp: ResolvedMcpOptions;
   core: ResilienceOptions;
 } {
-  const mcp: Record<string, unknown> = {};
-  const core: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options ?? {})) {
-    ((MCP_KEYS as readonly string[]).includes(key) ? mcp : core)[key] = value;
-  }
-  const fail = (name: string, allowed: string, value: unknown) => {
-    throw new TypeError(
-      `withResilience: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
-    );
+  const owner = 'withResilience';
+  if (!isPlainObject(options))
+    throw new TypeError(`${owner}: options must be an object, got ${show(options)}`);
+  const { mcp: group, resilience, ...core } = mcpFromFlat(owner, options as McpResilienceOptions);
+  const read = readOptions(owner, { mcp: group }, MCP_PATHS, MCP_CHECKS) as FlatMcpOptions & {
+    idempotency?: Idempotency;
+    resultOn?: readonly ResultOutcome[];
   };
-  const { server, idempotency, toolIdempotency, reconnect, nonRetryableAs, breakerScope, fetch, resilience } =
-    mcp;
-  if (server !== undefined && (typeof server !== 'string' || server === ''))
-    fail('server', 'a non-empty string', server);
-  if (
-    idempotency !== undefined &&
-    !['annotations', 'assume-idempotent', 'never'].includes(idempotency as string)
-  ) {
-    fail('idempotency', "one of 'annotations', 'assume-idempotent', 'never'", idempotency);
-  }
-  if (
-    toolIdempotency !== undefined &&
-    (typeof toolIdempotency !== 'object' ||
-      toolIdempotency === null ||
-      Object.values(toolIdempotency).some((v) => typeof v !== 'boolean'))
-  ) {
-    fail('toolIdempotency', 'an object of booleans by tool name', toolIdempotency);
-  }
-  if (reconnect !== undefined && typeof reconnect !== 'function')
-    fail('reconnect', 'a function returning a transport', reconnect);
-  if (nonRetryableAs !== undefined && !['throw', 'result'].includes(nonRetryableAs as string)) {
-    fail('nonRetryableAs', "one of 'throw', 'result'", nonRetryableAs);
-  }
-  if (breakerScope !== undefined && !['server', 'tool'].includes(breakerScope as string)) {
-    fail('breakerScope', "one of 'server', 'tool'", breakerScope);
-  }
-  if (fetch !== undefined && typeof (fetch as Partial<ObservedFetch>).failuresSince !== 'function') {
-    fail('fetch', 'the function returned by observeFetch()', typeof fetch);
-  }
-  checkAgentLoopOptions(mcp, fail);
   if (resilience !== undefined) {
     if (typeof (resilience as Partial<Resilience>).execute !== 'function') {
-      fail('resilience', 'an object returned by createResilience()', typeof resilience);
+      throw new TypeError(`${owner}: option 'resilience' must be an object returned by createResilience()`);
     }
-    const given = Object.keys(core).filter((k) => k !== 'rules');
-    if (given.length > 0) {
-      throw new TypeError(
-        `withResilience: options ${given.join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
-      );
-    }
+    const error = sharedPipelineError(owner, core);
+    if (error) throw error;
   }
+  const { idempotency: given, resultOn, ...rest } = read;
+  const mcp: ResolvedMcpOptions = {
+    ...rest,
+    ...idempotencyOf(given),
+    ...(resultOn === undefined ? {} : resultsOf(resultOn)),
+    ...(resilience === undefined ? {} : { resilience }),
+  };
   return { mcp, core };
 }
 
-const isListOf = (value: unknown, allowed: readonly string[]) =>
-  Array.isArray(value) && value.every((v) => typeof v === 'string' && allowed.includes(v));
+/** The resolved `idempotency` mode and per-tool overrides. */
+function idempotencyOf(
+  given: Idempotency | undefined,
+): Pick<ResolvedMcpOptions, 'idempotency' | 'toolIdempotency'> {
+  if (given === undefined) return {};
+  const mode = typeof given === 'string' ? given : (given.default ?? 'annotations');
+  const resolved = mode === 'always' ? 'assume-idempotent' : mode;
+  return typeof given === 'string'
+    ? { idempotency: resolved }
+    : { idempotency: resolved, toolIdempotency: given.tools };
+}
 
-/** Validates `resultOn`, the negative cache and `fallbacks`. */
-function checkAgentLoopOptions(
-  mcp: Record<string, unknown>,
-  fail: (name: string, allowed: string, value: unknown) => void,
-): void {
-  const { resultOn, fallbacks } = mcp;
-  if (resultOn !== undefined && !isListOf(resultOn, TERMINAL_OUTCOMES)) {
-    fail('resultOn', `an array of ${TERMINAL_OUTCOMES.map((o) => `'${o}'`).join(', ')}`, resultOn);
-  }
-  checkNegativeCacheOptions(mcp, fail);
-  if (fallbacks !== undefined && !(Array.isArray(fallbacks) && fallbacks.every(isFallbackTarget))) {
-    const got = Array.isArray(fallbacks)
-      ? `an array with ${fallbacks.filter((f) => !isFallbackTarget(f)).length} invalid entries`
-      : typeof fallbacks;
-    fail('fallbacks', 'an array of MCP clients or { client, server?, tools? } objects', got);
-  }
+/** `'non_retryable'` in `resultOn` is `nonRetryableAs: 'result'`; the rest are the terminal outcomes. */
+function resultsOf(
+  resultOn: readonly ResultOutcome[],
+): Pick<ResolvedMcpOptions, 'nonRetryableAs' | 'resultOn'> {
+  const terminal = resultOn.filter((o): o is TerminalOutcome => o !== 'non_retryable');
+  return { nonRetryableAs: resultOn.includes('non_retryable') ? 'result' : 'throw', resultOn: terminal };
 }

@@ -1,12 +1,15 @@
 export { connectWithResilience, type TransportFactory } from './connectWithResilience.js';
 export type { FallbackTarget } from './fallback.js';
-export type { IdempotencyMode } from './idempotency.js';
 export type { McpClientLike, TransportLike } from './McpClientLike.js';
-export type { McpResilienceOptions } from './McpResilienceOptions.js';
-export { mcpDefaults } from './McpResilienceOptions.js';
+export type {
+  Idempotency,
+  McpOptions,
+  McpResilienceOptions,
+  NegativeCacheOptions,
+  ResultOutcome,
+} from './McpResilienceOptions.js';
 export type { McpRuleContext } from './mcpRules.js';
 export { mcpRules } from './mcpRules.js';
-export { IDEMPOTENT_METHODS, READ_ONLY_METHODS } from './methods.js';
 export type { HttpFailure, ObservedFetch } from './observeFetch.js';
 export { observeFetch } from './observeFetch.js';
 export type { TerminalOutcome } from './outcomeResult.js';
@@ -14,7 +17,6 @@ export { TERMINAL_OUTCOMES } from './outcomeResult.js';
 export { protocolRevisionRule } from './protocolRevisionRule.js';
 export { ReconnectError } from './ReconnectError.js';
 export { StreamBrokenError } from './StreamBrokenError.js';
-export { hasSessions, SESSIONLESS_REVISION } from './sdkLine.js';
 export { ToolResultError } from './ToolResultError.js';
 export type { McpClassificationMeta } from './withResilience.js';
 export { CLASSIFICATION_META_KEY, withResilience } from './withResilience.js';

@@ -517,20 +517,34 @@ describe('withResilience', () => {
   it('validates its options', async () => {
     const client = new Client({ name: 'test', version: '1' });
     const bad: Array<[McpResilienceOptions, RegExp]> = [
-      [{ server: '' }, /'server' must be a non-empty string/],
-      [{ idempotency: 'sometimes' as never }, /'idempotency' must be one of/],
-      [{ toolIdempotency: { a: 'yes' } as never }, /'toolIdempotency' must be an object of booleans/],
-      [{ reconnect: 'http://x' as never }, /'reconnect' must be a function/],
-      [{ nonRetryableAs: 'log' as never }, /'nonRetryableAs' must be one of/],
-      [{ breakerScope: 'method' as never }, /'breakerScope' must be one of/],
-      [{ fetch: globalThis.fetch as never }, /'fetch' must be the function returned by observeFetch/],
+      [{ mcp: { server: '' } }, /option 'mcp.server' must be a non-empty string/],
+      [{ mcp: { idempotency: 'sometimes' as never } }, /option 'mcp.idempotency' must be one of/],
+      [{ mcp: { idempotency: { tools: { a: 'yes' } } as never } }, /option 'mcp.idempotency' must be one of/],
+      [{ mcp: { reconnect: 'http://x' as never } }, /option 'mcp.reconnect' must be a function/],
+      [{ mcp: { breakerScope: 'method' as never } }, /option 'mcp.breakerScope' must be one of/],
+      [
+        { mcp: { fetch: globalThis.fetch as never } },
+        /'mcp.fetch' must be the function returned by observeFetch/,
+      ],
+      [{ mcp: { retries: 2 } as never }, /unknown option 'mcp.retries'; known options of 'mcp': server,/],
       [{ resilience: {} as never }, /'resilience' must be an object returned by createResilience/],
+      [
+        { resilience: createResilience(), retry: { maxAttempts: 2 } },
+        /retry cannot be combined with 'resilience'/,
+      ],
+      [{ retry: { maxAttempts: 0 } }, /'retry.maxAttempts' must be an integer >= 1/],
+      [{ retries: 2 } as never, /unknown option 'retries'/],
+      // The flat names of the first versions, still accepted, are checked under their grouped paths.
+      [{ server: '' }, /option 'mcp.server' must be a non-empty string/],
+      [{ idempotency: 'sometimes' as never }, /option 'mcp.idempotency' must be one of/],
+      [{ toolIdempotency: { a: 'yes' } as never }, /option 'mcp.idempotency' must be one of/],
+      [{ nonRetryableAs: 'log' as never }, /option 'nonRetryableAs' must be 'throw' or 'result'/],
+      [{ maxAttempts: 0 }, /'retry.maxAttempts' must be an integer >= 1/],
       [
         { resilience: createResilience(), maxAttempts: 2 },
         /maxAttempts cannot be combined with 'resilience'/,
       ],
-      [{ maxAttempts: 0 }, /'maxAttempts' must be an integer >= 1/],
-      [{ retries: 2 } as never, /unknown option 'retries'/],
+      [{ server: 'a', mcp: { server: 'b' } }, /option 'server' is the flat name of 'mcp.server'; give only/],
     ];
     for (const [options, message] of bad) expect(() => withResilience(client, options)).toThrow(message);
     expect(() =>

@@ -308,16 +308,23 @@ describe('negative cache', () => {
 
 describe('adapter options', () => {
   it('names the option in validation errors', () => {
-    expect(() => resilientTools([], { negativeCacheTtlMs: Number.NaN })).toThrow(
-      "resilient tools: option 'negativeCacheTtlMs' must be a finite number >= 0 (milliseconds; 0 turns the cache off), got null",
+    expect(() => resilientTools([], { guard: { negativeCache: { ttlMs: Number.NaN } } })).toThrow(
+      "resilient tools: option 'guard.negativeCache.ttlMs' must be a finite number >= 0 (milliseconds; 0 turns the cache off), got NaN",
     );
-    expect(() => resilientToolNode([], { idempotent: { search: 'yes' as never } })).toThrow(
-      /option 'idempotent' must be a boolean, or an object of booleans by tool name/,
+    expect(() =>
+      resilientToolNode([], { guard: { idempotency: { tools: { search: 'yes' as never } } } }),
+    ).toThrow(
+      /option 'guard.idempotency' must be one of 'always', 'never', or \{ default\?: 'always' \| 'never', tools/,
     );
     expect(() => resilientTools([], { negativeCacheTypes: ['typo' as never] })).toThrow(
-      /option 'negativeCacheTypes'/,
+      /option 'guard.negativeCache.types'/,
     );
-    expect(() => resilientTools([], { server: '' })).toThrow(/option 'server' must be a non-empty string/);
+    expect(() => resilientTools([], { server: '' })).toThrow(
+      /option 'guard.server' must be a non-empty string/,
+    );
+    expect(() => resilientToolNode([], { idempotent: { search: 'yes' as never } })).toThrow(
+      /'guard.idempotency'/,
+    );
     expect(() => resilientTools([], { maxAttempts: 0 })).toThrow(/maxAttempts/);
   });
 });

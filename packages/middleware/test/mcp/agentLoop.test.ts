@@ -169,16 +169,18 @@ describe('negative cache: the model repeating a call that failed for good', () =
     const client = newClient();
     const bad = (options: McpResilienceOptions) => () => withResilience(client, options);
     expect(bad({ negativeCacheTtlMs: -1 })).toThrow(
-      /option 'negativeCacheTtlMs' must be a finite number >= 0/,
+      /option 'mcp.negativeCache.ttlMs' must be a finite number >= 0/,
     );
     expect(bad({ negativeCacheMaxEntries: 0 })).toThrow(
-      /option 'negativeCacheMaxEntries' must be an integer >= 1/,
+      /option 'mcp.negativeCache.maxEntries' must be an integer >= 1/,
     );
-    expect(bad({ negativeCacheTypes: ['nope' as never] })).toThrow(/option 'negativeCacheTypes'/);
+    expect(bad({ negativeCacheTypes: ['nope' as never] })).toThrow(/option 'mcp.negativeCache.types'/);
     expect(bad({ resultOn: ['circuit_open', 'later' as never] })).toThrow(
-      /option 'resultOn' must be an array of 'circuit_open', 'shed', 'deadline', 'budget_exhausted', 'retries_exhausted', 'rate_limited', 'not_retried_unsafe', 'not_recovered', got \["circuit_open","later"\]/,
+      /option 'mcp.resultOn' must be an array of 'non_retryable', 'circuit_open', 'shed', 'deadline', 'budget_exhausted', 'retries_exhausted', 'rate_limited', 'not_retried_unsafe', 'not_recovered', got \["circuit_open","later"\]/,
     );
-    expect(bad({ fallbacks: [{} as never] })).toThrow(/option 'fallbacks' must be an array of MCP clients/);
+    expect(bad({ fallbacks: [{} as never] })).toThrow(
+      /option 'mcp.fallbacks' must be an array of MCP clients/,
+    );
   });
 });
 

@@ -1,0 +1,139 @@
+import { show } from '../checkOptions.js';
+import { CORE_PATHS } from './optionPaths.js';
+import { isPlainObject, type PathTable } from './readOptions.js';
+
+/**
+ * The flat option names of the first versions (`breakerBreakMs`, `negativeCacheTtlMs`, `nonRetryableAs`, ...),
+ * still accepted for now and translated here, in this one module, into the grouped options (the table is in the
+ * README). A flat name given together with its grouped path is an error. Dropping the flat names = deleting this
+ * module and its three calls.
+ */
+
+/** The flat names of `withResilience` with a grouped path (`idempotency`, `toolIdempotency`, `nonRetryableAs`: by value). */
+const MCP_FLAT: PathTable = {
+  server: 'mcp.server',
+  reconnect: 'mcp.reconnect',
+  breakerScope: 'mcp.breakerScope',
+  fetch: 'mcp.fetch',
+  resultOn: 'mcp.resultOn',
+  negativeCacheTtlMs: 'mcp.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'mcp.negativeCache.maxEntries',
+  negativeCacheTypes: 'mcp.negativeCache.types',
+  fallbacks: 'mcp.fallbacks',
+};
+
+/** The flat names of the framework adapters (`idempotent`: by value). */
+const GUARD_FLAT: PathTable = {
+  server: 'guard.server',
+  negativeCacheTtlMs: 'guard.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'guard.negativeCache.maxEntries',
+  negativeCacheTypes: 'guard.negativeCache.types',
+};
+
+/** The core options (`createResilience`) with their flat names moved to their groups. */
+export function coreFromFlat<T>(owner: string, options: T): T {
+  return move(owner, options, CORE_PATHS) as T;
+}
+
+/** The options of `withResilience` with their flat names moved to `mcp` (the core ones stay for `createResilience`). */
+export function mcpFromFlat<T>(owner: string, options: T): T {
+  const moved = move(owner, options, MCP_FLAT);
+  const byValue = ['idempotency', 'toolIdempotency', 'nonRetryableAs'];
+  if (!isPlainObject(moved) || !byValue.some((name) => Object.hasOwn(moved, name))) return moved as T;
+  const out = moved === options ? copy(moved) : moved;
+  const { idempotency: mode, toolIdempotency: tools, nonRetryableAs: as } = out;
+  if (mode !== undefined || tools !== undefined) {
+    delete out.idempotency;
+    delete out.toolIdempotency;
+    const base = mode === 'assume-idempotent' ? 'always' : mode;
+    const flatName = mode === undefined ? 'toolIdempotency' : 'idempotency';
+    const value = tools === undefined ? base : { ...(base === undefined ? {} : { default: base }), tools };
+    set(owner, out, 'mcp.idempotency', value, flatName);
+  }
+  if (as !== undefined) {
+    delete out.nonRetryableAs;
+    if (as !== 'throw' && as !== 'result') {
+      throw new TypeError(
+        `${owner}: option 'nonRetryableAs' must be 'throw' or 'result', got ${show(as)} (grouped: 'non_retryable' in mcp.resultOn)`,
+      );
+    }
+    if (as === 'result') addNonRetryable(out);
+  }
+  return out as T;
+}
+
+/** The options of the framework adapters with their flat names moved to `guard`. */
+export function guardFromFlat<T>(owner: string, options: T): T {
+  const moved = move(owner, options, GUARD_FLAT);
+  if (!isPlainObject(moved) || !Object.hasOwn(moved, 'idempotent')) return moved as T;
+  const out = moved === options ? copy(moved) : moved;
+  const { idempotent } = out;
+  delete out.idempotent;
+  const value =
+    typeof idempotent === 'boolean'
+      ? idempotent
+        ? 'always'
+        : 'never'
+      : isPlainObject(idempotent)
+        ? { default: 'never', tools: idempotent }
+        : idempotent;
+  if (value !== undefined) set(owner, out, 'guard.idempotency', value, 'idempotent');
+  return out as T;
+}
+
+/** `nonRetryableAs: 'result'` is `'non_retryable'` in `mcp.resultOn` (a `resultOn` that is not a list is kept for its validation). */
+function addNonRetryable(out: Record<string, unknown>): void {
+  if (out.mcp !== undefined && !isPlainObject(out.mcp)) return;
+  const group = out.mcp === undefined ? {} : copy(out.mcp);
+  const given = group.resultOn;
+  if (given === undefined || Array.isArray(given)) group.resultOn = ['non_retryable', ...(given ?? [])];
+  out.mcp = group;
+}
+
+/** A copy of `options` with every flat name of `table` moved to its path; `options` itself is never changed. */
+function move(owner: string, options: unknown, table: PathTable): unknown {
+  if (!isPlainObject(options)) return options;
+  let out: Record<string, unknown> | undefined;
+  for (const [flat, path] of Object.entries(table)) {
+    if (flat === path || !Object.hasOwn(options, flat)) continue;
+    let value: unknown;
+    try {
+      value = options[flat];
+    } catch {
+      throw new TypeError(`${owner}: option '${flat}' cannot be read (its getter threw)`);
+    }
+    out ??= copy(options);
+    delete out[flat];
+    if (value !== undefined) set(owner, out, path, value, flat);
+  }
+  return out ?? options;
+}
+
+/** Sets `path` in `root`, copying each group on the way; the path already given as well is an error. */
+function set(owner: string, root: Record<string, unknown>, path: string, value: unknown, flat: string): void {
+  const names = path.split('.');
+  let node = root;
+  for (const name of names.slice(0, -1)) {
+    const group = node[name];
+    // A group that is not an object: its validation names it.
+    if (group !== undefined && !isPlainObject(group)) return;
+    const next = group === undefined ? {} : copy(group);
+    node[name] = next;
+    node = next;
+  }
+  const leaf = names.at(-1) as string;
+  if (node[leaf] !== undefined) {
+    throw new TypeError(`${owner}: option '${flat}' is the flat name of '${path}'; give only '${path}'`);
+  }
+  node[leaf] = value;
+}
+
+/** A shallow, changeable copy that keeps getters as getters (a throwing one throws where it is read and named). */
+function copy(o: object): Record<string, unknown> {
+  const descriptors = Object.getOwnPropertyDescriptors(o) as Record<string, PropertyDescriptor>;
+  for (const d of Object.values(descriptors)) {
+    d.configurable = true;
+    if (!d.get && !d.set) d.writable = true;
+  }
+  return Object.defineProperties({}, descriptors) as Record<string, unknown>;
+}
