@@ -17,12 +17,12 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
+  ATTR_MCP_RESILIENCE_SERVER,
 } from '../otel/semconv.js';
 
 /** Options of the framework adapters: every core option, plus the ones below. All optional. */
 export interface ToolGuardOptions extends ResilienceOptions {
-  /** The name the tools' calls are recorded under (`mcp.server`, breaker and budget key). Default `'tools'`. */
+  /** The name the tools' calls are recorded under (`mcp.resilience.server`, breaker and budget key). Default `'tools'`. */
   readonly server?: string;
   /** Share one pipeline (breakers, budgets, telemetry); core options must then be given to it, not here. */
   readonly resilience?: Resilience;
@@ -149,7 +149,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     timeoutMs?: number,
   ): Promise<GuardedCall<T>> {
     const attributes: Record<string, string> = {
-      [ATTR_MCP_SERVER]: server,
+      [ATTR_MCP_RESILIENCE_SERVER]: server,
       [ATTR_MCP_METHOD_NAME]: 'tools/call',
       [ATTR_GEN_AI_TOOL_NAME]: tool,
     };
@@ -157,7 +157,7 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
       endpoint: server,
       operation: 'tools/call',
       attributes,
-      endpointAttributes: { [ATTR_MCP_SERVER]: server },
+      endpointAttributes: { [ATTR_MCP_RESILIENCE_SERVER]: server },
       idempotent: safe(tool),
       rules,
       ...(signal ? { signal } : {}),

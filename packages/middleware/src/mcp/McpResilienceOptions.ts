@@ -10,7 +10,7 @@ import { TERMINAL_OUTCOMES, type TerminalOutcome } from './outcomeResult.js';
 /** Options of `withResilience`: every core option (`createResilience`), plus the MCP ones below. All optional. */
 export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptions {
   /**
-   * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
+   * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.resilience.server` in telemetry.
    * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.
    */
   readonly server?: string;
