@@ -16,8 +16,8 @@ import type { ResilienceOptions } from '../options.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_RESILIENCE_VARIANT,
   ATTR_MCP_RESILIENCE_SERVER,
+  ATTR_MCP_RESILIENCE_VARIANT,
 } from '../otel/semconv.js';
 
 /** Options of the framework adapters: every core option, plus the ones below. All optional. */
