@@ -48,7 +48,7 @@ describe('the telemetry contract: every name that is ours is in our own namespac
   });
 
   it('keeps the names that squatted other namespaces out of the contract', () => {
-    const all = new Set(Object.values(semconv).filter((v) => typeof v === 'string'));
+    const all = new Set<unknown>(Object.values(semconv).filter((v) => typeof v === 'string'));
     for (const old of [
       'mcp.server',
       'error.class',
