@@ -7,7 +7,7 @@ import {
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_SERVER,
+  ATTR_MCP_RESILIENCE_SERVER,
 } from '@mcp-resilience/middleware/semconv';
 
 /** What a scripted workload did, counted from the middleware's own events (the ground truth). */
@@ -114,7 +114,7 @@ export async function executeScripted(resilience: Resilience, call: ScriptedCall
         endpoint: call.server,
         operation: 'tools/call',
         attributes: {
-          [ATTR_MCP_SERVER]: call.server,
+          [ATTR_MCP_RESILIENCE_SERVER]: call.server,
           [ATTR_MCP_METHOD_NAME]: 'tools/call',
           [ATTR_GEN_AI_TOOL_NAME]: call.tool,
         },
