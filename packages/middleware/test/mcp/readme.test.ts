@@ -29,7 +29,7 @@ it('runs the README example', async () => {
     // connect() goes through the pipeline too (a 503 or 429 there is retried); each attempt, and each later
     // reconnection (expired session, closed connection), uses a fresh transport from `transport`.
     const mcp = await connectWithResilience(new Client({ name: 'my-agent', version: '1.0.0' }), transport, {
-      server: 'weather', // breaker and budget key, `mcp.server` in telemetry
+      server: 'weather', // breaker and budget key, `mcp.resilience.server` in telemetry
       fetch, // the same observeFetch(): Retry-After reaches the classifier
       timeoutMs: 30_000, // deadline of a whole call, retries and waits included
       attemptTimeoutMs: 10_000, // time limit of one attempt
