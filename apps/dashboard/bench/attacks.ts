@@ -116,7 +116,7 @@ function referenceExport(): AttackBody {
     startTimeUnixNano: BigInt(now - 1000 + i) * 1_000_000n,
     endTimeUnixNano: BigInt(now - 990 + i) * 1_000_000n,
     attributes: [
-      { key: 'mcp.server', value: { stringValue: 'weather' } },
+      { key: 'mcp.resilience.server', value: { stringValue: 'weather' } },
       { key: 'mcp.resilience.attempt', value: { intValue: 2 } },
     ],
     status: { code: 2, message: 'HTTP 503' },

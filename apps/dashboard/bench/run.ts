@@ -11,18 +11,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import {
-  ATTR_ERROR_CLASS,
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   ATTR_MCP_RESILIENCE_DECISION,
   ATTR_MCP_RESILIENCE_DELAY_MS,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_OUTCOME,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
-  ATTR_STATE,
+  ATTR_MCP_RESILIENCE_SERVER,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
   METRIC_MCP_RESILIENCE_CALLS,
@@ -73,7 +72,7 @@ function tracesPayload(calls: number, t0: number) {
     const failedAll = r >= 85;
     const start = t0 + i;
     const base = [
-      kv(ATTR_MCP_SERVER, server),
+      kv(ATTR_MCP_RESILIENCE_SERVER, server),
       kv(ATTR_MCP_METHOD_NAME, 'tools/call'),
       kv(ATTR_GEN_AI_TOOL_NAME, tool),
     ];
@@ -91,7 +90,7 @@ function tracesPayload(calls: number, t0: number) {
         attributes: [
           ...base,
           kv(ATTR_MCP_RESILIENCE_ATTEMPT, a),
-          ...(ok ? [] : [kv(ATTR_ERROR_TYPE, 'unavailable')]),
+          ...(ok ? [] : [kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable')]),
         ],
         events: ok
           ? []
@@ -100,8 +99,8 @@ function tracesPayload(calls: number, t0: number) {
                 timeUnixNano: ns(start + a * 3 + 2),
                 name: EVENT_MCP_RESILIENCE_CLASSIFICATION,
                 attributes: [
-                  kv(ATTR_ERROR_CLASS, 'retryable'),
-                  kv(ATTR_ERROR_TYPE, 'unavailable'),
+                  kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'retryable'),
+                  kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable'),
                   kv(ATTR_MCP_RESILIENCE_DECISION, a < n ? 'retry' : 'give_up'),
                   kv(ATTR_MCP_RESILIENCE_DELAY_MS, 100),
                 ],
@@ -158,12 +157,12 @@ function metricsExport(instance: string, start: number, time: number, k: number,
       .map(([kk, v]) => kv(kk, v));
   const callPoints = seriesCalls.map(([s, t, o, c, e]) => ({
     attributes: attrs({
-      [ATTR_MCP_SERVER]: s,
+      [ATTR_MCP_RESILIENCE_SERVER]: s,
       [ATTR_GEN_AI_TOOL_NAME]: t,
       [ATTR_MCP_METHOD_NAME]: 'tools/call',
-      [ATTR_OUTCOME]: o,
-      [ATTR_ERROR_CLASS]: c,
-      [ATTR_ERROR_TYPE]: e,
+      [ATTR_MCP_RESILIENCE_OUTCOME]: o,
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: c,
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: e,
     }),
     startTimeUnixNano: ns(start),
     timeUnixNano: ns(time),
@@ -180,13 +179,21 @@ function metricsExport(instance: string, start: number, time: number, k: number,
   const statePoints: unknown[] = [];
   for (const s of SERVERS) {
     for (const t of TOOLS) {
-      const a = { [ATTR_MCP_SERVER]: s, [ATTR_GEN_AI_TOOL_NAME]: t, [ATTR_MCP_METHOD_NAME]: 'tools/call' };
+      const a = {
+        [ATTR_MCP_RESILIENCE_SERVER]: s,
+        [ATTR_GEN_AI_TOOL_NAME]: t,
+        [ATTR_MCP_METHOD_NAME]: 'tools/call',
+      };
       for (const [o, w] of [
         ['success', 0.5],
         ['failure', 0.2],
       ] as const) {
         retryPoints.push({
-          attributes: attrs({ ...a, [ATTR_OUTCOME]: o, [ATTR_ERROR_TYPE]: 'unavailable' }),
+          attributes: attrs({
+            ...a,
+            [ATTR_MCP_RESILIENCE_OUTCOME]: o,
+            [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'unavailable',
+          }),
           startTimeUnixNano: ns(start),
           timeUnixNano: ns(time),
           asInt: Math.round(k * per * w),
@@ -198,7 +205,11 @@ function metricsExport(instance: string, start: number, time: number, k: number,
         ['retryable', 'timeout', 0.1],
       ] as const) {
         errorPoints.push({
-          attributes: attrs({ ...a, [ATTR_ERROR_CLASS]: c, [ATTR_ERROR_TYPE]: e }),
+          attributes: attrs({
+            ...a,
+            [ATTR_MCP_RESILIENCE_ERROR_CLASS]: c,
+            [ATTR_MCP_RESILIENCE_ERROR_TYPE]: e,
+          }),
           startTimeUnixNano: ns(start),
           timeUnixNano: ns(time),
           asInt: Math.round(k * per * w),
@@ -211,7 +222,7 @@ function metricsExport(instance: string, start: number, time: number, k: number,
       ] as const) {
         const count = Math.round(k * per * (o === 'success' ? 3.2 : 0.3));
         durationPoints.push({
-          attributes: attrs({ ...a, [ATTR_OUTCOME]: o, [ATTR_ERROR_CLASS]: c }),
+          attributes: attrs({ ...a, [ATTR_MCP_RESILIENCE_OUTCOME]: o, [ATTR_MCP_RESILIENCE_ERROR_CLASS]: c }),
           startTimeUnixNano: ns(start),
           timeUnixNano: ns(time),
           count,
@@ -229,7 +240,10 @@ function metricsExport(instance: string, start: number, time: number, k: number,
     }
     for (const st of ['closed', 'open', 'half_open']) {
       statePoints.push({
-        attributes: attrs({ [ATTR_MCP_SERVER]: s, [ATTR_STATE]: st }),
+        attributes: attrs({
+          [ATTR_MCP_RESILIENCE_SERVER]: s,
+          [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE]: st,
+        }),
         timeUnixNano: ns(time),
         asInt: st === 'closed' ? 1 : 0,
       });

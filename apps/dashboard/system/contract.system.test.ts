@@ -215,16 +215,18 @@ beforeAll(async () => {
   await sleep(1200); // another scrape step before the next breaker changes
   // Numbers of other branches' middleware (CONTRACT.md): model retries avoided, shed and waiting calls.
   const agentLoop = {
-    'mcp.server': 'weather',
+    'mcp.resilience.server': 'weather',
     'mcp.method.name': 'tools/call',
     'gen_ai.tool.name': 'get_forecast',
-    'error.type': 'invalid_params',
+    'mcp.resilience.error.type': 'invalid_params',
   };
   a.meter.createCounter('mcp.resilience.model_retries.avoided').add(3, agentLoop);
   a.meter.createCounter('mcp.resilience.model_retries.saved_time').add(0.75, agentLoop);
-  a.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(2, { 'mcp.server': 'tickets' });
+  a.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(2, { 'mcp.resilience.server': 'tickets' });
   // (from a process without a 'tickets' breaker: checkout-1's own recorder reports its real gate, 0 waiting)
-  c.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting').add(4, { 'mcp.server': 'tickets' });
+  c.meter
+    .createUpDownCounter('mcp.resilience.circuit_breaker.waiting')
+    .add(4, { 'mcp.resilience.server': 'tickets' });
   // checkout-2: the standard mix, and 'bouncy': open → (timer) half-open → a successful probe → closed.
   await drive(b.steady, [...standardScript('weather'), ...standardScript('weather').slice(10, 20)]);
   const bouncy = b.resilience({ ...TRIP, breakerBreakMs: 1500, breakerHalfOpenProbes: 1 });

@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import {
-  ATTR_ERROR_CLASS,
-  ATTR_ERROR_TYPE,
-  ATTR_FROM_STATE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
   ATTR_MCP_RESILIENCE_DECISION,
   ATTR_MCP_RESILIENCE_DELAY_MS,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
   ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_WASTED_RETRIES,
   ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
-  ATTR_STATE,
-  ATTR_TO_STATE,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
@@ -134,23 +133,23 @@ export function demoMetrics(now: number): unknown[] {
         const retries = naive ? failed * 5 + nonRetryable * 5 : Math.round(failed * 1.6) + 1;
         const retryOk = Math.round((naive ? failed : retries) * h.retryOk);
         const base = [
-          kv(ATTR_MCP_SERVER, s.server),
+          kv(ATTR_MCP_RESILIENCE_SERVER, s.server),
           kv(ATTR_MCP_METHOD_NAME, 'tools/call'),
           kv(ATTR_GEN_AI_TOOL_NAME, s.tool),
         ];
         const key = `${instance}|${s.server}`;
         push(
           METRIC_MCP_RESILIENCE_CALLS,
-          [...base, kv(ATTR_OUTCOME, 'success')],
+          [...base, kv(ATTR_MCP_RESILIENCE_OUTCOME, 'success')],
           add(`${key}|ok`, calls - failed),
         );
         push(
           METRIC_MCP_RESILIENCE_CALLS,
           [
             ...base,
-            kv(ATTR_OUTCOME, 'failure'),
-            kv(ATTR_ERROR_CLASS, 'retryable'),
-            kv(ATTR_ERROR_TYPE, 'unavailable'),
+            kv(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'retryable'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable'),
           ],
           add(`${key}|fail`, failed - Math.min(failed, nonRetryable)),
         );
@@ -158,28 +157,36 @@ export function demoMetrics(now: number): unknown[] {
           METRIC_MCP_RESILIENCE_CALLS,
           [
             ...base,
-            kv(ATTR_OUTCOME, 'failure'),
-            kv(ATTR_ERROR_CLASS, 'non_retryable'),
-            kv(ATTR_ERROR_TYPE, 'invalid_params'),
+            kv(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'non_retryable'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'invalid_params'),
           ],
           add(`${key}|nr`, Math.min(failed, nonRetryable)),
         );
         push(
           METRIC_MCP_RESILIENCE_RETRIES,
-          [...base, kv(ATTR_OUTCOME, 'success'), kv(ATTR_ERROR_TYPE, 'unavailable')],
+          [
+            ...base,
+            kv(ATTR_MCP_RESILIENCE_OUTCOME, 'success'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable'),
+          ],
           add(`${key}|rok`, retryOk),
         );
         push(
           METRIC_MCP_RESILIENCE_RETRIES,
-          [...base, kv(ATTR_OUTCOME, 'failure'), kv(ATTR_ERROR_TYPE, 'unavailable')],
+          [
+            ...base,
+            kv(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable'),
+          ],
           add(`${key}|rfail`, retries - retryOk),
         );
         push(
           METRIC_MCP_RESILIENCE_ERRORS,
           [
             ...base,
-            kv(ATTR_ERROR_CLASS, 'retryable'),
-            kv(ATTR_ERROR_TYPE, k % 3 === 0 ? 'timeout' : 'unavailable'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'retryable'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, k % 3 === 0 ? 'timeout' : 'unavailable'),
           ],
           add(`${key}|e1|${k % 3 === 0}`, failed + retries - retryOk),
         );
@@ -187,14 +194,18 @@ export function demoMetrics(now: number): unknown[] {
           METRIC_MCP_RESILIENCE_ERRORS,
           [
             ...base,
-            kv(ATTR_ERROR_CLASS, naive ? 'retryable' : 'non_retryable'),
-            kv(ATTR_ERROR_TYPE, 'invalid_params'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, naive ? 'retryable' : 'non_retryable'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'invalid_params'),
           ],
           add(`${key}|e2`, naive ? nonRetryable * 6 : nonRetryable),
         );
         push(
           METRIC_MCP_RESILIENCE_ERRORS,
-          [...base, kv(ATTR_ERROR_CLASS, 'conditional'), kv(ATTR_ERROR_TYPE, 'rate_limited')],
+          [
+            ...base,
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'conditional'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'rate_limited'),
+          ],
           add(`${key}|e3`, k % 4 === 0 ? 1 : 0),
         );
         push(METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME, base, add(`${key}|wt`, (retries - retryOk) * 0.35));
@@ -203,31 +214,31 @@ export function demoMetrics(now: number): unknown[] {
         if (!naive)
           push(
             METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
-            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            [...base, kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'invalid_params')],
             add(`${key}|av`, nonRetryable),
           );
         if (!naive)
           push(
             METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME,
-            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            [...base, kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'invalid_params')],
             add(`${key}|avt`, nonRetryable * 0.042),
           );
         // (costPerAttempt 0.02, as for the wasted cost; each original failed at its one attempt)
         if (!naive)
           push(
             METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
-            [...base, kv(ATTR_ERROR_TYPE, 'invalid_params')],
+            [...base, kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'invalid_params')],
             add(`${key}|avc`, nonRetryable * 0.02),
           );
         const open = !naive && stateAt(s.server, (now - t) / 60_000) === 'open';
         push(
           METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
-          [kv(ATTR_MCP_SERVER, s.server)],
+          [kv(ATTR_MCP_RESILIENCE_SERVER, s.server)],
           add(`${key}|shed`, open ? 2 : 0),
         );
         if (!naive)
           gaugeWaiting.push({
-            attributes: [kv(ATTR_MCP_SERVER, s.server)],
+            attributes: [kv(ATTR_MCP_RESILIENCE_SERVER, s.server)],
             startTimeUnixNano: nanos(start),
             timeUnixNano: nanos(t),
             asInt: open ? 3 : 0,
@@ -239,7 +250,7 @@ export function demoMetrics(now: number): unknown[] {
         );
         const okCount = add(`${key}|ok-c`, okCalls);
         hist.push({
-          attributes: [...base, kv(ATTR_OUTCOME, 'success')],
+          attributes: [...base, kv(ATTR_MCP_RESILIENCE_OUTCOME, 'success')],
           startTimeUnixNano: nanos(start),
           timeUnixNano: nanos(t),
           count: okCount,
@@ -249,7 +260,11 @@ export function demoMetrics(now: number): unknown[] {
         });
         const nrCount = add(`${key}|hc`, Math.min(failed, nonRetryable));
         hist.push({
-          attributes: [...base, kv(ATTR_OUTCOME, 'failure'), kv(ATTR_ERROR_CLASS, 'non_retryable')],
+          attributes: [
+            ...base,
+            kv(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
+            kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'non_retryable'),
+          ],
           startTimeUnixNano: nanos(start),
           timeUnixNano: nanos(t),
           count: nrCount,
@@ -260,7 +275,10 @@ export function demoMetrics(now: number): unknown[] {
         const state = stateAt(s.server, (now - t) / 60_000);
         for (const st of naive ? [] : ['closed', 'open', 'half_open']) {
           gauge.push({
-            attributes: [kv(ATTR_MCP_SERVER, s.server), kv(ATTR_STATE, st)],
+            attributes: [
+              kv(ATTR_MCP_RESILIENCE_SERVER, s.server),
+              kv(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, st),
+            ],
             timeUnixNano: nanos(t),
             asInt: st === state ? 1 : 0,
           });
@@ -308,9 +326,9 @@ export function demoTraces(now: number): unknown {
   const transitions: unknown[] = [];
   const transition = (server: string, at: number, from: string, to: string, reason: string) => {
     const attrs = [
-      kv(ATTR_MCP_SERVER, server),
-      kv(ATTR_FROM_STATE, from),
-      kv(ATTR_TO_STATE, to),
+      kv(ATTR_MCP_RESILIENCE_SERVER, server),
+      kv(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE, from),
+      kv(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE, to),
       kv(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON, reason),
     ];
     transitions.push({
@@ -338,7 +356,7 @@ export function demoTraces(now: number): unknown {
     const traceId = hex(16);
     const callId = hex(8);
     const base = [
-      kv(ATTR_MCP_SERVER, server),
+      kv(ATTR_MCP_RESILIENCE_SERVER, server),
       kv(ATTR_MCP_METHOD_NAME, 'tools/call'),
       kv(ATTR_GEN_AI_TOOL_NAME, tool),
     ];
@@ -382,8 +400,8 @@ export function demoTraces(now: number): unknown {
                 name: EVENT_MCP_RESILIENCE_CLASSIFICATION,
                 timeUnixNano: nanos(t + dur),
                 attributes: [
-                  kv(ATTR_ERROR_CLASS, cls),
-                  kv(ATTR_ERROR_TYPE, step),
+                  kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, cls),
+                  kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, step),
                   kv(ATTR_MCP_RESILIENCE_DECISION, last || cls === 'non_retryable' ? 'give_up' : 'retry'),
                   kv(ATTR_MCP_RESILIENCE_DELAY_MS, delay),
                   kv(
@@ -418,8 +436,11 @@ export function demoTraces(now: number): unknown {
         ...(okAll
           ? []
           : [
-              kv(ATTR_ERROR_CLASS, lastStep === 'invalid_params' ? 'non_retryable' : 'retryable'),
-              kv(ATTR_ERROR_TYPE, lastStep),
+              kv(
+                ATTR_MCP_RESILIENCE_ERROR_CLASS,
+                lastStep === 'invalid_params' ? 'non_retryable' : 'retryable',
+              ),
+              kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, lastStep),
             ]),
       ],
       status: okAll ? { code: 0 } : { code: 2 },

@@ -17,7 +17,7 @@ const entry = (over: Partial<{ name: string; labels: Record<string, string>; sum
   key: 'k',
   source: 'alertmanager' as const,
   name: 'RetryEfficiencyBelowTarget',
-  labels: { mcp_server: HOSTILE },
+  labels: { mcp_resilience_server: HOSTILE },
   state: 'firing',
   value: 0.5,
   summary: `Retry efficiency for ${HOSTILE} is 50% & falling <@U123>`,
@@ -33,7 +33,7 @@ describe('Slack notifications', () => {
       dashboardUrl: 'https://dash.example',
     }) as { text: string };
     expect(body.text).toBe(
-      ':red_circle: *[FIRING] &lt;!here&gt;* (mcp_server=&lt;!channel&gt; &lt;https://evil.example|Re-authenticate&gt;) ' +
+      ':red_circle: *[FIRING] &lt;!here&gt;* (mcp_resilience_server=&lt;!channel&gt; &lt;https://evil.example|Re-authenticate&gt;) ' +
         'Retry efficiency for &lt;!channel&gt; &lt;https://evil.example|Re-authenticate&gt; is 50% &amp; falling &lt;@U123&gt; ' +
         '<https://dash.example/alerts|open dashboard>',
     );
@@ -59,7 +59,7 @@ describe('Slack notifications', () => {
     const body = notificationBody('json', { status: 'firing', entry: entry(), startsAt: 0 }) as {
       alert: { labels: Record<string, string>; summary: string };
     };
-    expect(body.alert.labels.mcp_server).toBe(HOSTILE);
+    expect(body.alert.labels.mcp_resilience_server).toBe(HOSTILE);
     expect(JSON.parse(JSON.stringify(body)).alert.summary).toBe(entry().summary);
   });
 });

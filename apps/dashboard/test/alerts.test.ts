@@ -129,16 +129,18 @@ describe('AlertService', () => {
       onChange: (c) => changes.push(...c.map((x) => `${x.key}:${x.state}`)),
     });
     await service.evaluate();
-    expect(store.instances().map((i) => [i.labels.mcp_server, i.state])).toEqual([['weather', 'pending']]);
+    expect(store.instances().map((i) => [i.labels.mcp_resilience_server, i.state])).toEqual([
+      ['weather', 'pending'],
+    ]);
     now += 300_000;
     await service.evaluate();
-    expect(store.firing().map((i) => i.labels.mcp_server)).toEqual(['weather']);
+    expect(store.firing().map((i) => i.labels.mcp_resilience_server)).toEqual(['weather']);
     expect(store.firing()[0]!.summary).toMatch(/33\.3%/);
     await service.idle();
     expect(hook.received).toHaveLength(2); // 503 then retried
     expect(hook.received[0]!.body).toMatchObject({
       status: 'firing',
-      alert: { labels: { mcp_server: 'weather' } },
+      alert: { labels: { mcp_resilience_server: 'weather' } },
     });
     expect(store.deliveries()[0]).toMatchObject({ ok: true, attempts: 2 });
     expect(store.deliveries()[0]!.target).not.toContain('SECRET');
@@ -150,7 +152,7 @@ describe('AlertService', () => {
     expect(store.firing()).toHaveLength(0);
     expect(store.history().map((h) => h.state)).toEqual(['resolved', 'firing', 'pending']);
     expect(hook.received.at(-1)!.body).toMatchObject({ status: 'resolved' });
-    expect(changes).toContain('retry-efficiency{mcp_server="weather"}:resolved');
+    expect(changes).toContain('retry-efficiency{mcp_resilience_server="weather"}:resolved');
   });
 
   it('does not retry a webhook that answers 400, and records the failure', async () => {
@@ -191,7 +193,7 @@ describe('AlertService', () => {
       alerts: [
         {
           status: 'firing',
-          labels: { alertname: 'RetryEfficiencyBelowTarget', mcp_server: 'weather' },
+          labels: { alertname: 'RetryEfficiencyBelowTarget', mcp_resilience_server: 'weather' },
           annotations: { summary: 'Retry efficiency for weather is 50%' },
           startsAt: '2026-11-29T10:00:00Z',
           endsAt: '0001-01-01T00:00:00Z',
@@ -221,7 +223,7 @@ describe('AlertService', () => {
       key: 'k',
       source: 'rule' as const,
       name: 'A',
-      labels: { mcp_server: 'w' },
+      labels: { mcp_resilience_server: 'w' },
       state: 'resolved',
       value: 0.9,
       summary: 'ok',

@@ -2,7 +2,7 @@ import {
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
   ATTR_MCP_RESILIENCE_OUTCOME,
-  ATTR_MCP_SERVER,
+  ATTR_MCP_RESILIENCE_SERVER,
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ const call = (trace: number, span: number, startMs: number, attempts: number): S
   name: SPAN_MCP_RESILIENCE_CALL,
   startMs,
   attributes: [
-    str(ATTR_MCP_SERVER, 'weather'),
+    str(ATTR_MCP_RESILIENCE_SERVER, 'weather'),
     str(ATTR_MCP_RESILIENCE_OUTCOME, 'failure'),
     int(ATTR_MCP_RESILIENCE_ATTEMPTS, attempts),
   ],
@@ -80,7 +80,7 @@ const attempt = (trace: number, span: number, parent: number, n: number, startMs
   parent,
   name: 'tools/call get',
   startMs,
-  attributes: [str(ATTR_MCP_SERVER, 'weather'), int(ATTR_MCP_RESILIENCE_ATTEMPT, n)],
+  attributes: [str(ATTR_MCP_RESILIENCE_SERVER, 'weather'), int(ATTR_MCP_RESILIENCE_ATTEMPT, n)],
 });
 
 function setup(now: number) {

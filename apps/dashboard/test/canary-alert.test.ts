@@ -99,9 +99,9 @@ describe('built-in canary alert', () => {
     const { store, alerts } = service(source, () => now);
     await alerts.evaluate();
     const canary = () => store.instances().filter((i) => i.ruleId === CANARY_RULE.id);
-    expect(canary().map((i) => [i.labels.mcp_server, i.labels.mcp_resilience_variant, i.state])).toEqual([
-      ['weather', 'candidate', 'pending'],
-    ]);
+    expect(
+      canary().map((i) => [i.labels.mcp_resilience_server, i.labels.mcp_resilience_variant, i.state]),
+    ).toEqual([['weather', 'candidate', 'pending']]);
     now += CANARY_RULE.forMs;
     await alerts.evaluate();
     const [firing] = canary();
@@ -165,7 +165,7 @@ describe('built-in canary alert: retry efficiency and the minimums', () => {
         holds: true,
         labels: {
           alertname: CANARY_RULE.name,
-          mcp_server: 'weather',
+          mcp_resilience_server: 'weather',
           mcp_resilience_variant: 'candidate',
           severity: CANARY_RULE.severity,
         },

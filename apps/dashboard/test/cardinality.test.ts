@@ -20,9 +20,9 @@ describe('cardinality at scale', () => {
       timeMs: t0,
       asInt: 1,
       attributes: {
-        'mcp.server': 'weather',
-        outcome: 'failure',
-        'error.type': 'x',
+        'mcp.resilience.server': 'weather',
+        'mcp.resilience.outcome': 'failure',
+        'mcp.resilience.error.type': 'x',
         'gen_ai.tool.name': `t${i}`,
       },
     }));

@@ -31,7 +31,7 @@ function open() {
 
 const q = (): TimeQuery => ({ from: Date.now() - 600_000, to: Date.now() + 60_000, filters: {} });
 const weather = {
-  'mcp.server': 'weather',
+  'mcp.resilience.server': 'weather',
   'gen_ai.tool.name': 'get_forecast',
   'mcp.method.name': 'tools/call',
 };
@@ -44,14 +44,18 @@ describe('embedded store: incident numbers', () => {
       unit: 's',
       advice: { explicitBucketBoundaries: [0.1, 0.5, 1, 5] },
     });
-    for (let i = 0; i < 50; i++) h.record(0.05, { ...weather, outcome: 'success' });
-    for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, outcome: 'success' });
+    for (let i = 0; i < 50; i++) h.record(0.05, { ...weather, 'mcp.resilience.outcome': 'success' });
+    for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, 'mcp.resilience.outcome': 'success' });
     store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     // the next export is cumulative: only its increase may count
-    for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, outcome: 'failure' });
-    for (let i = 0; i < 10; i++) h.record(2, { ...weather, outcome: 'failure' });
+    for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, 'mcp.resilience.outcome': 'failure' });
+    for (let i = 0; i < 10; i++) h.record(2, { ...weather, 'mcp.resilience.outcome': 'failure' });
     store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
-    h.record(0.01, { 'mcp.server': 'search', 'gen_ai.tool.name': 'find', outcome: 'success' });
+    h.record(0.01, {
+      'mcp.resilience.server': 'search',
+      'gen_ai.tool.name': 'find',
+      'mcp.resilience.outcome': 'success',
+    });
     store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
 
     const rows = await source.latency(q());
@@ -75,17 +79,19 @@ describe('embedded store: incident numbers', () => {
     const other = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-2' });
     agent.meter
       .createCounter('mcp.resilience.model_retries.avoided')
-      .add(4, { ...weather, 'error.type': 'invalid_params' });
+      .add(4, { ...weather, 'mcp.resilience.error.type': 'invalid_params' });
     agent.meter.createCounter('mcp.resilience.model_retries.saved_time', { unit: 's' }).add(1.25, weather);
-    agent.meter.createCounter('mcp.resilience.circuit_breaker.shed').add(3, { 'mcp.server': 'weather' });
+    agent.meter
+      .createCounter('mcp.resilience.circuit_breaker.shed')
+      .add(3, { 'mcp.resilience.server': 'weather' });
     // Two more processes with calls waiting at their weather breaker (the workloads' own recorders report 0).
     const gateA = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-3' });
     const gateB = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-4' });
     const waitingA = gateA.meter.createUpDownCounter('mcp.resilience.circuit_breaker.waiting');
-    waitingA.add(5, { 'mcp.server': 'weather' });
+    waitingA.add(5, { 'mcp.resilience.server': 'weather' });
     gateB.meter
       .createUpDownCounter('mcp.resilience.circuit_breaker.waiting')
-      .add(2, { 'mcp.server': 'weather' });
+      .add(2, { 'mcp.resilience.server': 'weather' });
     // a breaker to show them on, and a call so the window has data
     for (const a of [agent, other]) {
       await a.run([{ server: 'weather', tool: 'get_forecast', steps: ['ok'] }]);
@@ -101,7 +107,7 @@ describe('embedded store: incident numbers', () => {
     let tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
     expect(tile).toMatchObject({ waiting: 7, shed: 3 });
     // the level goes down: waiting is the latest level, not a sum of exports
-    waitingA.add(-5, { 'mcp.server': 'weather' });
+    waitingA.add(-5, { 'mcp.resilience.server': 'weather' });
     await new Promise((r) => setTimeout(r, 5));
     store.metrics(decodeMetrics(serialize.metricsProto(await gateA.metrics()), 'protobuf'));
     tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
@@ -142,9 +148,9 @@ describe('embedded store: incident numbers', () => {
     const { store, source } = open();
     const agent = createCapture();
     const calls = agent.meter.createCounter('mcp.resilience.calls');
-    calls.add(10, { ...weather, outcome: 'success', 'mcp.resilience.variant': 'canary' });
-    calls.add(30, { ...weather, outcome: 'success', 'mcp.resilience.variant': 'baseline' });
-    calls.add(5, { ...weather, outcome: 'failure', 'mcp.resilience.variant': 'canary' });
+    calls.add(10, { ...weather, 'mcp.resilience.outcome': 'success', 'mcp.resilience.variant': 'canary' });
+    calls.add(30, { ...weather, 'mcp.resilience.outcome': 'success', 'mcp.resilience.variant': 'baseline' });
+    calls.add(5, { ...weather, 'mcp.resilience.outcome': 'failure', 'mcp.resilience.variant': 'canary' });
     store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     expect((await source.dimensions(q())).variants).toEqual(['baseline', 'canary']);
     const canary = await source.summary({ ...q(), filters: { variant: 'canary' } });

@@ -23,7 +23,7 @@ async function server(env: Record<string, string> = {}) {
 
 const CALLS = 'mcp.resilience.calls';
 const DAY = 86_400_000;
-const ok = { 'mcp.server': 'weather', outcome: 'success' };
+const ok = { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' };
 
 async function send(s: TestServer, signal: 'metrics' | 'traces', body: unknown) {
   const r = await fetch(`${s.url}/v1/${signal}`, {
@@ -224,7 +224,7 @@ describe('ingest values', () => {
     const level = (asInt: number) =>
       sumRequest(
         'mcp.resilience.circuit_breaker.waiting',
-        [{ timeMs: t0, asInt, attributes: { 'mcp.server': 'weather' } }],
+        [{ timeMs: t0, asInt, attributes: { 'mcp.resilience.server': 'weather' } }],
         { temporality: 2, monotonic: false },
       );
     const bad = await send(s, 'metrics', level(-3));

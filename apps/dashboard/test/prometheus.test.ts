@@ -142,7 +142,7 @@ describe('PromQL builders', () => {
   it('use the contract names, the filters as labels, and escape values', () => {
     const f = { service: 'agent "x"', server: 'weather', tool: 'a.b' };
     expect(promql.selector(PROM_MCP_RESILIENCE_CALLS_TOTAL, f)).toBe(
-      `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{job="agent \\"x\\"", mcp_server="weather", gen_ai_tool_name="a.b"}`,
+      `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{job="agent \\"x\\"", mcp_resilience_server="weather", gen_ai_tool_name="a.b"}`,
     );
     // breakers: a tool filter keeps per-server breakers (no tool label), and the value is a regex literal
     expect(
@@ -150,11 +150,11 @@ describe('PromQL builders', () => {
     ).toBe(`${PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE}{gen_ai_tool_name=~"|a\\\\.b"}`);
     const w = { filters: {}, windowMs: 3_600_000, lookbackMs: 3_600_000 };
     const total = (metric: string, by: string[]) => promql.totalBy(metric, by, {}, w.windowMs, w.lookbackMs);
-    const calls = total(PROM_MCP_RESILIENCE_CALLS_TOTAL, ['outcome']);
+    const calls = total(PROM_MCP_RESILIENCE_CALLS_TOTAL, ['mcp_resilience_outcome']);
     const all = [
       calls,
-      total(PROM_MCP_RESILIENCE_RETRIES_TOTAL, ['outcome']),
-      total(PROM_MCP_RESILIENCE_ERRORS_TOTAL, ['error_type']),
+      total(PROM_MCP_RESILIENCE_RETRIES_TOTAL, ['mcp_resilience_outcome']),
+      total(PROM_MCP_RESILIENCE_ERRORS_TOTAL, ['mcp_resilience_error_type']),
       total(PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL, []),
       total(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM, []),
       total(PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT, []),
@@ -174,17 +174,17 @@ describe('PromQL builders', () => {
       expect(all).toContain(name);
     }
     // counts are the last value minus the one before the window (never a bare, extrapolating increase())
-    expect(calls).toMatch(/^sum by \(outcome\) \(/);
+    expect(calls).toMatch(/^sum by \(mcp_resilience_outcome\) \(/);
     expect(calls).toContain('last_over_time(mcp_resilience_calls_total[3600000ms])');
     expect(calls).toContain('offset 3600000ms');
     // latency: histogram_quantile over the buckets' exact increases, by le and the group labels
     const p95 = promql.durationQuantile(
       w,
       0.95,
-      ['mcp_server'],
+      ['mcp_resilience_server'],
       'mcp_resilience_call_duration_seconds_bucket',
     );
-    expect(p95).toMatch(/^histogram_quantile\(0\.95, sum by \(le, mcp_server\) \(/);
+    expect(p95).toMatch(/^histogram_quantile\(0\.95, sum by \(le, mcp_resilience_server\) \(/);
     // the variant filter is the translated label
     expect(promql.selector(PROM_MCP_RESILIENCE_CALLS_TOTAL, { variant: 'canary' })).toBe(
       `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{mcp_resilience_variant="canary"}`,
@@ -345,34 +345,77 @@ describe('PrometheusSource', () => {
     new PrometheusSource({ api, staleMs: 600_000, scrapeIntervalMs: 15_000, now: () => NOW });
 
   it('aggregates breaker instances (worst state, live vs stale) and dates states from the subquery parts', async () => {
-    const base = { job: 'agent', mcp_server: 'weather' };
+    const base = { job: 'agent', mcp_resilience_server: 'weather' };
     const api = scriptedApi({
       query: (expr) => {
         if (expr.includes('label_replace')) {
           return [
-            { labels: { ...base, instance: 'a', state: 'open', part: 'zero_fine' }, value: NOW / 1000 - 60 },
             {
-              labels: { ...base, instance: 'a', state: 'open', part: 'one_coarse' },
+              labels: {
+                ...base,
+                instance: 'a',
+                mcp_resilience_circuit_breaker_state: 'open',
+                part: 'zero_fine',
+              },
+              value: NOW / 1000 - 60,
+            },
+            {
+              labels: {
+                ...base,
+                instance: 'a',
+                mcp_resilience_circuit_breaker_state: 'open',
+                part: 'one_coarse',
+              },
               value: NOW / 1000 - 3000,
             },
             {
-              labels: { ...base, instance: 'b', state: 'closed', part: 'one_coarse' },
+              labels: {
+                ...base,
+                instance: 'b',
+                mcp_resilience_circuit_breaker_state: 'closed',
+                part: 'one_coarse',
+              },
               value: NOW / 1000 - 7200,
             },
             {
-              labels: { ...base, instance: 'b', state: 'closed', part: 'one_fine' },
+              labels: {
+                ...base,
+                instance: 'b',
+                mcp_resilience_circuit_breaker_state: 'closed',
+                part: 'one_fine',
+              },
               value: NOW / 1000 - 3600,
             },
             {
-              labels: { ...base, mcp_server: 'old', instance: 'c', state: 'open', part: 'one_fine' },
+              labels: {
+                ...base,
+                mcp_resilience_server: 'old',
+                instance: 'c',
+                mcp_resilience_circuit_breaker_state: 'open',
+                part: 'one_fine',
+              },
               value: NOW / 1000 - 100,
             },
           ];
         }
         return [
-          { labels: { __name__: 'x', ...base, instance: 'a', state: 'open' }, value: 1 },
-          { labels: { __name__: 'x', ...base, instance: 'b', state: 'closed' }, value: 1 },
-          { labels: { ...base, mcp_server: 'old', instance: 'c', state: 'open' }, value: 2 },
+          {
+            labels: { __name__: 'x', ...base, instance: 'a', mcp_resilience_circuit_breaker_state: 'open' },
+            value: 1,
+          },
+          {
+            labels: { __name__: 'x', ...base, instance: 'b', mcp_resilience_circuit_breaker_state: 'closed' },
+            value: 1,
+          },
+          {
+            labels: {
+              ...base,
+              mcp_resilience_server: 'old',
+              instance: 'c',
+              mcp_resilience_circuit_breaker_state: 'open',
+            },
+            value: 2,
+          },
         ];
       },
     });
@@ -396,9 +439,9 @@ describe('PrometheusSource', () => {
     const labels = (from: string, to: string) => ({
       job: 'agent',
       instance: 'a',
-      mcp_server: 'bouncy',
-      from_state: from,
-      to_state: to,
+      mcp_resilience_server: 'bouncy',
+      mcp_resilience_circuit_breaker_from_state: from,
+      mcp_resilience_circuit_breaker_to_state: to,
     });
     const api = scriptedApi({
       range: (expr, start, _end, step) => {
@@ -447,7 +490,9 @@ describe('PrometheusSource', () => {
     expect(costQueries.length).toBeGreaterThan(0);
     for (const e of costQueries) {
       expect(e).toMatch(/^sum\(/);
-      expect(e).toContain(`${PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL}{mcp_server="weather"}`);
+      expect(e).toContain(
+        `${PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL}{mcp_resilience_server="weather"}`,
+      );
     }
     // without the counter (agents without costPerAttempt): no cost, not 0
     const none = await source(scriptedApi({})).headline({ from: NOW - 3_600_000, to: NOW, filters: {} });
@@ -458,13 +503,13 @@ describe('PrometheusSource', () => {
     const api = scriptedApi({
       range: (_expr, start, _end, step) => [
         {
-          labels: { outcome: 'success' },
+          labels: { mcp_resilience_outcome: 'success' },
           points: [
             [start, 3],
             [start + step, 1],
           ],
         },
-        { labels: { outcome: 'failure' }, points: [[start + step, 2]] },
+        { labels: { mcp_resilience_outcome: 'failure' }, points: [[start + step, 2]] },
       ],
     });
     const q = { from: NOW - 15 * 60_000, to: NOW, filters: {} };
@@ -540,12 +585,12 @@ describe('live breakers by polling (BreakerPoller)', () => {
 describe('the dashboard in Prometheus mode (HTTP)', () => {
   it('answers the JSON API from PromQL, refuses OTLP, and reports an unreachable Prometheus clearly', async () => {
     const fake = await fakePrometheus((r) =>
-      r.params.get('query')?.startsWith('sum by (outcome)') &&
+      r.params.get('query')?.startsWith('sum by (mcp_resilience_outcome)') &&
       r.params.get('query')?.includes(PROM_MCP_RESILIENCE_CALLS_TOTAL)
         ? {
             body: vector([
-              { metric: { outcome: 'success' }, value: 7 },
-              { metric: { outcome: 'rejected' }, value: 2 },
+              { metric: { mcp_resilience_outcome: 'success' }, value: 7 },
+              { metric: { mcp_resilience_outcome: 'rejected' }, value: 2 },
             ]),
           }
         : { body: vector([]) },

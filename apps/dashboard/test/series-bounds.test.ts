@@ -13,7 +13,7 @@ import { tempDir } from './support/runtime';
 
 const CALLS = 'mcp.resilience.calls';
 const DAY = 86_400_000;
-const ok = { 'mcp.server': 'weather', outcome: 'success' };
+const ok = { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' };
 
 const stores: EmbeddedStore[] = [];
 afterEach(() => {
@@ -122,8 +122,8 @@ function histogram(timeMs: number, bounds: unknown[]) {
                       bucketCounts: buckets,
                       explicitBounds: bounds,
                       attributes: [
-                        { key: 'mcp.server', value: { stringValue: 'weather' } },
-                        { key: 'outcome', value: { stringValue: 'success' } },
+                        { key: 'mcp.resilience.server', value: { stringValue: 'weather' } },
+                        { key: 'mcp.resilience.outcome', value: { stringValue: 'success' } },
                       ],
                     },
                   ],

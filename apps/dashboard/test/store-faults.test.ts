@@ -14,7 +14,7 @@ import { startTestServer, type TestServer, tempDir } from './support/runtime';
 
 const CALLS = 'mcp.resilience.calls';
 const DAY = 86_400_000;
-const ok = { 'mcp.server': 'weather', outcome: 'success' };
+const ok = { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' };
 const open: EmbeddedStore[] = [];
 const servers: TestServer[] = [];
 afterEach(async () => {

@@ -342,7 +342,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
                   timeMs,
                   startMs: timeMs - 10_000,
                   asInt: n,
-                  attributes: { 'mcp.server': 'weather', outcome: 'success' },
+                  attributes: { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' },
                 })),
                 { temporality: 1, service },
               ),

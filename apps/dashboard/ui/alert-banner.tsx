@@ -1,6 +1,9 @@
+import { PROM_LABEL_MCP_RESILIENCE_SERVER } from '@mcp-resilience/middleware/semconv';
 import Link from 'next/link';
 import type { AlertInstance } from '@/lib/alerts/alert-store';
 import { fmtAgo } from '@/ui/time';
+
+const SERVER = PROM_LABEL_MCP_RESILIENCE_SERVER;
 
 /** Shown on every page while an alert fires (built-in rule or Alertmanager). */
 export default function AlertBanner({ alerts }: { alerts: AlertInstance[] }) {
@@ -15,7 +18,7 @@ export default function AlertBanner({ alerts }: { alerts: AlertInstance[] }) {
         {alerts.slice(0, 5).map((a) => (
           <li key={a.key}>
             <b>{a.name}</b>
-            {a.labels.mcp_server ? ` (${a.labels.mcp_server})` : ''}: {a.summary}{' '}
+            {a.labels[SERVER] ? ` (${a.labels[SERVER]})` : ''}: {a.summary}{' '}
             <span className="muted">since {fmtAgo(a.firedAt ?? a.updated)}</span>
           </li>
         ))}

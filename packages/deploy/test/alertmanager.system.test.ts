@@ -48,8 +48,12 @@ describe('Alertmanager with alertmanager/alertmanager.yml', () => {
     await new Promise((resolve) => webhook?.close(resolve));
   });
 
-  it('delivers a firing alert to /api/alerts/webhook with the bearer token, grouped by alertname and mcp_server', async () => {
-    const labels = { alertname: 'RetryEfficiencyBelowTarget', mcp_server: 'weather', severity: 'warning' };
+  it('delivers a firing alert to /api/alerts/webhook with the bearer token, grouped by alertname and mcp_resilience_server', async () => {
+    const labels = {
+      alertname: 'RetryEfficiencyBelowTarget',
+      mcp_resilience_server: 'weather',
+      severity: 'warning',
+    };
     await alertmanager.post([
       { labels, annotations: { summary: 'Retry efficiency for weather is 50% (target 80%)' } },
     ]);
@@ -62,7 +66,7 @@ describe('Alertmanager with alertmanager/alertmanager.yml', () => {
     expect(delivery.body).toMatchObject({
       version: '4',
       receiver: 'dashboard',
-      groupLabels: { alertname: 'RetryEfficiencyBelowTarget', mcp_server: 'weather' },
+      groupLabels: { alertname: 'RetryEfficiencyBelowTarget', mcp_resilience_server: 'weather' },
       alerts: [
         {
           status: 'firing',
@@ -74,7 +78,11 @@ describe('Alertmanager with alertmanager/alertmanager.yml', () => {
   });
 
   it('sends the resolution (send_resolved)', async () => {
-    const labels = { alertname: 'RetryEfficiencyBelowTarget', mcp_server: 'weather', severity: 'warning' };
+    const labels = {
+      alertname: 'RetryEfficiencyBelowTarget',
+      mcp_resilience_server: 'weather',
+      severity: 'warning',
+    };
     await alertmanager.post([{ labels, endsAt: new Date(Date.now() - 1000).toISOString() }]);
     const delivery = await waitFor(async () => deliveries.find((d) => d.body.status === 'resolved'), {
       timeoutMs: 20_000,

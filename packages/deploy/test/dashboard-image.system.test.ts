@@ -136,7 +136,11 @@ describe('the dashboard image layout (apps/dashboard/Dockerfile)', () => {
     it('lists an alert that Alertmanager delivered with INGEST_TOKEN', async () => {
       await alertmanager.post([
         {
-          labels: { alertname: 'CircuitBreakerOpen', mcp_server: 'weather-e2e', severity: 'critical' },
+          labels: {
+            alertname: 'CircuitBreakerOpen',
+            mcp_resilience_server: 'weather-e2e',
+            severity: 'critical',
+          },
           annotations: { summary: 'Circuit breaker for weather-e2e has been open for more than 2 minutes' },
         },
       ]);

@@ -46,7 +46,7 @@ describe('promtool (Prometheus 2.42)', () => {
       },
       {
         name: 'no explicit zero numerator',
-        from: /\n\s*or\n\s*0 \* sum by \(mcp_server\) \(rate\(mcp_resilience_retries_total\[(5m|1h)\]\)\)/g,
+        from: /\n\s*or\n\s*0 \* sum by \(mcp_resilience_server\) \(rate\(mcp_resilience_retries_total\[(5m|1h)\]\)\)/g,
         to: '',
         caughtBy: 'fires at 0% efficiency',
       },
@@ -59,8 +59,8 @@ describe('promtool (Prometheus 2.42)', () => {
       {
         // Per-process ratios averaged per server, instead of summed numerators over summed denominators.
         name: 'an averaged ratio',
-        from: /mcp_server:mcp_resilience_retries_successful:rate(5m|1h) \/ mcp_server:mcp_resilience_retries:rate(?:5m|1h)/g,
-        to: 'avg by (mcp_server) (sum by (mcp_server, instance) (rate(mcp_resilience_retries_total{outcome="success"}[$1])) / sum by (mcp_server, instance) (rate(mcp_resilience_retries_total[$1])))',
+        from: /mcp_resilience_server:mcp_resilience_retries_successful:rate(5m|1h) \/ mcp_resilience_server:mcp_resilience_retries:rate(?:5m|1h)/g,
+        to: 'avg by (mcp_resilience_server) (sum by (mcp_resilience_server, instance) (rate(mcp_resilience_retries_total{mcp_resilience_outcome="success"}[$1])) / sum by (mcp_resilience_server, instance) (rate(mcp_resilience_retries_total[$1])))',
         caughtBy: 'aggregates numerator and denominator, never ratios',
       },
       {
@@ -122,7 +122,7 @@ describe('amtool (Alertmanager 0.25)', () => {
         '--config.file=alertmanager/alertmanager.yml',
         '--verify.receivers=dashboard',
         `alertname=${alertname}`,
-        'mcp_server=weather',
+        'mcp_resilience_server=weather',
       ]);
       expect(r.code, r.output).toBe(0);
       expect(r.stdout.trim()).toBe('dashboard');

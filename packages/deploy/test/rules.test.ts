@@ -126,28 +126,30 @@ describe(RULES_FILE, () => {
       for (const n of names)
         expect(PROM_LABELS.has(n) || TARGET_LABELS.has(n), `unknown label ${n}`).toBe(true);
       for (const [name, value] of matchers) {
-        if (name === semconv.PROM_LABEL_OUTCOME) expect(semconv.RETRY_OUTCOME_VALUES).toContain(value);
-        if (name === semconv.PROM_LABEL_STATE) expect(semconv.STATE_VALUES).toContain(value);
+        if (name === semconv.PROM_LABEL_MCP_RESILIENCE_OUTCOME)
+          expect(semconv.RETRY_OUTCOME_VALUES).toContain(value);
+        if (name === semconv.PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE)
+          expect(semconv.STATE_VALUES).toContain(value);
       }
     }
     expect(squash(recording.map((r) => r.expr).join(' '))).toContain(
-      `{${semconv.PROM_LABEL_OUTCOME}="${semconv.OUTCOME_VALUE_SUCCESS}"}`,
+      `{${semconv.PROM_LABEL_MCP_RESILIENCE_OUTCOME}="${semconv.OUTCOME_VALUE_SUCCESS}"}`,
     );
   });
 
-  it('records the numerator and the denominator per mcp_server over 5m and 1h, never a ratio', () => {
+  it('records the numerator and the denominator per mcp_resilience_server over 5m and 1h, never a ratio', () => {
     const retries = semconv.PROM_MCP_RESILIENCE_RETRIES_TOTAL;
     for (const window of ['5m', '1h']) {
       const denominator = recording.find(
-        (r) => r.record === `mcp_server:mcp_resilience_retries:rate${window}`,
+        (r) => r.record === `mcp_resilience_server:mcp_resilience_retries:rate${window}`,
       );
       const numerator = recording.find(
-        (r) => r.record === `mcp_server:mcp_resilience_retries_successful:rate${window}`,
+        (r) => r.record === `mcp_resilience_server:mcp_resilience_retries_successful:rate${window}`,
       );
-      expect(squash(denominator!.expr)).toBe(`sum by (mcp_server) (rate(${retries}[${window}]))`);
-      // All retries failing leaves no outcome="success" series: the fallback keeps the numerator at 0, not absent.
+      expect(squash(denominator!.expr)).toBe(`sum by (mcp_resilience_server) (rate(${retries}[${window}]))`);
+      // All retries failing leaves no mcp_resilience_outcome="success" series: the fallback keeps the numerator at 0, not absent.
       expect(squash(numerator!.expr)).toBe(
-        `sum by (mcp_server) (rate(${retries}{outcome="success"}[${window}])) or 0 * sum by (mcp_server) (rate(${retries}[${window}]))`,
+        `sum by (mcp_resilience_server) (rate(${retries}{mcp_resilience_outcome="success"}[${window}])) or 0 * sum by (mcp_resilience_server) (rate(${retries}[${window}]))`,
       );
     }
     for (const r of recording) {
@@ -166,20 +168,20 @@ describe(RULES_FILE, () => {
     const expr = squash(a.expr);
     for (const window of ['1h', '5m']) {
       expect(expr).toContain(
-        `mcp_server:mcp_resilience_retries_successful:rate${window} / mcp_server:mcp_resilience_retries:rate${window} < 0.8`,
+        `mcp_resilience_server:mcp_resilience_retries_successful:rate${window} / mcp_resilience_server:mcp_resilience_retries:rate${window} < 0.8`,
       );
     }
-    expect(expr).toMatch(/\band mcp_server:mcp_resilience_retries:rate1h \* 3600 >= 20$/);
+    expect(expr).toMatch(/\band mcp_resilience_server:mcp_resilience_retries:rate1h \* 3600 >= 20$/);
     expect(a.for).toBe('5m');
     expect(a.labels?.severity).toBe('warning');
     // An 80% target leaves a 20% error budget: the highest burn rate is 5x, so workbook factors could never fire.
     for (const rule of all) expect(rule.expr).not.toMatch(/14\.4|\b6\s*\*|\*\s*6\b|\(1 - 0\.8\)/);
   });
 
-  it('alerts when a breaker is open for more than 2 minutes, per mcp_server', () => {
+  it('alerts when a breaker is open for more than 2 minutes, per mcp_resilience_server', () => {
     const a = alert('CircuitBreakerOpen');
     expect(squash(a.expr)).toBe(
-      `count by (mcp_server) (${semconv.PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE}{state="open"} == 1)`,
+      `count by (mcp_resilience_server) (${semconv.PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE}{mcp_resilience_circuit_breaker_state="open"} == 1)`,
     );
     expect(a.for).toBe('2m');
   });
@@ -203,21 +205,23 @@ describe(RULES_FILE, () => {
     }
     for (const name of ['RetryEfficiencyBelowTarget', 'CircuitBreakerOpen']) {
       const a = alert(name);
-      expect(a.annotations!.summary).toContain('{{ $labels.mcp_server }}');
+      expect(a.annotations!.summary).toContain('{{ $labels.mcp_resilience_server }}');
       expect(a.annotations!.description).toContain('{{ $value');
-      // Per MCP server: grouped by mcp_server here, or built only from series recorded by mcp_server.
+      // Per MCP server: grouped by mcp_resilience_server here, or built only from series recorded by mcp_resilience_server.
       const fromRecorded = seriesNames(a.expr).filter((n) => recorded.has(n));
       const perServer =
-        labelUse(a.expr).names.includes('mcp_server') ||
+        labelUse(a.expr).names.includes('mcp_resilience_server') ||
         (fromRecorded.length > 0 &&
           fromRecorded.every((n) =>
-            /^sum by \(mcp_server\)/.test(squash(recording.find((r) => r.record === n)!.expr)),
+            /^sum by \(mcp_resilience_server\)/.test(squash(recording.find((r) => r.record === n)!.expr)),
           ));
-      expect(perServer, `${name} must be per mcp_server`).toBe(true);
+      expect(perServer, `${name} must be per mcp_resilience_server`).toBe(true);
     }
     // Series named inside annotation templates exist.
     for (const a of alerts) {
-      for (const [, name] of JSON.stringify(a.annotations).matchAll(/(mcp_server:[a-z_]+:[a-z0-9_]+)/g)) {
+      for (const [, name] of JSON.stringify(a.annotations).matchAll(
+        /(mcp_resilience_server:[a-z_]+:[a-z0-9_]+)/g,
+      )) {
         expect(recorded.has(name!), name).toBe(true);
       }
     }

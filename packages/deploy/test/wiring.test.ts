@@ -202,7 +202,7 @@ describe('Alertmanager -> dashboard', () => {
     expect(Number(url.port)).toBe(listens.dashboard());
     expect(url.pathname).toBe('/api/alerts/webhook');
     expect(webhook.send_resolved).toBe(true);
-    expect(alertmanager.route.group_by).toEqual(['alertname', 'mcp_server']);
+    expect(alertmanager.route.group_by).toEqual(['alertname', 'mcp_resilience_server']);
   });
 
   it('authenticates with the INGEST_TOKEN file the container writes at start', () => {

@@ -2,7 +2,7 @@ import { createResilience, type Resilience } from '@mcp-resilience/middleware';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_SERVER,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_SERVICE_INSTANCE_ID,
   ATTR_SERVICE_NAME,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
@@ -31,7 +31,7 @@ import { setupTelemetry, type Telemetry } from './setupTelemetry.js';
 import { deadPort, type OtlpReceiver, startOtlpReceiver } from './test-support/otlpReceiver.js';
 
 const TOOL = {
-  [ATTR_MCP_SERVER]: 'weather',
+  [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
 };
@@ -73,7 +73,7 @@ async function workload(resilience: Resilience): Promise<unknown[]> {
   const flaky = {
     endpoint: 'flaky',
     operation: 'tools/call',
-    attributes: { ...TOOL, [ATTR_MCP_SERVER]: 'flaky' },
+    attributes: { ...TOOL, [ATTR_MCP_RESILIENCE_SERVER]: 'flaky' },
   };
   for (let i = 0; i < 2; i++) {
     // Four failed attempts in a row open the breaker: the second call's second attempt.

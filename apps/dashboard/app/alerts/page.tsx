@@ -1,3 +1,7 @@
+import {
+  ATTR_MCP_RESILIENCE_SERVER,
+  PROM_LABEL_MCP_RESILIENCE_SERVER,
+} from '@mcp-resilience/middleware/semconv';
 import type { Metadata } from 'next';
 import { removeTarget } from '@/lib/actions';
 import { maskUrl } from '@/lib/alerts/alert-store';
@@ -20,8 +24,8 @@ export default async function AlertsPage() {
             <p style={{ fontSize: 13, marginTop: 0 }}>
               <b>{r.name}</b>: retry efficiency below <b>{r.threshold}</b> over both{' '}
               {r.shortWindowMs / 60_000} min and {r.longWindowMs / 60_000} min, with at least {r.minRetries}{' '}
-              retries in the long window, for {r.forMs / 60_000} min (per <code>mcp.server</code>).{' '}
-              {r.enabled ? '' : <b className="warn">Disabled.</b>}
+              retries in the long window, for {r.forMs / 60_000} min (per{' '}
+              <code>{ATTR_MCP_RESILIENCE_SERVER}</code>). {r.enabled ? '' : <b className="warn">Disabled.</b>}
             </p>
             <RuleForm rule={r} />
           </div>
@@ -102,7 +106,7 @@ export default async function AlertsPage() {
                     <span className={`badge ${h.state}`}>{h.state}</span>
                   </td>
                   <td>{h.name}</td>
-                  <td>{h.labels.mcp_server ?? ''}</td>
+                  <td>{h.labels[PROM_LABEL_MCP_RESILIENCE_SERVER] ?? ''}</td>
                   <td className="num">{h.value === null ? '' : fmtPct(h.value)}</td>
                   <td>{h.source}</td>
                 </tr>

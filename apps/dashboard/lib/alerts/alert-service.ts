@@ -1,3 +1,4 @@
+import { PROM_LABEL_MCP_RESILIENCE_SERVER } from '@mcp-resilience/middleware/semconv';
 import type { MetricsSource } from '../data/metrics-source';
 import { type AlertInstance, type AlertStore, maskUrl } from './alert-store';
 import type { AlertmanagerAlert } from './alertmanager';
@@ -151,8 +152,12 @@ export class AlertService {
       // NaN (no retries) never compares below the threshold, as in PromQL.
       const holds = l.total >= rule.minRetries && longEff < rule.threshold && shortEff < rule.threshold;
       const server = l.server || '(none)';
-      const labels = { alertname: rule.name, mcp_server: server, severity: rule.severity };
-      result.set(`${rule.id}{mcp_server="${server}"}`, {
+      const labels = {
+        alertname: rule.name,
+        [PROM_LABEL_MCP_RESILIENCE_SERVER]: server,
+        severity: rule.severity,
+      };
+      result.set(`${rule.id}{${PROM_LABEL_MCP_RESILIENCE_SERVER}="${server}"}`, {
         holds,
         labels,
         value: Number.isNaN(longEff) ? null : longEff,

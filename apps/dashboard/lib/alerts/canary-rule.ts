@@ -1,4 +1,7 @@
-import { PROM_LABEL_MCP_RESILIENCE_VARIANT, PROM_LABEL_MCP_SERVER } from '@mcp-resilience/middleware/semconv';
+import {
+  PROM_LABEL_MCP_RESILIENCE_SERVER,
+  PROM_LABEL_MCP_RESILIENCE_VARIANT,
+} from '@mcp-resilience/middleware/semconv';
 import { twoProportionTest } from '../data/experiment-stats';
 import { pickControl } from '../data/experiments';
 import type { VariantCounts } from '../data/experiments-types';
@@ -107,11 +110,11 @@ export async function canaryConditions(
       const worse = canaryVerdict(rule, candidate, control);
       const labels = {
         alertname: rule.name,
-        [PROM_LABEL_MCP_SERVER]: server,
+        [PROM_LABEL_MCP_RESILIENCE_SERVER]: server,
         [PROM_LABEL_MCP_RESILIENCE_VARIANT]: candidate.variant,
         severity: rule.severity,
       };
-      const key = `${rule.id}{${PROM_LABEL_MCP_SERVER}="${server}",${PROM_LABEL_MCP_RESILIENCE_VARIANT}="${candidate.variant}"}`;
+      const key = `${rule.id}{${PROM_LABEL_MCP_RESILIENCE_SERVER}="${server}",${PROM_LABEL_MCP_RESILIENCE_VARIANT}="${candidate.variant}"}`;
       result.set(key, {
         holds: worse.length > 0,
         labels,

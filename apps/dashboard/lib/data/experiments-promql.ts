@@ -1,10 +1,10 @@
 import {
-  PROM_LABEL_ERROR_CLASS,
-  PROM_LABEL_ERROR_TYPE,
+  PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS,
+  PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
+  PROM_LABEL_MCP_RESILIENCE_OUTCOME,
   PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
   PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
   PROM_LABEL_MCP_RESILIENCE_VARIANT,
-  PROM_LABEL_OUTCOME,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
@@ -27,13 +27,28 @@ import { byKey, variantTally } from './variant-tally';
  */
 
 const V = PROM_LABEL_MCP_RESILIENCE_VARIANT;
-const NON_RETRYABLE_FAILURE = { [PROM_LABEL_OUTCOME]: 'failure', [PROM_LABEL_ERROR_CLASS]: 'non_retryable' };
+const NON_RETRYABLE_FAILURE = {
+  [PROM_LABEL_MCP_RESILIENCE_OUTCOME]: 'failure',
+  [PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
+};
 
 export const experimentQueries = {
   calls: (w: Window) =>
-    totalBy(PROM_MCP_RESILIENCE_CALLS_TOTAL, [V, PROM_LABEL_OUTCOME], w.filters, w.windowMs, w.lookbackMs),
+    totalBy(
+      PROM_MCP_RESILIENCE_CALLS_TOTAL,
+      [V, PROM_LABEL_MCP_RESILIENCE_OUTCOME],
+      w.filters,
+      w.windowMs,
+      w.lookbackMs,
+    ),
   retries: (w: Window) =>
-    totalBy(PROM_MCP_RESILIENCE_RETRIES_TOTAL, [V, PROM_LABEL_OUTCOME], w.filters, w.windowMs, w.lookbackMs),
+    totalBy(
+      PROM_MCP_RESILIENCE_RETRIES_TOTAL,
+      [V, PROM_LABEL_MCP_RESILIENCE_OUTCOME],
+      w.filters,
+      w.windowMs,
+      w.lookbackMs,
+    ),
   nonRetryableSum: (w: Window) =>
     totalBy(
       PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
@@ -57,7 +72,7 @@ export const experimentQueries = {
   errors: (w: Window) =>
     totalBy(
       PROM_MCP_RESILIENCE_ERRORS_TOTAL,
-      [V, PROM_LABEL_ERROR_CLASS],
+      [V, PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS],
       w.filters,
       w.windowMs,
       w.lookbackMs,
@@ -67,8 +82,8 @@ export const experimentQueries = {
       PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
       [
         V,
-        PROM_LABEL_ERROR_CLASS,
-        PROM_LABEL_ERROR_TYPE,
+        PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS,
+        PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
         PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
         PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
       ],
@@ -109,20 +124,24 @@ export async function prometheusExperimentData(
   ];
 
   const tally = variantTally();
-  for (const s of calls) tally.call(label(s, V), label(s, PROM_LABEL_OUTCOME), value(s));
-  for (const s of retries) tally.retry(label(s, V), label(s, PROM_LABEL_OUTCOME), value(s));
+  for (const s of calls) tally.call(label(s, V), label(s, PROM_LABEL_MCP_RESILIENCE_OUTCOME), value(s));
+  for (const s of retries) tally.retry(label(s, V), label(s, PROM_LABEL_MCP_RESILIENCE_OUTCOME), value(s));
   const counts = new Map(nrCount.map((s) => [label(s, V), value(s)]));
   for (const s of nrSum) tally.nonRetryable(label(s, V), value(s), counts.get(label(s, V)) ?? 0);
   for (const s of latency) tally.bucket(label(s, V), label(s, 'le'), value(s));
   const errorCounts: ErrorClassCount[] = errors
     .filter((s) => value(s) > 0)
-    .map((s) => ({ variant: label(s, V), errorClass: label(s, PROM_LABEL_ERROR_CLASS), count: value(s) }));
+    .map((s) => ({
+      variant: label(s, V),
+      errorClass: label(s, PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS),
+      count: value(s),
+    }));
   const disagreementCounts: DisagreementCount[] = disagreements
     .filter((s) => value(s) > 0)
     .map((s) => ({
       variant: label(s, V),
-      errorClass: label(s, PROM_LABEL_ERROR_CLASS),
-      errorType: label(s, PROM_LABEL_ERROR_TYPE),
+      errorClass: label(s, PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS),
+      errorType: label(s, PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE),
       shadowClass: label(s, PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS),
       shadowType: label(s, PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE),
       count: value(s),

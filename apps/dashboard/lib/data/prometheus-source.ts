@@ -1,13 +1,13 @@
 import {
-  PROM_LABEL_ERROR_CLASS,
-  PROM_LABEL_ERROR_TYPE,
-  PROM_LABEL_FROM_STATE,
   PROM_LABEL_GEN_AI_TOOL_NAME,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
+  PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS,
+  PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
+  PROM_LABEL_MCP_RESILIENCE_OUTCOME,
+  PROM_LABEL_MCP_RESILIENCE_SERVER,
   PROM_LABEL_MCP_RESILIENCE_VARIANT,
-  PROM_LABEL_MCP_SERVER,
-  PROM_LABEL_OUTCOME,
-  PROM_LABEL_STATE,
-  PROM_LABEL_TO_STATE,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_SUM,
@@ -70,7 +70,7 @@ export const MAX_LOOKBACK_MS = 400 * 86_400_000;
 /** Nothing is later than now plus the largest clock skew (as the embedded ingest's limit). */
 const MAX_FUTURE_MS = 25 * 3_600_000;
 
-const SERVER = PROM_LABEL_MCP_SERVER;
+const SERVER = PROM_LABEL_MCP_RESILIENCE_SERVER;
 const TOOL = PROM_LABEL_GEN_AI_TOOL_NAME;
 /** How far before a window the value a window's count starts from is looked for (instant queries). */
 const TOTAL_LOOKBACK_MS = 3_600_000;
@@ -89,9 +89,9 @@ const LABEL: Readonly<Record<Dim, string>> = {
   service: promql.LABEL_JOB,
   server: SERVER,
   tool: TOOL,
-  outcome: PROM_LABEL_OUTCOME,
-  errorClass: PROM_LABEL_ERROR_CLASS,
-  errorType: PROM_LABEL_ERROR_TYPE,
+  outcome: PROM_LABEL_MCP_RESILIENCE_OUTCOME,
+  errorClass: PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS,
+  errorType: PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
   variant: PROM_LABEL_MCP_RESILIENCE_VARIANT,
   instance: promql.LABEL_INSTANCE,
 };
@@ -348,7 +348,7 @@ export class PrometheusPrimitives implements Primitives {
       instance: label(s, promql.LABEL_INSTANCE),
       server: label(s, SERVER),
       tool: label(s, TOOL),
-      state: asState(label(s, PROM_LABEL_STATE)),
+      state: asState(label(s, PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE)),
       since: cached(keys[i]!) ?? now,
       stale: s.value !== 1,
     }));
@@ -486,7 +486,10 @@ export class PrometheusPrimitives implements Primitives {
         const key = `${t}\u0001${base.service}\u0001${base.instance}\u0001${base.server}\u0001${tool}`;
         const g = groups.get(key) ?? { ts, base, edges: [] };
         for (let i = 0; i < n; i++)
-          g.edges.push([label(s, PROM_LABEL_FROM_STATE), label(s, PROM_LABEL_TO_STATE)]);
+          g.edges.push([
+            label(s, PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE),
+            label(s, PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE),
+          ]);
         groups.set(key, g);
       }
     }

@@ -1,10 +1,10 @@
 import {
-  PROM_LABEL_FROM_STATE,
   PROM_LABEL_GEN_AI_TOOL_NAME,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
+  PROM_LABEL_MCP_RESILIENCE_SERVER,
   PROM_LABEL_MCP_RESILIENCE_VARIANT,
-  PROM_LABEL_MCP_SERVER,
-  PROM_LABEL_STATE,
-  PROM_LABEL_TO_STATE,
   PROM_MCP_RESILIENCE_CALLS_TOTAL,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS_TOTAL,
@@ -30,7 +30,7 @@ import type { Filters } from './types';
 export const LABEL_JOB = 'job';
 /** The Prometheus target label built from `service.instance.id`. */
 export const LABEL_INSTANCE = 'instance';
-const S = PROM_LABEL_MCP_SERVER;
+const S = PROM_LABEL_MCP_RESILIENCE_SERVER;
 const T = PROM_LABEL_GEN_AI_TOOL_NAME;
 
 /** A PromQL string literal (Go escapes, which JSON's are a subset of). */
@@ -43,7 +43,7 @@ export const regexLiteral = (v: string): string => v.replace(/[\\.+*?()|[\]{}^$]
 export const dur = (ms: number): string => `${Math.max(1, Math.round(ms))}ms`;
 
 /**
- * A selector with the page filters: service → `job`, server → `mcp_server`, tool → `gen_ai_tool_name`. For
+ * A selector with the page filters: service → `job`, server → `mcp_resilience_server`, tool → `gen_ai_tool_name`. For
  * breaker metrics (`breakerScope`), a tool filter also keeps per-server breakers (no tool label), as the
  * embedded store does.
  */
@@ -193,7 +193,7 @@ export function breakerSince(filters: Filters, staleMs: number, resolutionMs: nu
 /** The worst state over each step per breaker key, as a rank: 2 open, 1 half-open, 0 closed. */
 export function breakerWorstRank(filters: Filters, stepMs: number): string {
   const at = (state: string) =>
-    `max_over_time(${stateSelector(filters, { [PROM_LABEL_STATE]: state })}[${dur(stepMs)}])`;
+    `max_over_time(${stateSelector(filters, { [PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE]: state })}[${dur(stepMs)}])`;
   return `max by (${S}, ${T}) (
     (${at('open')} == 1) * 2
   or (${at('half_open')} == 1)
@@ -204,7 +204,14 @@ export function breakerWorstRank(filters: Filters, stepMs: number): string {
 /** Transitions per instance, breaker and (from, to) in each step (the counter's exact increase). */
 export function transitionCounts(filters: Filters, stepMs: number, lookbackMs: number): string {
   return sumBy(
-    [LABEL_JOB, LABEL_INSTANCE, S, T, PROM_LABEL_FROM_STATE, PROM_LABEL_TO_STATE],
+    [
+      LABEL_JOB,
+      LABEL_INSTANCE,
+      S,
+      T,
+      PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
+      PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
+    ],
     exactIncrease(
       selector(PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS_TOTAL, filters, {}, { breakerScope: true }),
       stepMs,

@@ -1,16 +1,17 @@
 import {
-  ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
-  ATTR_FROM_STATE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_SHADOW_CLASS,
   ATTR_MCP_RESILIENCE_SHADOW_TYPE,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
-  ATTR_STATE,
-  ATTR_TO_STATE,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
@@ -37,19 +38,23 @@ const shadowOutcome = (a: Attrs): string =>
 function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestContext): DimLabels {
   return {
     service,
-    server: ctx.label('server', text(a[ATTR_MCP_SERVER])),
+    server: ctx.label('server', text(a[ATTR_MCP_RESILIENCE_SERVER])),
     method: ctx.label('method', text(a[ATTR_MCP_METHOD_NAME])),
     tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
     outcome: ctx.label(
       'outcome',
-      metricId === M.shadowDisagreements ? shadowOutcome(a) : text(a[ATTR_OUTCOME]),
+      metricId === M.shadowDisagreements ? shadowOutcome(a) : text(a[ATTR_MCP_RESILIENCE_OUTCOME]),
     ),
-    errorClass: ctx.label('error_class', text(a[ATTR_ERROR_CLASS])),
-    errorType: ctx.label('error_type', text(a[ATTR_ERROR_TYPE])),
+    errorClass: ctx.label('error_class', text(a[ATTR_MCP_RESILIENCE_ERROR_CLASS])),
+    // the classifier's type; on the MCP conventions' operation duration, `error.type` in its OTel meaning
+    errorType: ctx.label(
+      'error_type',
+      text(a[metricId === M.operationDuration ? ATTR_ERROR_TYPE : ATTR_MCP_RESILIENCE_ERROR_TYPE]),
+    ),
     // transitions: `from>to`; other metrics: the experiment variant (the read side filters on it)
     extra:
       metricId === M.transitions
-        ? `${ctx.label('state', text(a[ATTR_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_TO_STATE]))}`
+        ? `${ctx.label('state', text(a[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]))}`
         : ctx.label('variant', text(a[ATTR_MCP_RESILIENCE_VARIANT])),
   };
 }
@@ -84,7 +89,7 @@ function levelFact(service: string, instance: string, p: NumberPoint, ctx: Inges
     timeMs: p.timeMs,
     labels: {
       service,
-      server: ctx.label('server', text(a[ATTR_MCP_SERVER])),
+      server: ctx.label('server', text(a[ATTR_MCP_RESILIENCE_SERVER])),
       method: '',
       tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
       outcome: '',
@@ -157,12 +162,12 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
           }
           if (isBreakerGauge) {
             if ((p as NumberPoint).value !== 1) continue;
-            const state = ctx.label('state', text(p.attributes[ATTR_STATE]));
+            const state = ctx.label('state', text(p.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE]));
             if (state === '') continue;
             breakers.push({
               service,
               instance,
-              server: ctx.label('server', text(p.attributes[ATTR_MCP_SERVER])),
+              server: ctx.label('server', text(p.attributes[ATTR_MCP_RESILIENCE_SERVER])),
               tool: ctx.label('tool', text(p.attributes[ATTR_GEN_AI_TOOL_NAME])),
               state,
               at: p.timeMs,

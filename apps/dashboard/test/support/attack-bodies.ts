@@ -128,7 +128,11 @@ export function wideResourceSeries(
     startTimeUnixNano: nanos(nowMs - 1000),
     timeUnixNano: nanos(nowMs),
     asInt: '1',
-    attributes: [kv('mcp.server', 'wide'), kv('outcome', 'success'), kv('gen_ai.tool.name', `t${i}`)],
+    attributes: [
+      kv('mcp.resilience.server', 'wide'),
+      kv('mcp.resilience.outcome', 'success'),
+      kv('gen_ai.tool.name', `t${i}`),
+    ],
   }));
   const body = {
     resourceMetrics: [
@@ -175,7 +179,11 @@ export function prototypeKeys(bad: number, good: number, nowMs: number): AttackB
   const point = (i: number, value: unknown) => ({
     timeUnixNano: nanos(nowMs),
     asInt: '1',
-    attributes: [{ key: 'mcp.server', value }, kv('outcome', 'success'), kv('gen_ai.tool.name', `tool-${i}`)],
+    attributes: [
+      { key: 'mcp.resilience.server', value },
+      kv('mcp.resilience.outcome', 'success'),
+      kv('gen_ai.tool.name', `tool-${i}`),
+    ],
   });
   const dataPoints = [
     ...Array.from({ length: bad }, (_, i) => point(i, hostile)),

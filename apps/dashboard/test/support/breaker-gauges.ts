@@ -1,7 +1,7 @@
 import {
   ATTR_GEN_AI_TOOL_NAME,
-  ATTR_MCP_SERVER,
-  ATTR_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  ATTR_MCP_RESILIENCE_SERVER,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
 } from '@mcp-resilience/middleware/semconv';
 import { nanos } from './otlp-json';
@@ -30,9 +30,9 @@ export function breakerGaugeRequest(
       timeUnixNano: nanos(timeMs),
       asInt: state === b.state ? 1 : 0,
       attributes: [
-        str(ATTR_MCP_SERVER, b.server),
+        str(ATTR_MCP_RESILIENCE_SERVER, b.server),
         ...(b.tool === '' ? [] : [str(ATTR_GEN_AI_TOOL_NAME, b.tool)]),
-        str(ATTR_STATE, state),
+        str(ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE, state),
       ],
     })),
   );

@@ -2,8 +2,8 @@ import { type ClassificationRule, createResilience, type Recorder } from '@mcp-r
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
 } from '@mcp-resilience/middleware/semconv';
 import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { SCRIPT_OPTIONS } from './workload';
@@ -108,7 +108,7 @@ export async function runCanary(
           endpoint: 'weather',
           operation: 'tools/call',
           attributes: {
-            [ATTR_MCP_SERVER]: 'weather',
+            [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
             [ATTR_MCP_METHOD_NAME]: 'tools/call',
             [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
             'conversation.id': `conv-${i % 97}`,

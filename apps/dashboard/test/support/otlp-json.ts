@@ -88,7 +88,10 @@ export function histogramRequest(
                       sum: p.sum,
                       bucketCounts: p.buckets,
                       explicitBounds: p.buckets.slice(1).map((_, i) => (i + 1) * 0.1),
-                      attributes: attrs({ 'mcp.server': 'weather', outcome: 'success' }),
+                      attributes: attrs({
+                        'mcp.resilience.server': 'weather',
+                        'mcp.resilience.outcome': 'success',
+                      }),
                     },
                   ],
                 },

@@ -2,7 +2,7 @@ import { createResilience, type Recorder, type ResilienceEvent } from '@mcp-resi
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_SERVER,
+  ATTR_MCP_RESILIENCE_SERVER,
 } from '@mcp-resilience/middleware/semconv';
 import { createMemoryRecorder } from '@mcp-resilience/middleware/testing';
 
@@ -110,7 +110,7 @@ export async function executeScripted(resilience: Resilience, call: ScriptedCall
         endpoint: call.server,
         operation: 'tools/call',
         attributes: {
-          [ATTR_MCP_SERVER]: call.server,
+          [ATTR_MCP_RESILIENCE_SERVER]: call.server,
           [ATTR_MCP_METHOD_NAME]: 'tools/call',
           [ATTR_GEN_AI_TOOL_NAME]: call.tool,
         },

@@ -25,8 +25,8 @@ import type { ResilienceOptions } from '../options.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
 } from '../otel/semconv.js';
 
 /** `guard.idempotency`: which tools are safe to repeat after a failure that may have run (timeout, reset). */
@@ -37,7 +37,7 @@ export type GuardIdempotency =
 
 /** The `guard` group of the framework adapters. All optional. */
 export interface GuardOptions {
-  /** The name the tools' calls are recorded under (breaker and budget key). Default `'tools'`. */
+  /** The name the tools' calls are recorded under (`mcp.resilience.server`, breaker and budget key). Default `'tools'`. */
   readonly server?: string;
   /** Default `'never'`: only failures that certainly did not run are retried. */
   readonly idempotency?: GuardIdempotency;
@@ -173,7 +173,7 @@ export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGu
     timeoutMs?: number,
   ): Promise<GuardedCall<T>> {
     const attributes: Record<string, string> = {
-      [ATTR_MCP_SERVER]: server,
+      [ATTR_MCP_RESILIENCE_SERVER]: server,
       [ATTR_MCP_METHOD_NAME]: 'tools/call',
       [ATTR_GEN_AI_TOOL_NAME]: tool,
     };
@@ -181,7 +181,7 @@ export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGu
       endpoint: server,
       operation: 'tools/call',
       attributes,
-      endpointAttributes: { [ATTR_MCP_SERVER]: server },
+      endpointAttributes: { [ATTR_MCP_RESILIENCE_SERVER]: server },
       idempotent: safe(tool),
       rules,
       ...(signal ? { signal } : {}),

@@ -27,7 +27,7 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** Attempts of this call, overriding the `maxAttempts` option. */
   readonly maxAttempts?: number;
-  /** Low-cardinality telemetry attributes of the call (`mcp.server`, `mcp.method.name`, `gen_ai.tool.name`). */
+  /** Low-cardinality telemetry attributes of the call (`mcp.resilience.server`, `mcp.method.name`, `gen_ai.tool.name`). */
   readonly attributes?: Readonly<Record<string, string>>;
   /** Telemetry attributes of the endpoint (its breaker), set when the endpoint is first seen. Default none. */
   readonly endpointAttributes?: Readonly<Record<string, string>>;

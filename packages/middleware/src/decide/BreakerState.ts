@@ -19,7 +19,7 @@ export interface BreakerSnapshot {
   readonly outageSince?: number;
   /** How many times it re-opened in a row (the break duration doubles each time). */
   readonly reopenCount: number;
-  /** Telemetry attributes the endpoint was created with (for example `mcp.server`, `gen_ai.tool.name`). */
+  /** Telemetry attributes the endpoint was created with (for example `mcp.resilience.server`, `gen_ai.tool.name`). */
   readonly attributes: Readonly<Record<string, string>>;
   /** The state was adopted from another replica's verdict through the shared health store. */
   readonly fleet?: boolean;

@@ -389,19 +389,19 @@ describe('experiment telemetry', () => {
     // Breaker metrics stay per endpoint: one breaker per server on the Breakers page, whatever the variants.
     const transitions = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS);
     expect(transitions[0]?.attributes).toEqual({
-      'mcp.server': 'weather',
-      from_state: 'closed',
-      to_state: 'open',
+      'mcp.resilience.server': 'weather',
+      'mcp.resilience.circuit_breaker.from_state': 'closed',
+      'mcp.resilience.circuit_breaker.to_state': 'open',
     });
     const disagreements = await otel.points(METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS);
     expect(disagreements).toEqual([
       {
         attributes: {
-          'mcp.server': 'weather',
+          'mcp.resilience.server': 'weather',
           'mcp.method.name': 'call',
           'mcp.resilience.variant': 'candidate',
-          'error.type': 'unavailable',
-          'error.class': 'retryable',
+          'mcp.resilience.error.type': 'unavailable',
+          'mcp.resilience.error.class': 'retryable',
           'mcp.resilience.shadow.class': 'non_retryable',
           'mcp.resilience.shadow.type': 'not_found',
         },
@@ -581,11 +581,11 @@ describe('withResilience with variants: the negative cache and fallbacks per var
       expect(avoided).toEqual([
         {
           attributes: {
-            'mcp.server': 'weather',
+            'mcp.resilience.server': 'weather',
             'mcp.method.name': 'tools/call',
             'gen_ai.tool.name': 'forecast',
             [ATTR_MCP_RESILIENCE_VARIANT]: strict,
-            'error.type': 'invalid_params',
+            'mcp.resilience.error.type': 'invalid_params',
           },
           value: 1,
         },
@@ -659,17 +659,17 @@ describe('withResilience with variants: the negative cache and fallbacks per var
     const fallbacks = await otel.points(METRIC_MCP_RESILIENCE_FALLBACKS);
     expect(fallbacks.map((p) => p.attributes)).toEqual([
       expect.objectContaining({
-        'mcp.server': primaryName,
+        'mcp.resilience.server': primaryName,
         'mcp.resilience.fallback.server': backupName,
         [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate',
-        outcome: 'success',
+        'mcp.resilience.outcome': 'success',
       }),
     ]);
     const calls = await otel.points(METRIC_MCP_RESILIENCE_CALLS);
     expect(
       calls
         .filter((p) => p.attributes['mcp.method.name'] === 'tools/call')
-        .map((p) => [p.attributes['mcp.server'], p.attributes[ATTR_MCP_RESILIENCE_VARIANT]])
+        .map((p) => [p.attributes['mcp.resilience.server'], p.attributes[ATTR_MCP_RESILIENCE_VARIANT]])
         .sort(),
     ).toEqual([
       [backupName, 'candidate'],

@@ -14,7 +14,7 @@ describe('CircuitBreaker', () => {
   ) =>
     new CircuitBreaker(
       'weather',
-      { 'mcp.server': 'weather' },
+      { 'mcp.resilience.server': 'weather' },
       { ...defaults, breakerBreakMs: 10_000, breakerMaxBreakMs: 300_000, breakerJitter: 0.1, ...options },
       clock,
       (t) => transitions.push(t),

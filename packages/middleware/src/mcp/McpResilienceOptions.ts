@@ -81,7 +81,7 @@ export interface McpResilienceOptions extends ResilienceOptions, ExperimentOptio
  */
 export interface FlatMcpOptions {
   /**
-   * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.server` in telemetry.
+   * The logical server name: the breaker, budget and adaptive-backoff key, and `mcp.resilience.server` in telemetry.
    * Default: the name the server gave in `initialize` (`serverInfo.name`), else `'mcp'`.
    */
   readonly server?: string;

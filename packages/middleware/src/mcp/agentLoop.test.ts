@@ -19,7 +19,7 @@ const setup = (options: Parameters<typeof agentLoop>[0] = {}) => {
   });
   return { loop, clock, recorder };
 };
-const attributes = { 'mcp.server': 's', 'gen_ai.tool.name': 't' };
+const attributes = { 'mcp.resilience.server': 's', 'gen_ai.tool.name': 't' };
 
 describe('agentLoop', () => {
   it('keeps a result small enough to hold, and not a larger one', () => {

@@ -3,6 +3,7 @@ import type { FunctionRule } from '../classify/ClassificationRule.js';
 import { capMessage } from '../classify/readClassification.js';
 import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
 import { createResilience } from '../createResilience.js';
+import { ATTR_MCP_METHOD_NAME, ATTR_MCP_RESILIENCE_SERVER } from '../otel/semconv.js';
 import type { McpClientLike } from './McpClientLike.js';
 import { type McpResilienceOptions, splitMcpOptions } from './McpResilienceOptions.js';
 import { mcpRules } from './mcpRules.js';
@@ -73,11 +74,11 @@ export async function connectWithResilience<C extends McpClientLike>(
     },
     {
       endpoint: server,
-      endpointAttributes: { 'mcp.server': server },
+      endpointAttributes: { [ATTR_MCP_RESILIENCE_SERVER]: server },
       operation: method,
       // Nothing has run on the server before the connection exists.
       idempotent: true,
-      attributes: { 'mcp.server': server, 'mcp.method.name': method },
+      attributes: { [ATTR_MCP_RESILIENCE_SERVER]: server, [ATTR_MCP_METHOD_NAME]: method },
       rules: [
         ...(rules ?? []),
         negotiationHttpFailure((error) => failures.get(error as object)),

@@ -8,7 +8,7 @@ import { FALLBACK_FROM, FALLBACK_VARIANT, internalsOf } from './internals.js';
 
 /**
  * A fallback server for `withResilience`: an MCP `Client` (connected by its owner), or one with the name to use
- * for it (breaker key and `mcp.server`; default: its `serverInfo.name`, suffixed with `#<n>` when it equals the
+ * for it (breaker key and `mcp.resilience.server`; default: its `serverInfo.name`, suffixed with `#<n>` when it equals the
  * primary's) and the tools it stands in for (default: every tool it lists).
  */
 export type FallbackTarget =

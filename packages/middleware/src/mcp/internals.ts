@@ -20,7 +20,7 @@ export interface ResilientInternals {
   readonly tools: ToolAnnotationCache;
   /** Lists the tools again (all pages), once at a time; never rejects. */
   refreshTools(signal: AbortSignal | undefined): Promise<void>;
-  /** The server name used as breaker key and `mcp.server`. */
+  /** The server name used as breaker key and `mcp.resilience.server`. */
   server(): string;
 }
 

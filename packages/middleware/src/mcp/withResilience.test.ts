@@ -139,7 +139,7 @@ describe('withResilience', () => {
     const call = recorder.ofType('call_started')[2]!;
     expect(call.endpoint).toBe('test-server'); // the server's own name by default
     expect(call.attributes).toMatchObject({
-      'mcp.server': 'test-server',
+      'mcp.resilience.server': 'test-server',
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'echo',
     });
@@ -444,7 +444,7 @@ describe('withResilience', () => {
       expect(transition).toMatchObject({
         endpoint: 's/hang',
         to: 'open',
-        attributes: { 'mcp.server': 's', 'gen_ai.tool.name': 'hang' },
+        attributes: { 'mcp.resilience.server': 's', 'gen_ai.tool.name': 'hang' },
       });
       expect(recorder.ofType('call_started').map((c) => c.endpoint)).toEqual([
         's', // tools/list, for the annotations

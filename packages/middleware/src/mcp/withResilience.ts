@@ -9,8 +9,8 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_FALLBACK_FROM,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
   ERROR_TYPE_VALUE_TOOL_ERROR,
@@ -154,8 +154,8 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     const perTool = breakerScope === 'tool' && tool !== undefined;
     const endpoint = perTool ? `${server}/${tool}` : server;
     const endpointAttributes: Record<string, string> = perTool
-      ? { [ATTR_MCP_SERVER]: server, [ATTR_GEN_AI_TOOL_NAME]: tool }
-      : { [ATTR_MCP_SERVER]: server };
+      ? { [ATTR_MCP_RESILIENCE_SERVER]: server, [ATTR_GEN_AI_TOOL_NAME]: tool }
+      : { [ATTR_MCP_RESILIENCE_SERVER]: server };
     // The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile.
     let attemptTransport: Transport | undefined;
     const recovery: Recovery | undefined =
@@ -378,7 +378,7 @@ function callAttributes(
   version: string | undefined,
 ): Record<string, string> {
   const attributes: Record<string, string> = {
-    [ATTR_MCP_SERVER]: server,
+    [ATTR_MCP_RESILIENCE_SERVER]: server,
     [ATTR_MCP_METHOD_NAME]: req.method,
   };
   if (tool !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = tool;

@@ -2,11 +2,11 @@ import { type HrTime, trace } from '@opentelemetry/api';
 import type { FallbackEvent, ModelRetryAvoidedEvent } from '../record/ResilienceEvent.js';
 import { errorTypeValue } from './attributes.js';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_FALLBACK_SERVER,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   EVENT_MCP_RESILIENCE_FALLBACK,
   EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED,
 } from './semconv.js';
@@ -22,22 +22,26 @@ export function agentLoopSpanEvent(
   const span = trace.getActiveSpan();
   if (!span) return;
   const base: Record<string, string> = {};
-  const server = event.attributes[ATTR_MCP_SERVER];
+  const server = event.attributes[ATTR_MCP_RESILIENCE_SERVER];
   const tool = event.attributes[ATTR_GEN_AI_TOOL_NAME];
-  if (server !== undefined) base[ATTR_MCP_SERVER] = server;
+  if (server !== undefined) base[ATTR_MCP_RESILIENCE_SERVER] = server;
   if (tool !== undefined) base[ATTR_GEN_AI_TOOL_NAME] = tool;
   const time = at(event.time);
   if (event.type === 'model_retry_avoided') {
     span.addEvent(
       EVENT_MCP_RESILIENCE_MODEL_RETRY_AVOIDED,
-      { ...base, [ATTR_ERROR_TYPE]: errorTypeValue(event.classification?.type) },
+      { ...base, [ATTR_MCP_RESILIENCE_ERROR_TYPE]: errorTypeValue(event.classification?.type) },
       time,
     );
     return;
   }
   span.addEvent(
     EVENT_MCP_RESILIENCE_FALLBACK,
-    { ...base, [ATTR_MCP_RESILIENCE_FALLBACK_SERVER]: event.target, [ATTR_OUTCOME]: event.outcome },
+    {
+      ...base,
+      [ATTR_MCP_RESILIENCE_FALLBACK_SERVER]: event.target,
+      [ATTR_MCP_RESILIENCE_OUTCOME]: event.outcome,
+    },
     time,
   );
 }

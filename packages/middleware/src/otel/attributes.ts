@@ -2,7 +2,6 @@ import type { Attributes } from '@opentelemetry/api';
 import { ERROR_CLASSES, ERROR_TYPES } from '../classify/Classification.js';
 import { BREAKER_STATES } from '../decide/BreakerState.js';
 import {
-  ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_PROMPT_NAME,
   ATTR_GEN_AI_TOOL_NAME,
@@ -10,9 +9,11 @@ import {
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_RESILIENCE_ENDPOINT,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_OPERATION,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
   ATTR_RPC_RESPONSE_STATUS_CODE,
@@ -27,19 +28,19 @@ const oneOf =
   (value: unknown): string =>
     typeof value === 'string' && values.includes(value) ? value : OTHER_VALUE;
 
-/** `error.type`: one of the classifier's `ERROR_TYPES`, else `_OTHER` (a user rule may return anything). */
+/** `mcp.resilience.error.type`: one of the classifier's `ERROR_TYPES`, else `_OTHER` (a user rule may return anything). */
 export const errorTypeValue = oneOf(ERROR_TYPES);
-/** `error.class`: `retryable` | `non_retryable` | `conditional`, else `_OTHER`. */
+/** `mcp.resilience.error.class`: `retryable` | `non_retryable` | `conditional`, else `_OTHER`. */
 export const errorClassValue = oneOf(ERROR_CLASSES);
-/** `state`, `from_state`, `to_state`: `closed` | `open` | `half_open`, else `_OTHER`. */
+/** `mcp.resilience.circuit_breaker.{state,from_state,to_state}`: `closed` | `open` | `half_open`, else `_OTHER`. */
 export const stateValue = oneOf(BREAKER_STATES);
 
 const nonEmpty = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
-/** `mcp.server`: the edge's attribute, else the endpoint key. */
+/** `mcp.resilience.server`: the edge's attribute, else the endpoint key. */
 export const serverOf = (endpoint: string, attributes: Source): string =>
-  nonEmpty(attributes[ATTR_MCP_SERVER]) ?? endpoint;
+  nonEmpty(attributes[ATTR_MCP_RESILIENCE_SERVER]) ?? endpoint;
 
 /** `mcp.method.name`: the edge's attribute, else the operation name. */
 export const methodOf = (operation: string, attributes: Source): string =>
@@ -52,7 +53,7 @@ export function callMetricAttributes(ref: {
   attributes: Source;
 }): Attributes {
   const attributes: Attributes = {
-    [ATTR_MCP_SERVER]: serverOf(ref.endpoint, ref.attributes),
+    [ATTR_MCP_RESILIENCE_SERVER]: serverOf(ref.endpoint, ref.attributes),
     [ATTR_MCP_METHOD_NAME]: methodOf(ref.operation, ref.attributes),
   };
   const tool = nonEmpty(ref.attributes[ATTR_GEN_AI_TOOL_NAME]);
@@ -73,11 +74,11 @@ export function operationMetricAttributes(ref: { operation: string; attributes: 
 }
 
 /**
- * A breaker's metric attributes, from the endpoint's attributes (`CallOptions.endpointAttributes`): `mcp.server`
+ * A breaker's metric attributes, from the endpoint's attributes (`CallOptions.endpointAttributes`): `mcp.resilience.server`
  * (the endpoint key when none is given), plus `gen_ai.tool.name` for a per-tool breaker.
  */
 export function breakerMetricAttributes(endpoint: string, attributes: Source): Attributes {
-  const result: Attributes = { [ATTR_MCP_SERVER]: serverOf(endpoint, attributes) };
+  const result: Attributes = { [ATTR_MCP_RESILIENCE_SERVER]: serverOf(endpoint, attributes) };
   const tool = nonEmpty(attributes[ATTR_GEN_AI_TOOL_NAME]);
   if (tool !== undefined) result[ATTR_GEN_AI_TOOL_NAME] = tool;
   return result;
@@ -93,7 +94,7 @@ export function callSpanAttributes(ref: {
   for (const [key, value] of Object.entries(ref.attributes)) {
     if (typeof value === 'string') attributes[key] = value;
   }
-  attributes[ATTR_MCP_SERVER] = serverOf(ref.endpoint, ref.attributes);
+  attributes[ATTR_MCP_RESILIENCE_SERVER] = serverOf(ref.endpoint, ref.attributes);
   attributes[ATTR_MCP_METHOD_NAME] = methodOf(ref.operation, ref.attributes);
   attributes[ATTR_MCP_RESILIENCE_ENDPOINT] = ref.endpoint;
   attributes[ATTR_MCP_RESILIENCE_OPERATION] = ref.operation;
@@ -108,13 +109,22 @@ export function attemptSpanName(ref: { operation: string; attributes: Source }):
   return target === undefined ? method : `${method} ${target}`;
 }
 
-/** `error.type` and `error.class` of a failure, normalized. */
+/** The classifier's `mcp.resilience.error.type` and `mcp.resilience.error.class` of a failure, normalized. */
 export function errorAttributes(classification: { type?: unknown; class?: unknown } | undefined): Attributes {
   return {
-    [ATTR_ERROR_TYPE]: errorTypeValue(classification?.type),
-    [ATTR_ERROR_CLASS]: errorClassValue(classification?.class),
+    [ATTR_MCP_RESILIENCE_ERROR_TYPE]: errorTypeValue(classification?.type),
+    [ATTR_MCP_RESILIENCE_ERROR_CLASS]: errorClassValue(classification?.class),
   };
 }
+
+/**
+ * `error.type` in its OTel meaning: what the edge annotated (the JSON-RPC code, `tool_error`), else the
+ * classifier's type, the domain-specific value the conventions allow when there is no code.
+ */
+export const semconvErrorType = (
+  annotated: Readonly<Record<string, string>>,
+  classification: { type?: unknown } | undefined,
+): string => annotated[ATTR_ERROR_TYPE] ?? errorTypeValue(classification?.type);
 
 /** A JSON-RPC error code as a string (`-32602`). */
 const JSON_RPC_CODE = /^-?\d{1,6}$/;

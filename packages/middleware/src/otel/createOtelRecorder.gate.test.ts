@@ -9,9 +9,8 @@ import {
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS,
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED,
@@ -22,7 +21,7 @@ import {
 import { createOtelHarness, type OtelHarness, pointWith } from './test-support/otelHarness.js';
 
 const START = 1_000_000;
-const SERVER = { [ATTR_MCP_SERVER]: 'weather' };
+const SERVER = { [ATTR_MCP_RESILIENCE_SERVER]: 'weather' };
 const CALL = { endpoint: 'weather', operation: 'tools/call', endpointAttributes: SERVER, timeoutMs: 30_000 };
 const unavailable = () => Object.assign(new Error('Service Unavailable'), { status: 503 });
 const ms = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
@@ -92,9 +91,11 @@ describe('createOtelRecorder: the breaker gate', () => {
     ]);
 
     const durations = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION);
-    const released = pointWith(durations, { ...SERVER, [ATTR_OUTCOME]: 'released' })?.value as Histogram;
+    const released = pointWith(durations, { ...SERVER, [ATTR_MCP_RESILIENCE_OUTCOME]: 'released' })
+      ?.value as Histogram;
     expect(released).toMatchObject({ count: 2, sum: 2 });
-    const shedPoint = pointWith(durations, { ...SERVER, [ATTR_OUTCOME]: 'shed' })?.value as Histogram;
+    const shedPoint = pointWith(durations, { ...SERVER, [ATTR_MCP_RESILIENCE_OUTCOME]: 'shed' })
+      ?.value as Histogram;
     expect(shedPoint).toMatchObject({ count: 1, sum: 0 });
 
     const calls = otel.spansNamed(SPAN_MCP_RESILIENCE_CALL);
@@ -111,7 +112,7 @@ describe('createOtelRecorder: the breaker gate', () => {
       expect(span.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS]).toBe(1_000);
       const wait = span.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT);
       expect(wait?.attributes).toEqual({
-        [ATTR_OUTCOME]: 'released',
+        [ATTR_MCP_RESILIENCE_OUTCOME]: 'released',
         [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS]: 1_000,
       });
       expect(ms(wait!.time)).toBe(START + 0); // the event marks the wait's start
@@ -157,10 +158,12 @@ describe('createOtelRecorder: the breaker gate', () => {
     expect(
       durations
         .map((p) => p.attributes)
-        .sort((a, b) => String(a[ATTR_OUTCOME]).localeCompare(String(b[ATTR_OUTCOME]))),
+        .sort((a, b) =>
+          String(a[ATTR_MCP_RESILIENCE_OUTCOME]).localeCompare(String(b[ATTR_MCP_RESILIENCE_OUTCOME])),
+        ),
     ).toEqual([
-      { ...SERVER, ...variant, [ATTR_OUTCOME]: 'released' },
-      { ...SERVER, ...variant, [ATTR_OUTCOME]: 'shed' },
+      { ...SERVER, ...variant, [ATTR_MCP_RESILIENCE_OUTCOME]: 'released' },
+      { ...SERVER, ...variant, [ATTR_MCP_RESILIENCE_OUTCOME]: 'shed' },
     ]);
   });
 

@@ -20,25 +20,25 @@ import type { ResilienceOptions } from '../options.js';
 import { createFakeClock, type FakeClock } from '../testing/createFakeClock.js';
 import { createOtelRecorder } from './createOtelRecorder.js';
 import {
-  ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
-  ATTR_FROM_STATE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
   ATTR_MCP_RESILIENCE_DECISION,
   ATTR_MCP_RESILIENCE_DELAY_MS,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
   ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_EXECUTION,
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_OUTCOME,
   ATTR_MCP_RESILIENCE_RETRY_AFTER_MS,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
-  ATTR_STATE,
-  ATTR_TO_STATE,
+  ATTR_MCP_RESILIENCE_SERVER,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_CLIENT_OPERATION_DURATION,
@@ -62,7 +62,7 @@ import {
 
 const START = 1_000_000;
 const TOOL = {
-  [ATTR_MCP_SERVER]: 'weather',
+  [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
 };
@@ -153,7 +153,7 @@ describe('createOtelRecorder through createResilience', () => {
     expect(traceId).toBe(parent.spanContext().traceId);
 
     expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
-      { attributes: { ...TOOL, [ATTR_OUTCOME]: 'success' }, value: 1 },
+      { attributes: { ...TOOL, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' }, value: 1 },
     ]);
     expect(await otel.points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([]);
     const [callDuration] = await otel.points(METRIC_MCP_RESILIENCE_CALL_DURATION);
@@ -177,8 +177,8 @@ describe('createOtelRecorder through createResilience', () => {
     expect(first?.attributes[ATTR_ERROR_TYPE]).toBe('network');
     expect(first?.events.map((e) => e.name)).toEqual([EVENT_MCP_RESILIENCE_CLASSIFICATION]);
     expect(first?.events[0]?.attributes).toMatchObject({
-      [ATTR_ERROR_CLASS]: 'retryable',
-      [ATTR_ERROR_TYPE]: 'network',
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'network',
       [ATTR_MCP_RESILIENCE_DECISION]: 'retry',
       [ATTR_MCP_RESILIENCE_DELAY_MS]: 200,
       [ATTR_MCP_RESILIENCE_EXECUTION]: 'unknown',
@@ -191,10 +191,24 @@ describe('createOtelRecorder through createResilience', () => {
     expect(duration(callSpan)).toBeCloseTo(300, 3); // 50 + 200 wait + 50
 
     expect(await otel.points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([
-      { attributes: { ...TOOL, [ATTR_OUTCOME]: 'success', [ATTR_ERROR_TYPE]: 'network' }, value: 1 },
+      {
+        attributes: {
+          ...TOOL,
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'success',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'network',
+        },
+        value: 1,
+      },
     ]);
     expect(await otel.points(METRIC_MCP_RESILIENCE_ERRORS)).toEqual([
-      { attributes: { ...TOOL, [ATTR_ERROR_CLASS]: 'retryable', [ATTR_ERROR_TYPE]: 'network' }, value: 1 },
+      {
+        attributes: {
+          ...TOOL,
+          [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'network',
+        },
+        value: 1,
+      },
     ]);
     expect(await otel.points(METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME)).toEqual([
       { attributes: TOOL, value: 0 },
@@ -214,8 +228,8 @@ describe('createOtelRecorder through createResilience', () => {
 
     const [attemptSpan] = otel.spansNamed(ATTEMPT_SPAN);
     expect(attemptSpan?.events[0]?.attributes).toMatchObject({
-      [ATTR_ERROR_CLASS]: 'non_retryable',
-      [ATTR_ERROR_TYPE]: 'invalid_request',
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'invalid_request',
       [ATTR_MCP_RESILIENCE_DECISION]: 'give_up',
       [ATTR_MCP_RESILIENCE_GIVE_UP_REASON]: 'non_retryable',
     });
@@ -226,17 +240,18 @@ describe('createOtelRecorder through createResilience', () => {
     expect(callSpan?.status.code).toBe(SpanStatusCode.ERROR);
     expect(callSpan?.attributes).toMatchObject({
       [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
-      [ATTR_ERROR_CLASS]: 'non_retryable',
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
       [ATTR_ERROR_TYPE]: 'invalid_request',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'invalid_request',
     });
 
     expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
       {
         attributes: {
           ...TOOL,
-          [ATTR_OUTCOME]: 'failure',
-          [ATTR_ERROR_CLASS]: 'non_retryable',
-          [ATTR_ERROR_TYPE]: 'invalid_request',
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+          [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'invalid_request',
         },
         value: 1,
       },
@@ -246,8 +261,8 @@ describe('createOtelRecorder through createResilience', () => {
     const [mttf] = await otel.points(METRIC_MCP_RESILIENCE_CALL_DURATION);
     expect(mttf?.attributes).toEqual({
       ...TOOL,
-      [ATTR_OUTCOME]: 'failure',
-      [ATTR_ERROR_CLASS]: 'non_retryable',
+      [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
     });
     expect(mttf?.value).toMatchObject({ count: 1 });
     expect((mttf?.value as Histogram | undefined)?.sum).toBeCloseTo(0.03, 10);
@@ -261,14 +276,21 @@ describe('createOtelRecorder through createResilience', () => {
     const [first] = otel.spansNamed(ATTEMPT_SPAN);
     const attributes = first?.events[0]?.attributes ?? {};
     expect(attributes).toMatchObject({
-      [ATTR_ERROR_CLASS]: 'conditional',
-      [ATTR_ERROR_TYPE]: 'rate_limited',
+      [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'conditional',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'rate_limited',
       [ATTR_MCP_RESILIENCE_DECISION]: 'wait',
       [ATTR_MCP_RESILIENCE_RETRY_AFTER_MS]: 2_000,
     });
     expect(attributes[ATTR_MCP_RESILIENCE_DELAY_MS]).toBeGreaterThanOrEqual(2_000);
     expect(await otel.points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([
-      { attributes: { ...TOOL, [ATTR_OUTCOME]: 'success', [ATTR_ERROR_TYPE]: 'rate_limited' }, value: 1 },
+      {
+        attributes: {
+          ...TOOL,
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'success',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'rate_limited',
+        },
+        value: 1,
+      },
     ]);
   });
 
@@ -281,7 +303,7 @@ describe('createOtelRecorder through createResilience', () => {
 
     const [first] = otel.spansNamed(ATTEMPT_SPAN);
     expect(first?.events[0]?.attributes).toMatchObject({
-      [ATTR_ERROR_TYPE]: 'unavailable',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'unavailable',
       [ATTR_MCP_RESILIENCE_DECISION]: 'budget_exhausted',
     });
     expect(await otel.points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([]);
@@ -289,9 +311,9 @@ describe('createOtelRecorder through createResilience', () => {
       {
         attributes: {
           ...TOOL,
-          [ATTR_OUTCOME]: 'failure',
-          [ATTR_ERROR_CLASS]: 'retryable',
-          [ATTR_ERROR_TYPE]: 'unavailable',
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+          [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'unavailable',
         },
         value: 1,
       },
@@ -308,7 +330,10 @@ describe('createOtelRecorder through createResilience', () => {
     const state = async () =>
       (await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE))
         .filter((p) => p.value === 1)
-        .map((p) => [p.attributes[ATTR_MCP_SERVER], p.attributes[ATTR_STATE]]);
+        .map((p) => [
+          p.attributes[ATTR_MCP_RESILIENCE_SERVER],
+          p.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE],
+        ]);
 
     expect(await settle(clock, r.execute(script(clock, 10, httpError(503)), CALL))).toBeInstanceOf(Error);
     expect(await state()).toEqual([['weather', 'closed']]);
@@ -339,8 +364,8 @@ describe('createOtelRecorder through createResilience', () => {
       (s?.events ?? [])
         .filter((e) => e.name === EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION)
         .map((e) => [
-          e.attributes?.[ATTR_FROM_STATE],
-          e.attributes?.[ATTR_TO_STATE],
+          e.attributes?.[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE],
+          e.attributes?.[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE],
           e.attributes?.[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON],
         ]);
     expect(transitionsOn(calls[1])).toEqual([['closed', 'open', 'consecutive_failures']]);
@@ -350,14 +375,17 @@ describe('createOtelRecorder through createResilience', () => {
     expect(standalone[0]?.parentSpanContext).toBeUndefined();
     expect(transitionsOn(standalone[0])).toEqual([['open', 'half_open', 'break_elapsed']]);
     expect(calls[2]?.events[0]?.attributes).toMatchObject({
-      [ATTR_ERROR_TYPE]: 'circuit_open',
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'circuit_open',
       [ATTR_MCP_RESILIENCE_DECISION]: 'circuit_open',
     });
 
     const transitions = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS);
     const t = (from: string, to: string) =>
-      pointWith(transitions, { [ATTR_MCP_SERVER]: 'weather', [ATTR_FROM_STATE]: from, [ATTR_TO_STATE]: to })
-        ?.value;
+      pointWith(transitions, {
+        [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]: from,
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]: to,
+      })?.value;
     expect([t('closed', 'open'), t('open', 'half_open'), t('half_open', 'closed')]).toEqual([1, 1, 1]);
     expect(transitions).toHaveLength(3);
 
@@ -365,12 +393,12 @@ describe('createOtelRecorder through createResilience', () => {
     expect(
       pointWith(outcomes, {
         ...TOOL,
-        [ATTR_OUTCOME]: 'rejected',
-        [ATTR_ERROR_CLASS]: 'conditional',
-        [ATTR_ERROR_TYPE]: 'circuit_open',
+        [ATTR_MCP_RESILIENCE_OUTCOME]: 'rejected',
+        [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'conditional',
+        [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'circuit_open',
       })?.value,
     ).toBe(1);
-    expect(pointWith(outcomes, { ...TOOL, [ATTR_OUTCOME]: 'success' })?.value).toBe(1);
+    expect(pointWith(outcomes, { ...TOOL, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' })?.value).toBe(1);
   });
 
   describe('telemetry failures leave the call unchanged', () => {

@@ -19,31 +19,31 @@ import type { Recorder } from '../record/Recorder.js';
 import type { CallRef, ResilienceEvent } from '../record/ResilienceEvent.js';
 import { createOtelRecorder } from './createOtelRecorder.js';
 import {
-  ATTR_ERROR_CLASS,
   ATTR_ERROR_TYPE,
-  ATTR_FROM_STATE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+  ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
   ATTR_MCP_RESILIENCE_CLASSIFICATION_SOURCE,
   ATTR_MCP_RESILIENCE_DECISION,
   ATTR_MCP_RESILIENCE_DELAY_MS,
   ATTR_MCP_RESILIENCE_ENDPOINT,
+  ATTR_MCP_RESILIENCE_ERROR_CLASS,
   ATTR_MCP_RESILIENCE_ERROR_MESSAGE,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_EXECUTION,
   ATTR_MCP_RESILIENCE_GIVE_UP_REASON,
   ATTR_MCP_RESILIENCE_OPERATION,
   ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   ATTR_MCP_RESILIENCE_WASTED_RETRIES,
   ATTR_MCP_RESILIENCE_WASTED_TIME_MS,
-  ATTR_MCP_SERVER,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_TRANSPORT,
-  ATTR_OUTCOME,
-  ATTR_STATE,
-  ATTR_TO_STATE,
   EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
   EVENT_MCP_RESILIENCE_CLASSIFICATION,
   INSTRUMENTATION_SCOPE_NAME,
@@ -78,17 +78,17 @@ import {
 } from './test-support/otelHarness.js';
 
 const MCP_ATTRIBUTES = {
-  [ATTR_MCP_SERVER]: 'weather',
+  [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
   [ATTR_MCP_SESSION_ID]: 'session-1',
   [ATTR_NETWORK_TRANSPORT]: 'tcp',
 };
 /** The attributes of the `weather` endpoint (its breaker), as the MCP edge sets them for per-server breakers. */
-const ENDPOINT_ATTRIBUTES = { [ATTR_MCP_SERVER]: 'weather' };
+const ENDPOINT_ATTRIBUTES = { [ATTR_MCP_RESILIENCE_SERVER]: 'weather' };
 /** The metric attribute set of a call to `weather`'s `get_forecast`. */
 const BASE = {
-  [ATTR_MCP_SERVER]: 'weather',
+  [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
 };
@@ -292,12 +292,12 @@ describe('createOtelRecorder', () => {
         message: 'request to https://bob:***@api.example.com/v1?token=*** timed out',
       });
       expect(first?.attributes[ATTR_ERROR_TYPE]).toBe('timeout');
-      expect(first?.attributes[ATTR_ERROR_CLASS]).toBe('retryable');
+      expect(first?.attributes[ATTR_MCP_RESILIENCE_ERROR_CLASS]).toBe('retryable');
       expect(first?.events).toHaveLength(1);
       expect(first?.events[0]?.name).toBe(EVENT_MCP_RESILIENCE_CLASSIFICATION);
       expect(first?.events[0]?.attributes).toEqual({
-        [ATTR_ERROR_CLASS]: 'retryable',
-        [ATTR_ERROR_TYPE]: 'timeout',
+        [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+        [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'timeout',
         [ATTR_MCP_RESILIENCE_DECISION]: 'retry',
         [ATTR_MCP_RESILIENCE_DELAY_MS]: 400,
         [ATTR_MCP_RESILIENCE_EXECUTION]: 'unknown',
@@ -328,7 +328,8 @@ describe('createOtelRecorder', () => {
       expect(callSpan?.status.message).toBe('Invalid params: city is required (Authorization: ***)');
       expect(callSpan?.attributes).toMatchObject({
         [ATTR_ERROR_TYPE]: 'invalid_params',
-        [ATTR_ERROR_CLASS]: 'non_retryable',
+        [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'invalid_params',
+        [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
         [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
       });
       const [attemptSpan] = otel.spansNamed('tools/call get_forecast');
@@ -393,10 +394,12 @@ describe('createOtelRecorder', () => {
       });
       const [attemptSpan] = otel.spansNamed('charge');
       expect(attemptSpan?.attributes).toMatchObject({
-        [ATTR_MCP_SERVER]: 'billing-api',
+        [ATTR_MCP_RESILIENCE_SERVER]: 'billing-api',
         [ATTR_MCP_METHOD_NAME]: 'charge',
       });
-      expect(otel.spansNamed(SPAN_MCP_RESILIENCE_CALL)[0]?.attributes[ATTR_MCP_SERVER]).toBe('billing-api');
+      expect(otel.spansNamed(SPAN_MCP_RESILIENCE_CALL)[0]?.attributes[ATTR_MCP_RESILIENCE_SERVER]).toBe(
+        'billing-api',
+      );
     });
 
     it('puts a call-caused breaker transition on the call span, a timer-driven one on a standalone span', () => {
@@ -422,10 +425,10 @@ describe('createOtelRecorder', () => {
       const [callSpan] = otel.spansNamed(SPAN_MCP_RESILIENCE_CALL);
       const event = callSpan?.events.find((e) => e.name === EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION);
       expect(event?.attributes).toEqual({
-        [ATTR_MCP_SERVER]: 'weather',
+        [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
         [ATTR_MCP_RESILIENCE_ENDPOINT]: 'weather',
-        [ATTR_FROM_STATE]: 'closed',
-        [ATTR_TO_STATE]: 'open',
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]: 'closed',
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]: 'open',
         [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_REASON]: 'consecutive_failures',
       });
       const [standalone] = otel.spansNamed(SPAN_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION);
@@ -435,8 +438,8 @@ describe('createOtelRecorder', () => {
         EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITION,
       ]);
       expect(standalone?.events[0]?.attributes).toMatchObject({
-        [ATTR_FROM_STATE]: 'open',
-        [ATTR_TO_STATE]: 'half_open',
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]: 'open',
+        [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]: 'half_open',
       });
     });
 
@@ -457,6 +460,7 @@ describe('createOtelRecorder', () => {
       expect(callSpan?.attributes).toMatchObject({
         [ATTR_MCP_RESILIENCE_OUTCOME]: 'rejected',
         [ATTR_ERROR_TYPE]: 'circuit_open',
+        [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'circuit_open',
       });
       expect(callSpan?.events[0]?.name).toBe(EVENT_MCP_RESILIENCE_CLASSIFICATION);
       expect(callSpan?.events[0]?.attributes).toMatchObject({
@@ -557,12 +561,12 @@ describe('createOtelRecorder', () => {
       call(recorder).start(1_000).attempt(1_000, 250).finish(1_250, 'success');
 
       expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
-        { attributes: { ...BASE, [ATTR_OUTCOME]: 'success' }, value: 1 },
+        { attributes: { ...BASE, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' }, value: 1 },
       ]);
       expect(await otel.points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([]);
       expect(await otel.points(METRIC_MCP_RESILIENCE_ERRORS)).toEqual([]);
       const [duration] = await otel.points(METRIC_MCP_RESILIENCE_CALL_DURATION);
-      expect(duration?.attributes).toEqual({ ...BASE, [ATTR_OUTCOME]: 'success' });
+      expect(duration?.attributes).toEqual({ ...BASE, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' });
       expect(duration?.value).toMatchObject({ count: 1, sum: 0.25 });
       const [operation] = await otel.points(METRIC_MCP_CLIENT_OPERATION_DURATION);
       expect(operation?.attributes).toEqual({
@@ -589,22 +593,37 @@ describe('createOtelRecorder', () => {
       const retries = await otel.points(METRIC_MCP_RESILIENCE_RETRIES);
       expect(retries).toHaveLength(2);
       expect(
-        pointWith(retries, { ...BASE, [ATTR_OUTCOME]: 'failure', [ATTR_ERROR_TYPE]: 'timeout' })?.value,
+        pointWith(retries, {
+          ...BASE,
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'timeout',
+        })?.value,
       ).toBe(1);
       expect(
-        pointWith(retries, { ...BASE, [ATTR_OUTCOME]: 'success', [ATTR_ERROR_TYPE]: 'unavailable' })?.value,
+        pointWith(retries, {
+          ...BASE,
+          [ATTR_MCP_RESILIENCE_OUTCOME]: 'success',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'unavailable',
+        })?.value,
       ).toBe(1);
       const errors = await otel.points(METRIC_MCP_RESILIENCE_ERRORS);
       expect(errors).toHaveLength(2);
       expect(
-        pointWith(errors, { ...BASE, [ATTR_ERROR_CLASS]: 'retryable', [ATTR_ERROR_TYPE]: 'timeout' })?.value,
+        pointWith(errors, {
+          ...BASE,
+          [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'timeout',
+        })?.value,
       ).toBe(1);
       expect(
-        pointWith(errors, { ...BASE, [ATTR_ERROR_CLASS]: 'retryable', [ATTR_ERROR_TYPE]: 'unavailable' })
-          ?.value,
+        pointWith(errors, {
+          ...BASE,
+          [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'retryable',
+          [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'unavailable',
+        })?.value,
       ).toBe(1);
       expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
-        { attributes: { ...BASE, [ATTR_OUTCOME]: 'success' }, value: 1 },
+        { attributes: { ...BASE, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' }, value: 1 },
       ]);
       expect(await otel.points(METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME)).toEqual([
         { attributes: BASE, value: 0.3 },
@@ -634,9 +653,9 @@ describe('createOtelRecorder', () => {
         {
           attributes: {
             ...BASE,
-            [ATTR_OUTCOME]: 'failure',
-            [ATTR_ERROR_CLASS]: 'non_retryable',
-            [ATTR_ERROR_TYPE]: 'invalid_params',
+            [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+            [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
+            [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'invalid_params',
           },
           value: 1,
         },
@@ -644,8 +663,8 @@ describe('createOtelRecorder', () => {
       const [duration] = await otel.points(METRIC_MCP_RESILIENCE_CALL_DURATION);
       expect(duration?.attributes).toEqual({
         ...BASE,
-        [ATTR_OUTCOME]: 'failure',
-        [ATTR_ERROR_CLASS]: 'non_retryable',
+        [ATTR_MCP_RESILIENCE_OUTCOME]: 'failure',
+        [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'non_retryable',
       });
       expect((duration?.value as Histogram | undefined)?.sum).toBeCloseTo(0.04, 10);
     });
@@ -659,7 +678,11 @@ describe('createOtelRecorder', () => {
         .finish(1, 'failure', { classification: odd, start: 0 });
       expect(await otel.points(METRIC_MCP_RESILIENCE_ERRORS)).toEqual([
         {
-          attributes: { ...BASE, [ATTR_ERROR_CLASS]: OTHER_VALUE, [ATTR_ERROR_TYPE]: OTHER_VALUE },
+          attributes: {
+            ...BASE,
+            [ATTR_MCP_RESILIENCE_ERROR_CLASS]: OTHER_VALUE,
+            [ATTR_MCP_RESILIENCE_ERROR_TYPE]: OTHER_VALUE,
+          },
           value: 1,
         },
       ]);
@@ -683,22 +706,24 @@ describe('createOtelRecorder', () => {
         reason: 'failure_rate',
       });
       const allowed = new Set([
-        ATTR_MCP_SERVER,
+        ATTR_MCP_RESILIENCE_SERVER,
         ATTR_MCP_METHOD_NAME,
         ATTR_GEN_AI_TOOL_NAME,
-        ATTR_ERROR_TYPE,
-        ATTR_ERROR_CLASS,
-        ATTR_OUTCOME,
-        ATTR_STATE,
-        ATTR_FROM_STATE,
-        ATTR_TO_STATE,
+        ATTR_MCP_RESILIENCE_ERROR_TYPE,
+        ATTR_MCP_RESILIENCE_ERROR_CLASS,
+        ATTR_MCP_RESILIENCE_OUTCOME,
+        ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
+        ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
+        ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
       ]);
       for (const m of await otel.collect()) {
         for (const p of m.dataPoints) {
           for (const key of Object.keys(p.attributes)) {
             const ok =
               allowed.has(key as never) ||
-              (key === ATTR_NETWORK_TRANSPORT && m.descriptor.name === METRIC_MCP_CLIENT_OPERATION_DURATION);
+              // `error.type` (OTel meaning) only on the MCP conventions' metric; ours carry our own type.
+              ((key === ATTR_NETWORK_TRANSPORT || key === ATTR_ERROR_TYPE) &&
+                m.descriptor.name === METRIC_MCP_CLIENT_OPERATION_DURATION);
             expect(ok, `${m.descriptor.name} has attribute ${key}`).toBe(true);
           }
         }
@@ -717,9 +742,9 @@ describe('createOtelRecorder', () => {
         {
           attributes: {
             ...BASE,
-            [ATTR_OUTCOME]: 'rejected',
-            [ATTR_ERROR_CLASS]: 'conditional',
-            [ATTR_ERROR_TYPE]: 'circuit_open',
+            [ATTR_MCP_RESILIENCE_OUTCOME]: 'rejected',
+            [ATTR_MCP_RESILIENCE_ERROR_CLASS]: 'conditional',
+            [ATTR_MCP_RESILIENCE_ERROR_TYPE]: 'circuit_open',
           },
           value: 1,
         },
@@ -736,7 +761,7 @@ describe('createOtelRecorder', () => {
         type: 'recorder_attached',
         breakers: () => [
           snapshot('search/web_search', 'half_open', {
-            [ATTR_MCP_SERVER]: 'search',
+            [ATTR_MCP_RESILIENCE_SERVER]: 'search',
             [ATTR_GEN_AI_TOOL_NAME]: 'web_search',
           }),
           snapshot('plain-endpoint', 'closed', {}),
@@ -744,9 +769,9 @@ describe('createOtelRecorder', () => {
       });
       const state = async () =>
         (await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE)).map((p) => [
-          p.attributes[ATTR_MCP_SERVER],
+          p.attributes[ATTR_MCP_RESILIENCE_SERVER],
           p.attributes[ATTR_GEN_AI_TOOL_NAME],
-          p.attributes[ATTR_STATE],
+          p.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE],
           p.value,
         ]);
       expect(await state()).toEqual([
@@ -777,7 +802,11 @@ describe('createOtelRecorder', () => {
       ]);
       expect(await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS)).toEqual([
         {
-          attributes: { [ATTR_MCP_SERVER]: 'weather', [ATTR_FROM_STATE]: 'closed', [ATTR_TO_STATE]: 'open' },
+          attributes: {
+            [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
+            [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]: 'closed',
+            [ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]: 'open',
+          },
           value: 1,
         },
       ]);
@@ -793,7 +822,11 @@ describe('createOtelRecorder', () => {
         breakers: () => [snapshot('weather', 'open', ENDPOINT_ATTRIBUTES)],
       });
       const points = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE);
-      expect(points.filter((p) => p.value === 1).map((p) => p.attributes[ATTR_STATE])).toEqual(['open']);
+      expect(
+        points
+          .filter((p) => p.value === 1)
+          .map((p) => p.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE]),
+      ).toEqual(['open']);
     });
 
     it('counts wasted cost when costPerAttempt is set', async () => {
@@ -818,7 +851,7 @@ describe('createOtelRecorder', () => {
       try {
         call(late).start(0).attempt(0, 1).finish(1, 'success', { start: 0 });
         expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
-          { attributes: { ...BASE, [ATTR_OUTCOME]: 'success' }, value: 1 },
+          { attributes: { ...BASE, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' }, value: 1 },
         ]);
       } finally {
         metrics.disable();
@@ -855,7 +888,7 @@ describe('createOtelRecorder', () => {
         expect(() => script(r)).not.toThrow();
         expect(diagSpy.logger.warn).toHaveBeenCalledTimes(1);
         expect(await otel.points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([
-          { attributes: { ...BASE, [ATTR_OUTCOME]: 'success' }, value: 2 },
+          { attributes: { ...BASE, [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' }, value: 2 },
         ]);
       } finally {
         diagSpy.restore();
@@ -898,7 +931,11 @@ describe('createOtelRecorder', () => {
           breakers: () => [snapshot('weather', 'open', ENDPOINT_ATTRIBUTES)],
         });
         const points = await otel.points(METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE);
-        expect(points.filter((p) => p.value === 1).map((p) => p.attributes[ATTR_STATE])).toEqual(['open']);
+        expect(
+          points
+            .filter((p) => p.value === 1)
+            .map((p) => p.attributes[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE]),
+        ).toEqual(['open']);
         expect(diagSpy.logger.warn).toHaveBeenCalledTimes(1);
       } finally {
         diagSpy.restore();

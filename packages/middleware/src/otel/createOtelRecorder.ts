@@ -1,8 +1,8 @@
 import { diag } from '@opentelemetry/api';
 import type { Recorder } from '../record/Recorder.js';
-import { createMetricRecorder } from './createMetricRecorder.js';
-import { createSpanRecorder } from './createSpanRecorder.js';
+import { MetricRecorder } from './MetricRecorder.js';
 import { type OtelRecorderOptions, resolveOtelRecorderOptions } from './OtelRecorderOptions.js';
+import { SpanRecorder } from './SpanRecorder.js';
 
 const PREFIX = '@mcp-resilience/middleware/otel:';
 
@@ -48,8 +48,8 @@ export function createOtelRecorder(options?: OtelRecorderOptions): Recorder {
     }
   };
 
-  const spans = createSpanRecorder(o, onCapReached);
-  const metrics = createMetricRecorder(o, report, onCapReached);
+  const spans = new SpanRecorder(o, onCapReached);
+  const metrics = new MetricRecorder(o, report, onCapReached);
 
   return {
     record(event) {

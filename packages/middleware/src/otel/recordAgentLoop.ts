@@ -2,10 +2,10 @@ import { type Counter, type Meter, ValueType } from '@opentelemetry/api';
 import type { FallbackEvent, ModelRetryAvoidedEvent } from '../record/ResilienceEvent.js';
 import { callMetricAttributes, errorTypeValue } from './attributes.js';
 import {
-  ATTR_ERROR_TYPE,
+  ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_FALLBACK_SERVER,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   METRIC_MCP_RESILIENCE_FALLBACKS,
   METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED,
   METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST,
@@ -65,7 +65,7 @@ export function recordAgentLoop(
   if (event.type === 'model_retry_avoided') {
     const attributes = {
       ...callMetricAttributes(event),
-      [ATTR_ERROR_TYPE]: errorTypeValue(event.classification?.type),
+      [ATTR_MCP_RESILIENCE_ERROR_TYPE]: errorTypeValue(event.classification?.type),
     };
     m.avoided.add(1, attributes);
     m.savedTime.add(Math.max(0, event.savedMs) / 1000, attributes);
@@ -74,11 +74,11 @@ export function recordAgentLoop(
   }
   m.fallbacks.add(1, {
     ...callMetricAttributes({
-      endpoint: event.attributes[ATTR_MCP_SERVER] ?? OTHER_VALUE,
+      endpoint: event.attributes[ATTR_MCP_RESILIENCE_SERVER] ?? OTHER_VALUE,
       operation: event.operation,
       attributes: event.attributes,
     }),
     [ATTR_MCP_RESILIENCE_FALLBACK_SERVER]: event.target,
-    [ATTR_OUTCOME]: event.outcome === 'success' ? 'success' : 'failure',
+    [ATTR_MCP_RESILIENCE_OUTCOME]: event.outcome === 'success' ? 'success' : 'failure',
   });
 }

@@ -37,14 +37,14 @@ describe('fleet telemetry', () => {
       }),
     });
     open.push(a, b);
-    const call = { endpoint: 'svc', endpointAttributes: { 'mcp.server': 'svc' } };
+    const call = { endpoint: 'svc', endpointAttributes: { 'mcp.resilience.server': 'svc' } };
     await b.execute(() => 'ok', call);
     for (let i = 0; i < 2; i++) await a.execute(down, call).catch(() => {});
     for (let i = 0; i < 5; i++) await clock.advance(0);
     expect(b.breakers()[0]).toMatchObject({ state: 'open', fleet: true });
     const decisions = await otel.points(METRIC_MCP_RESILIENCE_FLEET_DECISIONS);
     expect(decisions).toContainEqual({
-      attributes: { 'mcp.server': 'svc', 'mcp.resilience.fleet.decision': 'adopted_open' },
+      attributes: { 'mcp.resilience.server': 'svc', 'mcp.resilience.fleet.decision': 'adopted_open' },
       value: 1,
     });
     expect(await otel.points(METRIC_MCP_RESILIENCE_FLEET_SYNC_LAG)).toHaveLength(1);

@@ -12,8 +12,8 @@ import { createOtelRecorder } from './createOtelRecorder.js';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_SERVER,
-  ATTR_OUTCOME,
+  ATTR_MCP_RESILIENCE_OUTCOME,
+  ATTR_MCP_RESILIENCE_SERVER,
   METRIC_MCP_RESILIENCE_CALLS,
   METRIC_MCP_RESILIENCE_RETRIES,
   SPAN_MCP_RESILIENCE_CALL,
@@ -25,7 +25,7 @@ import { TestMetricReader } from './test-support/otelHarness.js';
 // suite is the SDK 2 application (one api, 1.9, as npm installs it for an app on SDK 2); @mcp-resilience/telemetry's
 // suite is the SDK 3 one (setupTelemetry on sdk-node 0.301, api 1.10).
 const TOOL = {
-  [ATTR_MCP_SERVER]: 'weather',
+  [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
 };
@@ -82,7 +82,9 @@ describe('an application on OpenTelemetry SDK 2 (@opentelemetry/api 1.9)', () =>
       resourceMetrics.scopeMetrics
         .flatMap((s) => s.metrics)
         .filter((m) => m.descriptor.name === name)
-        .flatMap((m) => m.dataPoints.map((p) => ({ outcome: p.attributes[ATTR_OUTCOME], value: p.value })));
+        .flatMap((m) =>
+          m.dataPoints.map((p) => ({ outcome: p.attributes[ATTR_MCP_RESILIENCE_OUTCOME], value: p.value })),
+        );
     expect(points(METRIC_MCP_RESILIENCE_CALLS)).toEqual([{ outcome: 'success', value: 1 }]);
     expect(points(METRIC_MCP_RESILIENCE_RETRIES)).toEqual([{ outcome: 'success', value: 1 }]);
   });

@@ -37,10 +37,11 @@ export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code' as const
 /** `pipe` (stdio) or `tcp` (HTTP). Stable; source: open-telemetry/semantic-conventions docs/registry/attributes/network.md. */
 export const ATTR_NETWORK_TRANSPORT = 'network.transport' as const;
 /**
- * The low-cardinality failure type. Stable; source: open-telemetry/semantic-conventions docs/registry/attributes/error.md. On `mcp.resilience.*` metrics and the call
- * span: the classifier's type (`ERROR_TYPES`, else `_OTHER`). On attempt spans and `mcp.client.operation.duration`
- * (the MCP conventions): the JSON-RPC error code (`-32602`), `tool_error` for an `isError` result, else the
- * classifier's type.
+ * The low-cardinality failure type, in its OTel meaning only. Stable; source: open-telemetry/semantic-conventions
+ * docs/registry/attributes/error.md, and the MCP conventions: the JSON-RPC error code (`-32602`), `tool_error` for an
+ * `isError` result, else (no code: a network fault, a timeout, an open breaker) the classifier's type as the
+ * domain-specific value the conventions allow. On attempt spans, `mcp.client.operation.duration` and the call span
+ * (its last failed attempt's). Never on `mcp.resilience.*` metrics: they carry `mcp.resilience.error.type`.
  */
 export const ATTR_ERROR_TYPE = 'error.type' as const;
 /** Duration of an MCP request as seen by the client: one per attempt. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md (model/mcp/metrics.yaml). */
@@ -57,17 +58,28 @@ export const ATTR_SERVICE_INSTANCE_ID = 'service.instance.id' as const;
 // mcp-resilience attributes
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The logical server name given by the user (the endpoint key for plain functions). Metric attribute. */
-export const ATTR_MCP_SERVER = 'mcp.server' as const;
-/** `retryable` | `non_retryable` | `conditional` (else `_OTHER`). Metric attribute. */
-export const ATTR_ERROR_CLASS = 'error.class' as const;
-/** Metric attribute: `success` | `failure` | `rejected` (calls), `success` | `failure` (retries). */
-export const ATTR_OUTCOME = 'outcome' as const;
+/** The logical server name given by the user (the endpoint key for plain functions). Metric and span attribute. */
+export const ATTR_MCP_RESILIENCE_SERVER = 'mcp.resilience.server' as const;
+/** The classifier's class: `retryable` | `non_retryable` | `conditional` (else `_OTHER`). Metric and span attribute. */
+export const ATTR_MCP_RESILIENCE_ERROR_CLASS = 'mcp.resilience.error.class' as const;
+/**
+ * The classifier's type of a failure (`ERROR_TYPES`, else `_OTHER`): on every `mcp.resilience.*` metric, on the
+ * call and attempt spans and on the classification event. Not `error.type`, which keeps its OTel meaning (the
+ * JSON-RPC code, `tool_error`...) and appears only on spans and on `mcp.client.operation.duration`.
+ */
+export const ATTR_MCP_RESILIENCE_ERROR_TYPE = 'mcp.resilience.error.type' as const;
+/**
+ * How a call, a retry or a wait ended. Calls (metrics and call span): `success` | `failure` | `rejected`; retries:
+ * `success` | `failure`; waits at the breaker's gate: `WAIT_OUTCOME_VALUES`; fallbacks: `success` | `failure`.
+ */
+export const ATTR_MCP_RESILIENCE_OUTCOME = 'mcp.resilience.outcome' as const;
 /** Breaker state gauge attribute: `closed` | `open` | `half_open`. */
-export const ATTR_STATE = 'state' as const;
-/** Breaker transition attributes. */
-export const ATTR_FROM_STATE = 'from_state' as const;
-export const ATTR_TO_STATE = 'to_state' as const;
+export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE = 'mcp.resilience.circuit_breaker.state' as const;
+/** Breaker transition attributes (transitions counter and span event). */
+export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE =
+  'mcp.resilience.circuit_breaker.from_state' as const;
+export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE =
+  'mcp.resilience.circuit_breaker.to_state' as const;
 
 // Span attributes (never on metrics).
 /** The attempt's number, 1-based (attempt spans). */
@@ -78,8 +90,6 @@ export const ATTR_MCP_RESILIENCE_ATTEMPTS = 'mcp.resilience.attempts' as const;
 export const ATTR_MCP_RESILIENCE_ENDPOINT = 'mcp.resilience.endpoint' as const;
 /** The operation name given to `execute`. */
 export const ATTR_MCP_RESILIENCE_OPERATION = 'mcp.resilience.operation' as const;
-/** How the call ended: `success` | `failure` | `rejected` (call span). */
-export const ATTR_MCP_RESILIENCE_OUTCOME = 'mcp.resilience.outcome' as const;
 /** Retries of the call that failed, and the time they took including the waits before them (call span). */
 export const ATTR_MCP_RESILIENCE_WASTED_RETRIES = 'mcp.resilience.wasted_retries' as const;
 export const ATTR_MCP_RESILIENCE_WASTED_TIME_MS = 'mcp.resilience.wasted_time_ms' as const;
@@ -111,13 +121,13 @@ export const OTHER_VALUE = '_OTHER' as const;
 export const OUTCOME_VALUE_SUCCESS = 'success' as const;
 export const OUTCOME_VALUE_FAILURE = 'failure' as const;
 export const OUTCOME_VALUE_REJECTED = 'rejected' as const;
-/** `outcome` of `mcp.resilience.calls` and `mcp.resilience.call.duration`. */
+/** `mcp.resilience.outcome` of `mcp.resilience.calls` and `mcp.resilience.call.duration`. */
 export const CALL_OUTCOME_VALUES = [
   OUTCOME_VALUE_SUCCESS,
   OUTCOME_VALUE_FAILURE,
   OUTCOME_VALUE_REJECTED,
 ] as const;
-/** `outcome` of `mcp.resilience.retries`: whether the retry attempt itself succeeded. */
+/** `mcp.resilience.outcome` of `mcp.resilience.retries`: whether the retry attempt itself succeeded. */
 export const RETRY_OUTCOME_VALUES = [OUTCOME_VALUE_SUCCESS, OUTCOME_VALUE_FAILURE] as const;
 /** `mcp.resilience.decision` values. */
 export const DECISION_VALUES = [
@@ -128,7 +138,7 @@ export const DECISION_VALUES = [
   'budget_exhausted',
   'circuit_open',
 ] as const;
-/** `state`, `from_state`, `to_state` values. */
+/** `mcp.resilience.circuit_breaker.{state,from_state,to_state}` values. */
 export const STATE_VALUES = ['closed', 'open', 'half_open'] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -137,7 +147,7 @@ export const STATE_VALUES = ['closed', 'open', 'half_open'] as const;
 
 /** Counter `{call}`: logical calls and how they ended. */
 export const METRIC_MCP_RESILIENCE_CALLS = 'mcp.resilience.calls' as const;
-/** Counter `{retry}`: attempts 2..N, by their own outcome. Retry efficiency = outcome=success / all. */
+/** Counter `{retry}`: attempts 2..N, by their own outcome. Retry efficiency = `mcp.resilience.outcome` = success / all. */
 export const METRIC_MCP_RESILIENCE_RETRIES = 'mcp.resilience.retries' as const;
 /** Counter `{error}`: one per failed attempt, as classified. */
 export const METRIC_MCP_RESILIENCE_ERRORS = 'mcp.resilience.errors' as const;
@@ -147,7 +157,7 @@ export const METRIC_MCP_RESILIENCE_CALL_DURATION = 'mcp.resilience.call.duration
 export const METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME = 'mcp.resilience.retry.wasted_time' as const;
 /** Counter `{cost}` (double): failed retries × the user's `costPerAttempt`; only when that option is set. */
 export const METRIC_MCP_RESILIENCE_RETRY_WASTED_COST = 'mcp.resilience.retry.wasted_cost' as const;
-/** ObservableGauge (int, one-hot): 1 for a breaker's current `state`, 0 for the others. */
+/** ObservableGauge (int, one-hot): 1 for a breaker's current `mcp.resilience.circuit_breaker.state`, 0 for the others. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE = 'mcp.resilience.circuit_breaker.state' as const;
 /** Counter `{transition}`: every breaker state change. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_TRANSITIONS =
@@ -218,16 +228,21 @@ export const PROM_MCP_CLIENT_OPERATION_DURATION_SECONDS_COUNT =
   'mcp_client_operation_duration_seconds_count' as const;
 
 /** Prometheus labels (attribute names with dots → `_`). */
-export const PROM_LABEL_MCP_SERVER = 'mcp_server' as const;
+export const PROM_LABEL_MCP_RESILIENCE_SERVER = 'mcp_resilience_server' as const;
 export const PROM_LABEL_MCP_METHOD_NAME = 'mcp_method_name' as const;
 export const PROM_LABEL_GEN_AI_TOOL_NAME = 'gen_ai_tool_name' as const;
 export const PROM_LABEL_NETWORK_TRANSPORT = 'network_transport' as const;
+/** `error.type` (OTel meaning): on `mcp_client_operation_duration_seconds` only. */
 export const PROM_LABEL_ERROR_TYPE = 'error_type' as const;
-export const PROM_LABEL_ERROR_CLASS = 'error_class' as const;
-export const PROM_LABEL_OUTCOME = 'outcome' as const;
-export const PROM_LABEL_STATE = 'state' as const;
-export const PROM_LABEL_FROM_STATE = 'from_state' as const;
-export const PROM_LABEL_TO_STATE = 'to_state' as const;
+export const PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE = 'mcp_resilience_error_type' as const;
+export const PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS = 'mcp_resilience_error_class' as const;
+export const PROM_LABEL_MCP_RESILIENCE_OUTCOME = 'mcp_resilience_outcome' as const;
+export const PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE =
+  'mcp_resilience_circuit_breaker_state' as const;
+export const PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE =
+  'mcp_resilience_circuit_breaker_from_state' as const;
+export const PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE =
+  'mcp_resilience_circuit_breaker_to_state' as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The agent loop (withResilience: negative cache, fallback servers)
@@ -236,7 +251,7 @@ export const PROM_LABEL_TO_STATE = 'to_state' as const;
 /**
  * Counter `{call}`: repeats of a `tools/call` that failed non-retryably a moment ago (same server, tool and
  * arguments and, in an experiment, variant), answered from the negative cache without a request. Attrs: server,
- * method, tool, `error.type`, variant.
+ * method, tool, `mcp.resilience.error.type`, variant.
  */
 export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_AVOIDED = 'mcp.resilience.model_retries.avoided' as const;
 /** Counter `s` (double): the duration of the original failed call, per avoided repeat. Same attributes. */
@@ -249,8 +264,8 @@ export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME =
 export const METRIC_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST =
   'mcp.resilience.model_retries.saved_cost' as const;
 /**
- * Counter `{call}`: calls sent to a fallback server. Attrs: `mcp.server` (the primary),
- * `mcp.resilience.fallback.server` (the target), tool, `outcome` = success | failure, variant (the primary call's).
+ * Counter `{call}`: calls sent to a fallback server. Attrs: `mcp.resilience.server` (the primary),
+ * `mcp.resilience.fallback.server` (the target), tool, `mcp.resilience.outcome` = success | failure, variant (the primary call's).
  */
 export const METRIC_MCP_RESILIENCE_FALLBACKS = 'mcp.resilience.fallbacks' as const;
 /** The fallback server a call went to (metric attribute of `mcp.resilience.fallbacks`, span attribute). */
@@ -278,8 +293,6 @@ export const PROM_LABEL_MCP_RESILIENCE_FALLBACK_SERVER = 'mcp_resilience_fallbac
 export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id' as const;
 /** `error.type` of an attempt whose `tools/call` result had `isError: true`. Development; source: open-telemetry/semantic-conventions-genai docs/gen-ai/mcp.md. */
 export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error' as const;
-/** The classifier's type of a failed attempt, on its span (where `error.type` follows the MCP conventions). */
-export const ATTR_MCP_RESILIENCE_ERROR_TYPE = 'mcp.resilience.error.type' as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Experiments: variants (canary) and the shadow classifier
@@ -305,7 +318,7 @@ export const ATTR_MCP_RESILIENCE_SHADOW_SOURCE = 'mcp.resilience.shadow.source' 
 export const ATTR_MCP_RESILIENCE_SHADOW_AGREES = 'mcp.resilience.shadow.agrees' as const;
 /**
  * Counter `{error}`: failed attempts the shadow classified differently (class or type) from the acting
- * classifier; attrs server, method, tool, variant, `error.class`/`error.type` (acting), shadow class/type.
+ * classifier; attrs server, method, tool, variant, `mcp.resilience.error.{class,type}` (acting), shadow class/type.
  * Agreements are not counted: per class they are `mcp.resilience.errors` minus the disagreements.
  */
 export const METRIC_MCP_RESILIENCE_SHADOW_DISAGREEMENTS = 'mcp.resilience.shadow.disagreements' as const;
@@ -325,19 +338,19 @@ export const PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE = 'mcp_resilience_shadow_type
 // The breaker's gate (issue #11): calls waiting for an open breaker's verdict instead of failing at once
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Histogram `s`: how long calls waited at a breaker's gate; attrs `mcp.server` (+ tool), `outcome`, variant. */
+/** Histogram `s`: how long calls waited at a breaker's gate; attrs `mcp.resilience.server` (+ tool), `mcp.resilience.outcome`, variant. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_DURATION =
   'mcp.resilience.circuit_breaker.wait.duration' as const;
-/** ObservableGauge `{call}`: calls waiting at a breaker's gate now; attrs `mcp.server` (+ tool). */
+/** ObservableGauge `{call}`: calls waiting at a breaker's gate now; attrs `mcp.resilience.server` (+ tool). */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_WAITING =
   'mcp.resilience.circuit_breaker.waiting' as const;
-/** Counter `{call}`: calls shed at once because a breaker's wait queue was full; attrs `mcp.server` (+ tool), variant. */
+/** Counter `{call}`: calls shed at once because a breaker's wait queue was full; attrs `mcp.resilience.server` (+ tool), variant. */
 export const METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED = 'mcp.resilience.circuit_breaker.shed' as const;
 /** Call span attribute: milliseconds the call waited at its breaker's gate, in total (set when it waited). */
 export const ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT_MS = 'mcp.resilience.circuit_breaker.wait_ms' as const;
-/** Call span event, timestamped at the start of a wait at the gate; attrs `outcome` and the wait's `wait_ms`. */
+/** Call span event, timestamped at the start of a wait at the gate; attrs `mcp.resilience.outcome` and the wait's `wait_ms`. */
 export const EVENT_MCP_RESILIENCE_CIRCUIT_BREAKER_WAIT = 'mcp.resilience.circuit_breaker.wait' as const;
-/** `outcome` of a wait: released (the attempt went), timeout (deadline or wait limit first), aborted, shed. */
+/** `mcp.resilience.outcome` of a wait: released (the attempt went), timeout (deadline or wait limit first), aborted, shed. */
 export const WAIT_OUTCOME_VALUES = ['released', 'timeout', 'aborted', 'shed'] as const;
 /** Give-up reason of a call shed by a full wait queue (`circuit_open` stays for "cannot wait"). */
 export const GIVE_UP_REASON_VALUE_SHED = 'shed' as const;
@@ -368,7 +381,7 @@ export const METRIC_MCP_RESILIENCE_HEALTH_STORE_FALLBACKS = 'mcp.resilience.heal
 /** Counter `{read}`: stored data or announcements this version cannot read (another version, garbage): ignored. */
 export const METRIC_MCP_RESILIENCE_HEALTH_STORE_UNREADABLE =
   'mcp.resilience.health_store.unreadable' as const;
-/** Counter `{decision}`: what this replica decided from the fleet's health; attrs `mcp.server` (+ tool), the decision. */
+/** Counter `{decision}`: what this replica decided from the fleet's health; attrs `mcp.resilience.server` (+ tool), the decision. */
 export const METRIC_MCP_RESILIENCE_FLEET_DECISIONS = 'mcp.resilience.fleet.decisions' as const;
 /** Histogram `s`: from another replica's verdict to its adoption here (announcement or catch-up read; clock skew included). */
 export const METRIC_MCP_RESILIENCE_FLEET_SYNC_LAG = 'mcp.resilience.fleet.sync_lag' as const;

@@ -8,7 +8,7 @@ export interface CallRef {
   readonly callId: number;
   readonly endpoint: string;
   readonly operation: string;
-  /** Low-cardinality telemetry attributes given by the caller or an edge (`mcp.server`, `gen_ai.tool.name`...). */
+  /** Low-cardinality telemetry attributes given by the caller or an edge (`mcp.resilience.server`, `gen_ai.tool.name`...). */
   readonly attributes: Readonly<Record<string, string>>;
 }
 
@@ -149,7 +149,7 @@ export interface ModelRetryAvoidedEvent {
   readonly time: number;
   readonly endpoint: string;
   readonly operation: string;
-  /** The call's attributes (`mcp.server`, `mcp.method.name`, `gen_ai.tool.name`...). */
+  /** The call's attributes (`mcp.resilience.server`, `mcp.method.name`, `gen_ai.tool.name`...). */
   readonly attributes: Readonly<Record<string, string>>;
   /** The original failure's classification. */
   readonly classification: Classification;
@@ -165,7 +165,7 @@ export interface FallbackEvent {
   readonly time: number;
   readonly durationMs: number;
   readonly operation: string;
-  /** The call's attributes on the primary server (`mcp.server` is the primary). */
+  /** The call's attributes on the primary server (`mcp.resilience.server` is the primary). */
   readonly attributes: Readonly<Record<string, string>>;
   /** The fallback server's name. */
   readonly target: string;

@@ -50,7 +50,7 @@ async function start() {
 }
 const avoided = async () =>
   (await otel.points('mcp.resilience.model_retries.avoided')).map((p) => [
-    p.attributes['mcp.server'],
+    p.attributes['mcp.resilience.server'],
     p.value,
   ]);
 

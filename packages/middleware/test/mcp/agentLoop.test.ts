@@ -62,7 +62,7 @@ describe('negative cache: the model repeating a call that failed for good', () =
     expect(avoided).toHaveLength(2);
     expect(avoided[0]).toMatchObject({
       endpoint: 'chaos',
-      attributes: { 'mcp.server': 'chaos', 'gen_ai.tool.name': 'get_weather' },
+      attributes: { 'mcp.resilience.server': 'chaos', 'gen_ai.tool.name': 'get_weather' },
       classification: { type: 'invalid_params' },
     });
     const original = recorder.ofType('call_finished').find((c) => c.operation === 'tools/call');
@@ -132,15 +132,15 @@ describe('negative cache: the model repeating a call that failed for good', () =
       span.end();
     });
     const [step] = otel.spansNamed('agent tool step');
-    expect(step?.events.map((e) => [e.name, e.attributes?.['error.type']])).toEqual([
+    expect(step?.events.map((e) => [e.name, e.attributes?.['mcp.resilience.error.type']])).toEqual([
       ['mcp.resilience.model_retry_avoided', 'invalid_params'],
       ['mcp.resilience.model_retry_avoided', 'invalid_params'],
     ]);
     const attributes = {
-      'mcp.server': 'chaos',
+      'mcp.resilience.server': 'chaos',
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'search',
-      'error.type': 'invalid_params',
+      'mcp.resilience.error.type': 'invalid_params',
     };
     expect(await otel.points('mcp.resilience.model_retries.avoided')).toEqual([{ attributes, value: 2 }]);
     const [saved] = await otel.points('mcp.resilience.model_retries.saved_time');
@@ -162,7 +162,10 @@ describe('negative cache: the model repeating a call that failed for good', () =
     // 3 repeats of a call that failed at its one attempt: 3 × 1 × 0.25
     const [cost] = await otel.points('mcp.resilience.model_retries.saved_cost');
     expect(cost?.value).toBe(0.75);
-    expect(cost?.attributes).toMatchObject({ 'gen_ai.tool.name': 'search', 'error.type': 'invalid_params' });
+    expect(cost?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'search',
+      'mcp.resilience.error.type': 'invalid_params',
+    });
   });
 
   it('names the option in validation errors', () => {
@@ -414,11 +417,11 @@ describe('fallback servers', () => {
     expect(await otel.points('mcp.resilience.fallbacks')).toEqual([
       {
         attributes: {
-          'mcp.server': 'primary',
+          'mcp.resilience.server': 'primary',
           'mcp.method.name': 'tools/call',
           'gen_ai.tool.name': 'search',
           'mcp.resilience.fallback.server': 'backup',
-          outcome: 'success',
+          'mcp.resilience.outcome': 'success',
         },
         value: 2,
       },
@@ -426,7 +429,9 @@ describe('fallback servers', () => {
     const spans = otel
       .spansNamed('mcp.resilience.call')
       .filter(
-        (s) => s.attributes['mcp.server'] === 'backup' && s.attributes['mcp.method.name'] === 'tools/call',
+        (s) =>
+          s.attributes['mcp.resilience.server'] === 'backup' &&
+          s.attributes['mcp.method.name'] === 'tools/call',
       );
     expect(spans.map((s) => s.attributes['mcp.resilience.fallback.from'])).toEqual(['primary', 'primary']);
 

@@ -30,7 +30,7 @@ it('runs the README example', async () => {
     // reconnection (expired session, closed connection), uses a fresh transport from `transport`.
     const mcp = await connectWithResilience(new Client({ name: 'my-agent', version: '1.0.0' }), transport, {
       mcp: {
-        server: 'weather', // breaker and budget key, the server in telemetry
+        server: 'weather', // breaker and budget key, `mcp.resilience.server` in telemetry
         fetch, // the same observeFetch(): Retry-After reaches the classifier
       },
       deadline: {

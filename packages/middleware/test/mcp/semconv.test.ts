@@ -44,7 +44,18 @@ it('SDK v1 on 2025-11-25 over HTTP: attempt spans carry the session, the version
   expect(search?.attributes['mcp.resilience.error.type']).toBe('invalid_params');
   expect(weather?.attributes['error.type']).toBeUndefined();
   const errors = await otel.points('mcp.resilience.errors');
-  expect(errors.map((p) => p.attributes['error.type'])).toEqual(['invalid_params']);
+  expect(errors.map((p) => p.attributes['mcp.resilience.error.type'])).toEqual(['invalid_params']);
+  expect(errors[0]?.attributes['error.type']).toBeUndefined(); // `error.type` keeps its OTel meaning: not on ours
+  // The failed call's span: the OTel `error.type` of the attempt it ended with, and the classifier's type.
+  const failedCall = otel
+    .spansNamed('mcp.resilience.call')
+    .find((span) => span.attributes['gen_ai.tool.name'] === 'search');
+  expect(failedCall?.attributes).toMatchObject({
+    'error.type': '-32602',
+    'mcp.resilience.error.type': 'invalid_params',
+    'mcp.resilience.error.class': 'non_retryable',
+    'mcp.resilience.server': 'chaos',
+  });
   const operation = await otel.points('mcp.client.operation.duration');
   const failed = operation.find((p) => p.attributes['gen_ai.tool.name'] === 'search');
   expect(failed?.attributes['error.type']).toBe('-32602');

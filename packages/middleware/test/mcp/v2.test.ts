@@ -160,6 +160,9 @@ describe('SDK v2 telemetry per the MCP semantic conventions', () => {
     expect(operation.every((p) => p.attributes['mcp.protocol.version'] === '2026-07-28')).toBe(true);
     // The resilience metrics keep the classifier's type.
     const errors = await otel.points('mcp.resilience.errors');
-    expect(errors.map((p) => p.attributes['error.type']).every((t) => !String(t).startsWith('-'))).toBe(true);
+    expect(
+      errors.map((p) => p.attributes['mcp.resilience.error.type']).every((t) => !String(t).startsWith('-')),
+    ).toBe(true);
+    expect(errors.every((p) => p.attributes['error.type'] === undefined)).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import type { UpstreamSpec } from '../upstream/UpstreamSpec.js';
 
 /** Options every mode takes. */
 export interface CommonFlags {
-  /** `--server-name`: the logical server name (`mcp.server`, the breaker key). Default: the upstream's name. */
+  /** `--server-name`: the logical server name (`mcp.resilience.server`, the breaker key). Default: the upstream's name. */
   readonly serverName?: string;
   /** `--service-name`: OpenTelemetry `service.name`. Default: `OTEL_SERVICE_NAME`, else `mcp-resilience`. */
   readonly serviceName?: string;

@@ -10,7 +10,7 @@ Usage:
                                                          Streamable HTTP at /<name>/mcp for each mcpServers entry
 
 Options (every mode):
-  --server-name <name>          mcp.server in telemetry and the breaker key (default: the upstream's name)
+  --server-name <name>          mcp.resilience.server in telemetry and the breaker key (default: the upstream's name)
   --service-name <name>         OpenTelemetry service.name (default: OTEL_SERVICE_NAME, else mcp-resilience)
   --request-timeout-ms <n>      one attempt's time limit, reset by progress (default 60000)
   --max-attempts <n>  --timeout-ms <n>  --attempt-timeout-ms <n>  --backoff-base-ms <n>  --backoff-max-ms <n>

@@ -61,7 +61,7 @@ export class Upstream {
     this.serverName = name;
   }
 
-  /** The logical server name: the breaker key and `mcp.server` in telemetry. */
+  /** The logical server name: the breaker key and `mcp.resilience.server` in telemetry. */
   get name(): string {
     return this.serverName;
   }
