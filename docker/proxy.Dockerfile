@@ -25,4 +25,6 @@ WORKDIR /repo
 COPY --from=build --chown=node:node /repo /repo
 USER node
 EXPOSE 8787
-CMD ["node", "packages/proxy/dist/cli.js", "gateway", "--config", "/etc/mcp-resilience/gateway.json", "--host", "0.0.0.0", "--port", "8787", "--allowed-host", "gateway:8787"]
+# A 1 MiB young generation: the gateway keeps little per call, and V8's default (16 MiB semi-spaces) alone costs
+# ~20 MB of RSS (packages/proxy/bench: 108 MB -> 88 MB with 10 upstreams).
+CMD ["node", "--max-semi-space-size=1", "packages/proxy/dist/cli.js", "gateway", "--config", "/etc/mcp-resilience/gateway.json", "--host", "0.0.0.0", "--port", "8787", "--allowed-host", "gateway:8787"]
