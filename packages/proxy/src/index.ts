@@ -7,5 +7,6 @@ export { type Gateway, type GatewayOptions, gatewayDefaults, startGateway } from
 export { createHostServer, hostDefaults } from './host/createHostServer.js';
 export { type ForwardOptions, forwardDefaults } from './host/forwardRequest.js';
 export { runStdioProxy, type StdioProxy, type StdioProxyOptions } from './host/runStdioProxy.js';
+export { type RespawnOptions, respawnDefaults } from './upstream/Respawner.js';
 export { Upstream, type UpstreamOptions, upstreamDefaults } from './upstream/Upstream.js';
 export type { UpstreamSpec } from './upstream/UpstreamSpec.js';

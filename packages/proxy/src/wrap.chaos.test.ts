@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chaosStdio } from './test-support/commands.js';
+import { chaosStdio, proxyCommand } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
 import { waitFor } from './test-support/waitFor.js';
 
@@ -43,6 +43,18 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
     expect(calls('search')).toHaveLength(1);
   });
 
+  it('chained layers (wrap in front of wrap) give the model one sentence, not two', async () => {
+    const chaos = chaosStdio({ faults: [{ kind: 'invalid_params', tool: 'search', mode: 'result' }] });
+    const inner = proxyCommand(['wrap', '--', chaos.command, ...chaos.args]);
+    const host = await connectHost(['wrap', '--', inner.command, ...inner.args]);
+    clients.push(host);
+    const result = (await host.callTool({ name: 'search', arguments: { query: 'mcp' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const texts = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '');
+    expect(texts.filter((t) => t.includes('It was not retried'))).toHaveLength(1);
+    expect(chaos.entries().filter((e) => e.method === 'tools/call')).toHaveLength(1);
+  });
+
   it('survives an upstream crash: respawns it and retries a read-only tool', async () => {
     // Each chaos process counts on its own: the 2nd get_weather of a process crashes it.
     const { host, calls } = await wrapChaos({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] });
@@ -62,6 +74,35 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
     expect(result.isError).toBe(true);
     expect(classification(result)).toMatchObject({ reason: 'not_idempotent' });
     expect(calls('create_ticket')).toHaveLength(1);
+  });
+
+  it('restarts a crashed upstream at once, not at the next request', async () => {
+    const chaos = chaosStdio({ faults: [{ kind: 'crash', tool: 'create_ticket', times: 1 }] });
+    const starts = join(mkdtempSync(join(tmpdir(), 'proxy-respawn-')), 'starts');
+    const host = await connectHost([
+      'wrap',
+      '--',
+      'sh',
+      '-c',
+      `echo x >> ${starts}; exec "$0" "$@"`,
+      chaos.command,
+      ...chaos.args,
+    ]);
+    clients.push(host);
+    const startCount = () => readFileSync(starts, 'utf8').split('\n').length - 1;
+    const ticket = { name: 'create_ticket', arguments: { title: 'x', description: 'y' } };
+    const crashed = (await host.callTool(ticket)) as CallToolResult;
+    expect(classification(crashed)).toMatchObject({ reason: 'not_idempotent' });
+    expect(startCount()).toBe(1);
+    // No request after the crash: the child comes back by itself.
+    await waitFor('the upstream to be started again', () => (startCount() === 2 ? true : undefined));
+    // (each chaos process counts on its own: this one would crash on create_ticket too)
+    const after = (await host.callTool({
+      name: 'get_weather',
+      arguments: { city: 'Paris' },
+    })) as CallToolResult;
+    expect(after.isError).toBeFalsy();
+    expect(startCount()).toBe(2);
   });
 
   it('gives fast isError results for a dead upstream once its breaker is open, without starting it', async () => {

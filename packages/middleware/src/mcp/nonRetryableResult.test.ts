@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Classification } from '../classify/Classification.js';
 import { nonRetryableResult, nonRetryableText } from './nonRetryableResult.js';
+import { CLASSIFICATION_META_KEY } from './withResilience.js';
 
 const invalid: Classification = {
   class: 'non_retryable',
@@ -45,5 +46,16 @@ describe('nonRetryableResult', () => {
     expect(result.content).toHaveLength(2);
     expect(result.content[0]).toEqual(original.content[0]);
     expect(result.structuredContent).toEqual({ error: 'bad city' });
+  });
+
+  it('keeps a result another mcp-resilience layer already explained as it is: one sentence, not two', () => {
+    const inner = nonRetryableResult(invalid, 1, 'get_weather');
+    const classified = { ...inner, _meta: { [CLASSIFICATION_META_KEY]: { ...invalid, attempts: 1 } } };
+    const outer = nonRetryableResult({ ...invalid, type: 'tool_error' }, 1, 'get_weather', classified);
+    expect(outer.content).toEqual(inner.content);
+    expect(outer.isError).toBe(true);
+    // Another layer's key only: a tool's own _meta does not count.
+    const own = { ...inner, _meta: { 'example.com/trace': 'x' } };
+    expect(nonRetryableResult(invalid, 1, 'get_weather', own).content).toHaveLength(2);
   });
 });

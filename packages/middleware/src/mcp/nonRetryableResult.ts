@@ -1,4 +1,5 @@
 import type { Classification, ErrorType } from '../classify/Classification.js';
+import { isClassifiedResult } from './classifiedResult.js';
 import type { CallToolResult } from './ToolResultError.js';
 
 const advice: Partial<Record<ErrorType, string>> = {
@@ -38,7 +39,8 @@ export function nonRetryableText(
 
 /**
  * The `isError` result a model reads instead of an exception (`nonRetryableAs: 'result'`). For a result the tool
- * returned itself, its content is kept and the explanation is appended as a last text block.
+ * returned itself, its content is kept and the explanation is appended as a last text block, unless another
+ * mcp-resilience layer already explained it (chained layers): then it is kept as it is, with one sentence.
  */
 export function nonRetryableResult(
   classification: Classification,
@@ -46,6 +48,7 @@ export function nonRetryableResult(
   tool: string | undefined,
   original?: CallToolResult,
 ): CallToolResult {
+  if (original && isClassifiedResult(original)) return { ...original, isError: true };
   const text = nonRetryableText(classification, attempts, tool);
   if (original) {
     const content = Array.isArray(original.content) ? original.content : [];

@@ -1,4 +1,3 @@
-import { startGateway } from '../gateway/startGateway.js';
 import { runStdioProxy } from '../host/runStdioProxy.js';
 import { parseCommandLine } from './parseCommandLine.js';
 import { startTelemetry } from './startTelemetry.js';
@@ -33,6 +32,8 @@ export async function runCommandLine(argv: readonly string[], env: NodeJS.Proces
       await proxy.closed;
       return 0;
     }
+    // Loaded only in this mode: `wrap` and `connect` never load the HTTP server side (memory of every wrapper).
+    const { startGateway } = await import('../gateway/startGateway.js');
     const gateway = await startGateway({
       configFile: line.config,
       host: line.host,

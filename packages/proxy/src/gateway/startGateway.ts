@@ -37,7 +37,7 @@ export const gatewayDefaults = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxBatch: 32,
   maxSessions: 1000,
-  maxPendingRequests: 64,
+  maxPendingRequests: 256,
   sessionIdleMs: 10 * 60_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

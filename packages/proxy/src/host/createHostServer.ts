@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ResultSchema as ResultSchemaLoose } from '@modelcontextprotocol/sdk/types.js';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
+import { noSchemaValidation } from '../upstream/noSchemaValidation.js';
 import type { Upstream } from '../upstream/Upstream.js';
 import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
 
@@ -29,6 +30,7 @@ export function createHostServer(
   let pending = 0;
   const server = new Server(upstream.serverInfo, {
     capabilities: upstream.capabilities,
+    jsonSchemaValidator: noSchemaValidation,
     ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
   });
   // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.

@@ -1,4 +1,5 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import type { Upstream } from '../upstream/Upstream.js';
 import { toJsonRpcError } from './toJsonRpcError.js';
@@ -55,6 +56,13 @@ export async function forwardRequest(
       sdkOptions,
       hasToken ? onProgress : undefined,
     );
+    if ((result as { resultType?: unknown }).resultType === 'input_required') {
+      throw new ForwardedError(
+        -32603,
+        `mcp-resilience: the upstream answered "${request.method}" with an input_required result (a 2026-07-28 multi-round-trip), which this proxy does not forward: it speaks 2025-11-25 with both sides`,
+        { resultType: 'input_required' },
+      );
+    }
     await progressSent;
     // The SDK client drops a progress notification it handles after the response (it deletes the handler
     // first): a turn of the event loop lets the last one leave in a write of its own.

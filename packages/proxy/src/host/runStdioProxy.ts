@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ClientCapabilities, Implementation, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
 import { Upstream, type UpstreamOptions } from '../upstream/Upstream.js';
 import { createHostServer } from './createHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
@@ -29,7 +30,9 @@ export interface StdioProxy {
  */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxy> {
   const stdin = options.stdin ?? process.stdin;
-  const host = new HeldTransport(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+  const host = new HeldTransport(
+    JsonLineBuffer.install(new StdioServerTransport(stdin, options.stdout ?? process.stdout)),
+  );
   let upstream: Upstream | undefined;
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {

@@ -5,14 +5,17 @@ import {
   TERMINAL_OUTCOMES,
 } from '@mcp-resilience/middleware/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  type ClientCapabilities,
-  type Implementation,
-  ResultSchema,
-  type ServerCapabilities,
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  ClientCapabilities,
+  Implementation,
+  ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HostLink } from './HostLink.js';
+import { noSchemaValidation } from './noSchemaValidation.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
+import { passthroughResult } from './passthroughResult.js';
+import { Respawner, type RespawnOptions } from './Respawner.js';
 import { type InFlight, routeToHost } from './routeToHost.js';
 import { transportFactory } from './transportFactory.js';
 import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
@@ -28,6 +31,8 @@ export interface UpstreamOptions {
   readonly clientInfo?: Implementation;
   /** The client capabilities announced to the upstream (the host's, in `wrap` and `connect`). */
   readonly capabilities?: ClientCapabilities;
+  /** How a stdio upstream that exits by itself is restarted (at once, with backoff); `false`: at the next request. */
+  readonly respawn?: RespawnOptions | false;
 }
 
 /**
@@ -54,6 +59,7 @@ export class Upstream {
   private readonly hosts = new Set<HostLink>();
   private readonly inFlight = new Map<object, InFlight>();
   private readonly progress = new ProgressRouter();
+  private respawner: Respawner | undefined;
 
   private constructor(spec: UpstreamSpec, raw: Client, name: string) {
     this.spec = spec;
@@ -70,6 +76,7 @@ export class Upstream {
   static async open(options: UpstreamOptions): Promise<Upstream> {
     const raw = new Client(options.clientInfo ?? upstreamDefaults.clientInfo, {
       capabilities: options.capabilities ?? {},
+      jsonSchemaValidator: noSchemaValidation,
     });
     const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
     const resilience: McpResilienceOptions = {
@@ -82,11 +89,23 @@ export class Upstream {
     raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch);
-    upstream.resilient = await connectWithResilience(
-      raw,
-      () => upstream.progress.hook(factory()),
-      resilience,
-    );
+    const connection = () => upstream.progress.hook(factory());
+    const resilient = await connectWithResilience(raw, connection, resilience);
+    upstream.resilient = resilient;
+    if (options.spec.kind === 'stdio' && options.respawn !== false) {
+      const respawner = new Respawner(
+        () =>
+          resilient.connect(connection() as Transport).catch(async (error: unknown) => {
+            await raw.close().catch(() => {});
+            throw error;
+          }),
+        () => raw.transport !== undefined,
+        options.respawn,
+      );
+      respawner.up();
+      raw.onclose = () => respawner.lost();
+      upstream.respawner = respawner;
+    }
     if (resilience.server === undefined) {
       upstream.serverName = raw.getServerVersion()?.name ?? 'mcp';
     }
@@ -133,10 +152,13 @@ export class Upstream {
     const routed = onProgress ? this.progress.register(request.params ?? {}, onProgress) : undefined;
     try {
       if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
+      // A restart under way: wait for it (its failure is the request's reconnection to retry), do not race it.
+      const restarting = this.respawner?.pending;
+      if (restarting) await restarting.catch(() => {});
       const sent = routed ? { ...request, params: routed.params } : request;
       // `onprogress` makes the SDK send a progress token and reset the attempt's time limit on progress.
       const sdkOptions = routed ? { ...options, onprogress: () => {} } : options;
-      return await this.resilient.request(sent as never, ResultSchema, sdkOptions);
+      return await this.resilient.request(sent as never, passthroughResult as never, sdkOptions);
     } finally {
       this.inFlight.delete(key);
       routed?.done();
@@ -150,6 +172,7 @@ export class Upstream {
 
   /** Closes the connection (a stdio child is stopped). */
   async close(): Promise<void> {
+    this.respawner?.stop();
     await this.raw.close();
   }
 

@@ -1,6 +1,7 @@
 import type { ObservedFetch } from '@mcp-resilience/middleware/mcp';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
 import type { UpstreamSpec } from './UpstreamSpec.js';
 
 /**
@@ -11,13 +12,15 @@ import type { UpstreamSpec } from './UpstreamSpec.js';
 export function transportFactory(spec: UpstreamSpec, fetch: ObservedFetch | undefined): () => object {
   if (spec.kind === 'stdio') {
     return () =>
-      new StdioClientTransport({
-        command: spec.command,
-        args: [...spec.args],
-        env: { ...inheritedEnv(), ...spec.env },
-        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-        stderr: 'inherit',
-      });
+      JsonLineBuffer.install(
+        new StdioClientTransport({
+          command: spec.command,
+          args: [...spec.args],
+          env: { ...inheritedEnv(), ...spec.env },
+          ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+          stderr: 'inherit',
+        }),
+      );
   }
   const url = new URL(spec.url);
   return () =>
