@@ -1,6 +1,7 @@
 import {
   connectWithResilience,
   type McpResilienceOptions,
+  type ObservedFetch,
   observeFetch,
   TERMINAL_OUTCOMES,
 } from '@mcp-resilience/middleware/mcp';
@@ -40,10 +41,27 @@ export interface UpstreamOptions {
  * sentence the model reads (non-retryable ones and every terminal outcome); other methods get JSON-RPC errors.
  */
 export const upstreamDefaults = {
-  nonRetryableAs: 'result',
-  resultOn: TERMINAL_OUTCOMES,
+  resultOn: ['non_retryable', ...TERMINAL_OUTCOMES],
   clientInfo: { name: 'mcp-resilience', version: '0.1.0' },
-} as const satisfies McpResilienceOptions & { clientInfo: Implementation };
+} as const satisfies { resultOn: McpResultOn; clientInfo: Implementation };
+
+type McpResultOn = NonNullable<NonNullable<McpResilienceOptions['mcp']>['resultOn']>;
+
+/**
+ * The user's options (flat or grouped) with the proxy's defaults in the `mcp` group: `resultOn` unless the user chose
+ * one (`resultOn`, `nonRetryableAs` or `mcp.resultOn`), and the proxy's own `fetch` for an HTTP upstream.
+ */
+function withUpstreamDefaults(user: McpResilienceOptions, fetch: ObservedFetch | undefined): McpResilienceOptions {
+  const { fetch: _replaced, ...rest } = user;
+  const mcp = { ...user.mcp };
+  const chosen = user.resultOn !== undefined || user.nonRetryableAs !== undefined || mcp.resultOn !== undefined;
+  if (!chosen) mcp.resultOn = upstreamDefaults.resultOn;
+  if (fetch) mcp.fetch = fetch;
+  return { ...(fetch ? rest : user), mcp };
+}
+
+/** The logical server name the user gave, flat or grouped. */
+const serverOf = (options: McpResilienceOptions): string | undefined => options.mcp?.server ?? options.server;
 
 /**
  * One upstream MCP server behind the proxy: an SDK `Client` connected through `connectWithResilience` (so every
@@ -79,13 +97,8 @@ export class Upstream {
       jsonSchemaValidator: noSchemaValidation,
     });
     const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
-    const resilience: McpResilienceOptions = {
-      nonRetryableAs: upstreamDefaults.nonRetryableAs,
-      resultOn: upstreamDefaults.resultOn,
-      ...options.resilience,
-      ...(fetch ? { fetch } : {}),
-    };
-    const upstream = new Upstream(options.spec, raw, resilience.server ?? 'mcp');
+    const resilience = withUpstreamDefaults(options.resilience ?? {}, fetch);
+    const upstream = new Upstream(options.spec, raw, serverOf(resilience) ?? 'mcp');
     raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch);
@@ -106,7 +119,7 @@ export class Upstream {
       raw.onclose = () => respawner.lost();
       upstream.respawner = respawner;
     }
-    if (resilience.server === undefined) {
+    if (serverOf(resilience) === undefined) {
       upstream.serverName = raw.getServerVersion()?.name ?? 'mcp';
     }
     return upstream;
