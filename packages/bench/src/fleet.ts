@@ -4,8 +4,8 @@ import {
   createResilience,
   type Resilience,
   type ResilienceEvent,
-  seededRandom,
 } from '@mcp-resilience/middleware';
+import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { onVirtualTime } from './virtualTime.js';
 
 /**
