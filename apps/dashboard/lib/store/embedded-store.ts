@@ -1,11 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { SeriesState } from '../ingest/delta';
-import { createIngestSink } from '../ingest/ingest-sink';
 import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
 import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
 import { SERIES_BYTES_SQL, seriesRowBytes } from '../ingest/series-room';
-import type { MetricsRequest, TracesRequest } from '../otlp/model';
-import type { IngestResult } from '../otlp/receiver';
 import { StoreBusyError } from '../source-unavailable';
 import { type Db, isBusyError, openDatabase } from './database';
 import {
@@ -266,16 +263,6 @@ export class EmbeddedStore {
     this.states.set(key, state);
   }
 
-  /** Takes an OTLP metrics request: `createIngestSink(store).metrics` (mapping in `lib/ingest`). */
-  metrics(request: MetricsRequest): IngestResult {
-    return createIngestSink(this).metrics(request);
-  }
-
-  /** Takes an OTLP traces request: `createIngestSink(store).traces` (mapping in `lib/ingest`). */
-  traces(request: TracesRequest): IngestResult {
-    return createIngestSink(this).traces(request);
-  }
-
   /** Writes what the ingest made of one metrics request, in one transaction. */
   writeMetrics(batch: MetricBatch): void {
     const now = this.now();
@@ -510,8 +497,6 @@ export class EmbeddedStore {
       deleted += db
         .prepare('DELETE FROM cumulative_state WHERE seen < ?')
         .run(cutoff - SEEN_REFRESH_MS).changes;
-      deleted += db.prepare('DELETE FROM alert_history WHERE at < ?').run(cutoff).changes;
-      deleted += db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(cutoff).changes;
       deleted += db
         .prepare('DELETE FROM calls WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM calls) - ?')
         .run(cutoff, this.options.maxCalls).changes;
