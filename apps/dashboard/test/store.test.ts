@@ -278,7 +278,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   it('migrates a database created before the instances table, filling it from what it knows', () => {
     const dir = tempDir();
     const db = new Database(path.join(dir, 'dashboard.db'));
-    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[0] as string);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1'), ('created_at', '1')").run();
     db.prepare(
       "INSERT INTO breakers VALUES ('agent', 'a', 'weather', '', 'closed', 1000, 1000, 5000), ('agent', 'a', 'search', '', 'open', 2000, 2000, 7000)",
@@ -297,8 +297,8 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   it('migrates stored calls to carry a variant: empty for the calls stored before', async () => {
     const dir = tempDir();
     const db = new Database(path.join(dir, 'dashboard.db'));
-    db.exec(MIGRATIONS[0]!);
-    db.exec(MIGRATIONS[1]!);
+    db.exec(MIGRATIONS[0] as string);
+    db.exec(MIGRATIONS[1] as string);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '2'), ('created_at', '1')").run();
     db.prepare(
       `INSERT INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,

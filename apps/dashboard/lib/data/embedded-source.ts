@@ -38,7 +38,7 @@ import type {
   TransitionMark,
 } from './types';
 
-type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
+type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'variant';
 type Row = Record<string, string | number>;
 
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
@@ -56,7 +56,7 @@ const METRIC: Readonly<Record<MetricName, number>> = {
   breakerShed: M.breakerShed,
 };
 
-/** The `dims` column of each label; the variant is in `extra` (see metric-ids.ts); facts carry no instance. */
+/** The `dims` column of each label; facts carry no instance. */
 const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   service: 'service',
   server: 'server',
@@ -64,7 +64,7 @@ const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   outcome: 'outcome',
   errorClass: 'error_class',
   errorType: 'error_type',
-  variant: 'extra',
+  variant: 'variant',
 };
 
 function col(d: Dim): Col {
@@ -113,11 +113,7 @@ export class EmbeddedPrimitives implements Primitives {
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
-  ) {
-    // The Breakers page's read paths (a segment by state in name order; a breaker's other instances).
-    store.db.exec(`CREATE INDEX IF NOT EXISTS breakers_by_state ON breakers (state, server, tool, updated);
-      CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);`);
-  }
+  ) {}
 
   now(): number {
     return this.store.now();
@@ -142,7 +138,7 @@ export class EmbeddedPrimitives implements Primitives {
     return s;
   }
 
-  private static where(filters: Filters, variantInExtra: boolean): { sql: string; args: string[] } {
+  private static where(filters: Filters): { sql: string; args: string[] } {
     const parts: string[] = [];
     const args: string[] = [];
     const add = (col: Col, value: string | undefined) => {
@@ -153,7 +149,7 @@ export class EmbeddedPrimitives implements Primitives {
     add('service', filters.service);
     add('server', filters.server);
     add('tool', filters.tool);
-    if (variantInExtra) add('extra', filters.variant);
+    add('variant', filters.variant);
     const scope = filters.breakers;
     if (scope !== undefined && scope.length > 0) {
       // a page of breakers: their servers (and tools, unless one of them is per server): a superset
@@ -175,17 +171,21 @@ export class EmbeddedPrimitives implements Primitives {
     return labels;
   }
 
-  /** SUM(value), SUM(count) of one metric id grouped by `by`, over the tiers' pieces of [from, to). */
-  private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], extraCol = false): Row[] {
-    const w = EmbeddedPrimitives.where(q.filters, metric !== M.callDurationBucket);
-    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...(extraCol ? ['d.extra AS extra'] : [])];
-    const group = [...by.map((d) => `d.${col(d)}`), ...(extraCol ? ['d.extra'] : [])];
+  /**
+   * SUM(value), SUM(count) of one metric id grouped by `by` (and the bucket bounds, `bounds`), over the tiers'
+   * pieces of [from, to).
+   */
+  private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], bounds = false): Row[] {
+    const w = EmbeddedPrimitives.where(q.filters);
+    const boundCols = bounds ? ['d.bucket_lower', 'd.bucket_le'] : [];
+    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...boundCols];
+    const group = [...by.map((d) => `d.${col(d)}`), ...boundCols];
     const sql = `SELECT ${cols.join(', ')}${cols.length ? ', ' : ''}SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}${group.length ? ` GROUP BY ${group.join(', ')}` : ''}`;
     const stmt = this.prepare(sql);
     const merged = new Map<string, Row>();
-    const keyCols = [...by, ...(extraCol ? ['extra'] : [])];
+    const keyCols = [...by, ...(bounds ? ['bucket_lower', 'bucket_le'] : [])];
     for (const piece of planRange(q.from, q.to, this.now(), this.store.tiers)) {
       for (const row of stmt.all(piece.tier, metric, piece.from, piece.to, ...w.args) as Row[]) {
         if (row.v === null) continue;
@@ -223,7 +223,7 @@ export class EmbeddedPrimitives implements Primitives {
       [...tiers].reverse().find((t) => plan.step % t.res === 0 && plan.origin >= now - t.keepMs) ??
       tiers.find((t) => plan.origin >= now - t.keepMs) ??
       tiers[tiers.length - 1]!;
-    const w = EmbeddedPrimitives.where(q.filters, true);
+    const w = EmbeddedPrimitives.where(q.filters);
     const cols = by.map((d) => `d.${col(d)} AS ${d}`).join(', ');
     const sql = `SELECT CAST((f.bucket - ?) / ? AS INTEGER) AS k${cols ? `, ${cols}` : ''}, SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
@@ -250,17 +250,14 @@ export class EmbeddedPrimitives implements Primitives {
 
   /** Bucket interpolation over the stored per-bucket counts (as histogram_quantile does). */
   async latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]> {
-    const plain = by.filter((d) => d !== 'variant');
-    const rows = this.sumOver(M.callDurationBucket, q, plain, true);
+    const rows = this.sumOver(M.callDurationBucket, q, by, true);
     const groups = new Map<string, { labels: Partial<Record<Dim, string>>; counts: Map<number, number> }>();
     for (const r of rows) {
-      const [range = '', variant = ''] = String(r.extra).split('\u0001');
-      if (q.filters.variant !== undefined && variant !== q.filters.variant) continue;
-      const labels: Partial<Record<Dim, string>> = { ...EmbeddedPrimitives.labels(r, plain) };
-      if (by.includes('variant')) labels.variant = variant;
+      const labels = EmbeddedPrimitives.labels(r, by);
       const key = by.map((d) => labels[d]).join('\u0001');
       const g = groups.get(key) ?? { labels, counts: new Map() };
-      const [lower = '', le = ''] = range.split('~');
+      const le = String(r.bucket_le);
+      const lower = String(r.bucket_lower);
       const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
       if (le === '' || Number.isNaN(bound)) continue;
       g.counts.set(bound, (g.counts.get(bound) ?? 0) + (r.v as number));
@@ -288,7 +285,7 @@ export class EmbeddedPrimitives implements Primitives {
     // The latest finest bucket of each (service, instance, breaker) reported within the stale time.
     const tier = this.store.tiers[0]!;
     const since = this.now() - this.options.staleMs;
-    const w = EmbeddedPrimitives.where({ ...filters, variant: undefined }, false);
+    const w = EmbeddedPrimitives.where({ ...filters, variant: undefined });
     const rows = this.prepare(
       `SELECT d.server AS server, d.tool AS tool, f.value / f.count AS level
        FROM facts f JOIN dims d ON d.id = f.dim

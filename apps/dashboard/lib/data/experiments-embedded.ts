@@ -3,14 +3,23 @@ import {
   OUTCOME_VALUE_FAILURE,
 } from '@mcp-resilience/middleware/semconv';
 import type { EmbeddedStore } from '../store/embedded-store';
-import { parseBucketExtra, parseShadowOutcome } from '../store/experiment-facts';
 import { M } from '../store/metric-ids';
 import { planRange } from '../store/tiers';
 import type { DisagreementCount, ErrorClassCount, ExperimentData, ShadowExample } from './experiments-types';
 import type { TimeQuery } from './types';
 import { byKey, variantTally } from './variant-tally';
 
-type Row = { extra: string; outcome: string; error_class: string; error_type: string; v: number; c: number };
+type Row = {
+  variant: string;
+  outcome: string;
+  error_class: string;
+  error_type: string;
+  bucket_le: string;
+  shadow_class: string;
+  shadow_type: string;
+  v: number;
+  c: number;
+};
 
 /** Examples returned at most. */
 const MAX_EXAMPLES = 500;
@@ -31,15 +40,16 @@ function filterSql(q: TimeQuery, prefix: string): { sql: string; args: string[] 
   return { sql, args };
 }
 
-/** Sums of one metric over [from, to) by the dimension's extra, outcome, class and type (the page's filters). */
+/** Sums of one metric over [from, to) by variant, outcome, class, type, bucket and shadow (the page's filters). */
 function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
   const { sql, args } = filterSql(q, 'd.');
   const stmt = store.db.prepare(
-    `SELECT d.extra AS extra, d.outcome AS outcome, d.error_class AS error_class, d.error_type AS error_type,
+    `SELECT d.variant AS variant, d.outcome AS outcome, d.error_class AS error_class, d.error_type AS error_type,
+       d.bucket_le AS bucket_le, d.shadow_class AS shadow_class, d.shadow_type AS shadow_type,
        SUM(f.value) AS v, SUM(f.count) AS c
      FROM facts f JOIN dims d ON d.id = f.dim
      WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${sql}
-     GROUP BY d.extra, d.outcome, d.error_class, d.error_type`,
+     GROUP BY d.variant, d.outcome, d.error_class, d.error_type, d.bucket_le, d.shadow_class, d.shadow_type`,
   );
   const rows: Row[] = [];
   for (const piece of planRange(q.from, q.to, store.now(), store.tiers)) {
@@ -51,33 +61,30 @@ function totals(store: EmbeddedStore, metric: number, q: TimeQuery): Row[] {
 /** The experiments' numbers from the embedded store's facts (and its examples of disagreements). */
 export function embeddedExperimentData(store: EmbeddedStore, q: TimeQuery): ExperimentData {
   const tally = variantTally();
-  // A fact's variant is its dimension's `extra` (see lib/store/experiment-facts.ts).
-  for (const r of totals(store, M.calls, q)) tally.call(r.extra, r.outcome, r.v);
-  for (const r of totals(store, M.retries, q)) tally.retry(r.extra, r.outcome, r.v);
+  for (const r of totals(store, M.calls, q)) tally.call(r.variant, r.outcome, r.v);
+  for (const r of totals(store, M.retries, q)) tally.retry(r.variant, r.outcome, r.v);
   for (const r of totals(store, M.callDuration, q)) {
     if (r.outcome === OUTCOME_VALUE_FAILURE && r.error_class === 'non_retryable') {
-      tally.nonRetryable(r.extra, r.v, r.c);
+      tally.nonRetryable(r.variant, r.v, r.c);
     }
   }
   for (const r of totals(store, M.callDurationBucket, q)) {
-    const { le, variant } = parseBucketExtra(r.extra);
-    tally.bucket(variant, le, r.v);
+    tally.bucket(r.variant, r.bucket_le, r.v);
   }
   const errors = new Map<string, ErrorClassCount>();
   for (const r of totals(store, M.errors, q)) {
-    const k = `${r.extra}\u0001${r.error_class}`;
+    const k = `${r.variant}\u0001${r.error_class}`;
     const e = errors.get(k);
-    errors.set(k, { variant: r.extra, errorClass: r.error_class, count: (e?.count ?? 0) + r.v });
+    errors.set(k, { variant: r.variant, errorClass: r.error_class, count: (e?.count ?? 0) + r.v });
   }
   const disagreements = new Map<string, DisagreementCount>();
   for (const r of totals(store, M.shadowDisagreements, q)) {
-    const x = parseShadowOutcome(r.outcome);
     const d = {
-      variant: r.extra,
+      variant: r.variant,
       errorClass: r.error_class,
       errorType: r.error_type,
-      shadowClass: x.shadowClass,
-      shadowType: x.shadowType,
+      shadowClass: r.shadow_class,
+      shadowType: r.shadow_type,
     };
     const k = Object.values(d).join('\u0001');
     disagreements.set(k, { ...d, count: (disagreements.get(k)?.count ?? 0) + r.v });
