@@ -68,7 +68,7 @@ function memory(
     latency: async () => [],
     instanceBreakers: async () => o.breakers ?? [],
     breakerWaiting: async () => [],
-    breakerTimeline: async () => [],
+    stateChanges: async () => [],
     transitions: async (q) => (o.transitions ?? []).filter((t) => t.ts >= q.from && t.ts < q.to),
     instances: async () => [],
     recentCalls: async () => [],

@@ -4,7 +4,7 @@ import type {
   BreakerCounts,
   BreakerKey,
   BreakerPageQuery,
-  BreakerTimelineRow,
+  BreakerStateName,
   BreakerTransition,
   CallRow,
   CallsQuery,
@@ -94,6 +94,15 @@ export interface BreakerKeysPage {
   readonly total: number;
 }
 
+/** A breaker's worst state across its instances from `t` on. */
+export interface StateChange {
+  readonly server: string;
+  /** '' for a per-server breaker. */
+  readonly tool: string;
+  readonly t: number;
+  readonly worst: BreakerStateName;
+}
+
 export interface Primitives {
   readonly kind: 'embedded' | 'prometheus';
   readonly capabilities: {
@@ -123,7 +132,11 @@ export interface Primitives {
   breakerPage?(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage>;
   /** Calls waiting at each breaker's gate now. */
   breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
-  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
+  /**
+   * Each breaker's worst state across its instances over the window, as changes in time order: the first
+   * change of a breaker is where its data begins (no state before it). Segments: `breaker-timeline.ts`.
+   */
+  stateChanges(q: TimeQuery): Promise<StateChange[]>;
   transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
   /**
    * Every transition of the window counted per slice of `sliceMs` (from `q.from`) and target state. Optional:

@@ -33,6 +33,7 @@ import type {
   LatencyRow,
   MetricName,
   Primitives,
+  StateChange,
   WaitingRow,
 } from './primitives';
 import type { InstantSample, PrometheusApi, RangeSeries } from './prometheus-client';
@@ -42,12 +43,10 @@ import { alignDown, alignUp, planBuckets } from './time-buckets';
 import type {
   AgentInstance,
   BreakerStateName,
-  BreakerTimelineRow,
   BreakerTransition,
   CallRow,
   Dimensions,
   Filters,
-  TimelineSegment,
   TimeQuery,
 } from './types';
 
@@ -377,49 +376,39 @@ export class PrometheusPrimitives implements Primitives {
     return s === undefined ? now : Math.min(now, Math.round(s * 1000));
   }
 
-  /** The worst state across instances per step (the scrape interval, or range/1000 for long ranges). */
-  async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
+  /**
+   * The worst state across instances per step (the scrape interval, or range/1000 for long ranges), as
+   * changes: a step's state holds from the step's start; a breaker's first step with a sample is where its
+   * data began.
+   */
+  async stateChanges(q: TimeQuery): Promise<StateChange[]> {
     const stepMs = Math.max(
       this.resolutionMs,
       alignUp(Math.ceil((q.to - q.from) / MAX_TIMELINE_STEPS), 1000),
     );
     const origin = alignDown(q.from, stepMs);
-    const plan = { step: stepMs, origin, count: Math.max(1, Math.ceil((q.to - origin) / stepMs)) };
-    const start = plan.origin + plan.step;
+    const count = Math.max(1, Math.ceil((q.to - origin) / stepMs));
+    const start = origin + stepMs;
     const series = await this.options.api.queryRange(
-      promql.breakerWorstRank(q.filters, plan.step),
+      promql.breakerWorstRank(q.filters, stepMs),
       start,
-      plan.origin + plan.count * plan.step,
-      plan.step,
+      origin + count * stepMs,
+      stepMs,
     );
     const STATES: BreakerStateName[] = ['closed', 'half_open', 'open'];
-    const rows: BreakerTimelineRow[] = [];
+    const changes: StateChange[] = [];
     for (const s of series) {
-      const steps: Array<BreakerStateName | undefined> = new Array(plan.count).fill(undefined);
+      const [server, tool] = [label(s, SERVER), label(s, TOOL)];
+      let last: BreakerStateName | undefined;
       for (const [t, v] of s.points) {
-        const k = Math.round((t - start) / plan.step);
-        if (k >= 0 && k < plan.count && Number.isFinite(v)) steps[k] = STATES[Math.round(v)] ?? 'closed';
+        const k = Math.round((t - start) / stepMs);
+        if (k < 0 || k >= count || !Number.isFinite(v)) continue;
+        const worst = STATES[Math.round(v)] ?? 'closed';
+        if (worst !== last) changes.push({ server, tool, t: origin + k * stepMs, worst });
+        last = worst;
       }
-      const firstK = steps.findIndex((x) => x !== undefined);
-      if (firstK < 0) continue;
-      const segments: TimelineSegment[] = [];
-      let state = steps[firstK]!;
-      // no state before the first step with a sample (the breaker's data began there)
-      let from = firstK === 0 ? q.from : Math.min(q.to, Math.max(q.from, plan.origin + firstK * plan.step));
-      for (const [k, x] of steps.entries()) {
-        if (x === undefined || x === state) continue;
-        const boundary = Math.min(q.to, Math.max(q.from, plan.origin + k * plan.step));
-        if (boundary > from) segments.push({ from, to: boundary, state });
-        from = boundary;
-        state = x;
-      }
-      segments.push({ from, to: q.to, state });
-      const tool = label(s, TOOL);
-      rows.push({ server: label(s, SERVER), tool: tool === '' ? null : tool, segments });
     }
-    return rows.sort(
-      (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
-    );
+    return changes;
   }
 
   // -----------------------------------------------------------------------------------------------------------

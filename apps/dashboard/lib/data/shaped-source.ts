@@ -4,6 +4,7 @@ import {
   OUTCOME_VALUE_REJECTED,
   OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
+import { breakerTimeline } from './breaker-timeline';
 import {
   aggregateBreakers,
   breakerSummaries,
@@ -554,7 +555,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     const scoped: TimeQuery = { ...q, filters: { ...q.filters, breakers: listed.keys } };
     const [instances, timeline] = await Promise.all([
       this.p.instanceBreakers(scoped.filters),
-      this.p.breakerTimeline(scoped),
+      this.breakerTimeline(scoped),
     ]);
     const tiles = await this.tilesOf(
       scoped,
@@ -666,8 +667,8 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return tiles.sort(compareTiles);
   }
 
-  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    return this.p.breakerTimeline(q);
+  async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
+    return breakerTimeline(q, await this.p.stateChanges(q));
   }
 
   instances(q: TimeQuery): Promise<AgentInstance[]> {
