@@ -69,6 +69,7 @@ function memory(
     instanceBreakers: async () => o.breakers ?? [],
     breakerWaiting: async () => [],
     stateChanges: async () => [],
+    histogram: async () => [],
     transitions: async (q) => (o.transitions ?? []).filter((t) => t.ts >= q.from && t.ts < q.to),
     instances: async () => [],
     recentCalls: async () => [],

@@ -6,14 +6,15 @@ import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
 import { asState, type InstanceBreakerState, RANK } from './breakers';
 import { bucketQuantile } from './bucket-quantile';
-import { embeddedExperimentData } from './experiments-embedded';
-import type { ExperimentData } from './experiments-types';
+import { cumulativeBuckets } from './cumulative-buckets';
+import type { ShadowExample } from './experiments-types';
 import type {
   BreakerKeysPage,
   BucketPlan,
   BucketRow,
   CountRow,
   Dim,
+  HistogramRow,
   LatencyRow,
   MetricName,
   Primitives,
@@ -37,7 +38,17 @@ import type {
   TransitionMark,
 } from './types';
 
-type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'variant';
+type Col =
+  | 'service'
+  | 'server'
+  | 'method'
+  | 'tool'
+  | 'outcome'
+  | 'error_class'
+  | 'error_type'
+  | 'variant'
+  | 'shadow_class'
+  | 'shadow_type';
 /** A sum over facts: the grouped label columns, then the sums (v is null when nothing matched). */
 type Row = { readonly [column: string]: string | number | null; v: number | null; c: number };
 /** The same, where something matched. */
@@ -56,6 +67,7 @@ const METRIC: Readonly<Record<MetricName, number>> = {
   modelRetriesSavedTime: M.modelRetriesSavedTime,
   modelRetriesSavedCost: M.modelRetriesSavedCost,
   breakerShed: M.breakerShed,
+  shadowDisagreements: M.shadowDisagreements,
 };
 
 /** The `dims` column of each label; facts carry no instance. */
@@ -67,6 +79,8 @@ const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   errorClass: 'error_class',
   errorType: 'error_type',
   variant: 'variant',
+  shadowClass: 'shadow_class',
+  shadowType: 'shadow_type',
 };
 
 function col(d: Dim): Col {
@@ -289,6 +303,43 @@ export class EmbeddedPrimitives implements Primitives {
         quantiles: quantiles.map((x) => bucketQuantile(x, bounds, counts)),
       };
     });
+  }
+
+  /** The stored per-bucket counts (non-empty buckets only) as a cumulative histogram per group. */
+  async histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]> {
+    const groups = new Map<string, { labels: CountRow['labels']; counts: Map<number, number> }>();
+    for (const r of this.sumOver(M.callDurationBucket, q, by, true)) {
+      const le = r.bucket_le === '+Inf' ? Number.POSITIVE_INFINITY : Number(r.bucket_le);
+      if (r.bucket_le === '' || Number.isNaN(le)) continue;
+      const labels = EmbeddedPrimitives.labels(r, by);
+      const key = by.map((d) => labels[d]).join('\u0001');
+      const g = groups.get(key) ?? { labels, counts: new Map<number, number>() };
+      g.counts.set(le, (g.counts.get(le) ?? 0) + r.v);
+      groups.set(key, g);
+    }
+    return [...groups.values()].map((g) => ({ labels: g.labels, buckets: cumulativeBuckets(g.counts) }));
+  }
+
+  async shadowExamples(q: TimeQuery, limit: number): Promise<ShadowExample[]> {
+    const parts = ['ts >= ?', 'ts < ?'];
+    const args: Array<string | number> = [q.from, q.to];
+    for (const [column, value] of [
+      ['service', q.filters.service],
+      ['server', q.filters.server],
+      ['tool', q.filters.tool],
+    ] as const) {
+      if (value === undefined) continue;
+      parts.push(`${column} = ?`);
+      args.push(value);
+    }
+    return this.all<ShadowExample>(
+      `SELECT ts AS at, trace_id AS traceId, span_id AS spanId, parent_span_id AS callSpanId, service, server, tool,
+         variant, error_class AS errorClass, error_type AS errorType, shadow_class AS shadowClass,
+         shadow_type AS shadowType
+       FROM shadow_examples WHERE ${parts.join(' AND ')} ORDER BY ts DESC LIMIT ?`,
+      ...args,
+      limit,
+    );
   }
 
   async breakerWaiting(filters: Filters): Promise<WaitingRow[]> {
@@ -661,16 +712,8 @@ export class EmbeddedPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over the embedded store. */
 export class EmbeddedSource extends ShapedSource {
-  constructor(
-    protected readonly store: EmbeddedStore,
-    options: EmbeddedSourceOptions,
-  ) {
+  constructor(store: EmbeddedStore, options: EmbeddedSourceOptions) {
     super(new EmbeddedPrimitives(store, options));
-  }
-
-  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-embedded.ts`. */
-  async experimentData(q: TimeQuery): Promise<ExperimentData> {
-    return embeddedExperimentData(this.store, q);
   }
 }
 

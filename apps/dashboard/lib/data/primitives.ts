@@ -1,4 +1,5 @@
 import type { InstanceBreakerState } from './breakers';
+import type { ShadowExample } from './experiments-types';
 import type {
   AgentInstance,
   BreakerCounts,
@@ -33,7 +34,9 @@ export type MetricName =
   | 'modelRetriesAvoided'
   | 'modelRetriesSavedTime'
   | 'modelRetriesSavedCost'
-  | 'breakerShed';
+  | 'breakerShed'
+  /** Experiments: failed attempts the shadow classifier classified differently. */
+  | 'shadowDisagreements';
 
 /** The labels a count can be grouped by. */
 export type Dim =
@@ -44,6 +47,9 @@ export type Dim =
   | 'errorClass'
   | 'errorType'
   | 'variant'
+  /** The shadow classifier's class and type (`shadowDisagreements` only). */
+  | 'shadowClass'
+  | 'shadowType'
   /** `service.instance.id`: only where `capabilities.instances` (the embedded facts carry no instance). */
   | 'instance';
 
@@ -75,6 +81,12 @@ export interface LatencyRow {
   readonly count: number;
   /** Seconds, one per requested quantile; null when the group has no observation. */
   readonly quantiles: ReadonlyArray<number | null>;
+}
+
+/** The call-duration histogram of a group over a window: cumulative by upper bound (seconds; +Infinity last). */
+export interface HistogramRow {
+  readonly labels: Labels;
+  readonly buckets: ReadonlyArray<{ readonly le: number; readonly count: number }>;
 }
 
 /** Calls waiting at a breaker's gate now (all instances). */
@@ -122,6 +134,10 @@ export interface Primitives {
   buckets(metric: MetricName, q: TimeQuery, plan: BucketPlan, by: readonly Dim[]): Promise<BucketRow[]>;
   /** Quantiles (0..1) of the call-duration histogram over the window, grouped by `by`. */
   latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]>;
+  /** The call-duration histogram over the window, grouped by `by` (the experiments' latency comparison). */
+  histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]>;
+  /** Failed attempts the shadow disagreed on, newest first, at most `limit`. Optional: only with spans. */
+  shadowExamples?(q: TimeQuery, limit: number): Promise<ShadowExample[]>;
   /** Each instance's current state of each breaker (only processes that report a breaker). */
   instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]>;
   /**

@@ -3,6 +3,8 @@ import {
   PROM_LABEL_ERROR_TYPE,
   PROM_LABEL_FROM_STATE,
   PROM_LABEL_GEN_AI_TOOL_NAME,
+  PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
+  PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
   PROM_LABEL_MCP_RESILIENCE_VARIANT,
   PROM_LABEL_MCP_SERVER,
   PROM_LABEL_OUTCOME,
@@ -20,15 +22,15 @@ import {
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_COST_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
+  PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
 import { asState, type InstanceBreakerState } from './breakers';
-import { prometheusExperimentData } from './experiments-promql';
-import type { ExperimentData } from './experiments-types';
 import type {
   BucketPlan,
   BucketRow,
   CountRow,
   Dim,
+  HistogramRow,
   Labels,
   LatencyRow,
   MetricName,
@@ -92,6 +94,8 @@ const LABEL: Readonly<Record<Dim, string>> = {
   errorClass: PROM_LABEL_ERROR_CLASS,
   errorType: PROM_LABEL_ERROR_TYPE,
   variant: PROM_LABEL_MCP_RESILIENCE_VARIANT,
+  shadowClass: PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
+  shadowType: PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
   instance: promql.LABEL_INSTANCE,
 };
 
@@ -106,6 +110,7 @@ const COUNTER: Readonly<Record<Exclude<MetricName, 'callDuration'>, string>> = {
   modelRetriesSavedTime: PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL,
   modelRetriesSavedCost: PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL,
   breakerShed: PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED_TOTAL,
+  shadowDisagreements: PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 };
 
 const label = (s: { labels: Readonly<Record<string, string>> }, name: string): string => s.labels[name] ?? '';
@@ -301,6 +306,35 @@ export class PrometheusPrimitives implements Primitives {
         const s = samples.find((x) => key(PrometheusPrimitives.labelsOf(x, by)) === key(c.labels));
         return s && Number.isFinite(s.value) ? s.value : null;
       }),
+    }));
+  }
+
+  /** The window's bucket increases by `le` (cumulative already), per group. */
+  async histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]> {
+    const w = this.window(q);
+    const samples = await this.instant(
+      promql.totalBy(
+        PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
+        [...by.map((d) => LABEL[d]), 'le'],
+        w.filters,
+        w.windowMs,
+        w.lookbackMs,
+      ),
+      q.to,
+    );
+    const groups = new Map<string, { labels: Labels; counts: Map<number, number> }>();
+    for (const s of samples) {
+      const le = label(s, 'le') === '+Inf' ? Number.POSITIVE_INFINITY : Number(label(s, 'le'));
+      if (Number.isNaN(le)) continue;
+      const labels = PrometheusPrimitives.labelsOf(s, by);
+      const key = by.map((d) => labels[d]).join('\u0001');
+      const g = groups.get(key) ?? { labels, counts: new Map<number, number>() };
+      g.counts.set(le, (g.counts.get(le) ?? 0) + finite(s.value));
+      groups.set(key, g);
+    }
+    return [...groups.values()].map((g) => ({
+      labels: g.labels,
+      buckets: [...g.counts].sort((a, b) => a[0] - b[0]).map(([le, count]) => ({ le, count })),
     }));
   }
 
@@ -520,12 +554,7 @@ export class PrometheusPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over a Prometheus-compatible API. */
 export class PrometheusSource extends ShapedSource {
-  constructor(protected readonly options: PrometheusSourceOptions) {
+  constructor(options: PrometheusSourceOptions) {
     super(new PrometheusPrimitives(options));
-  }
-
-  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-promql.ts`. */
-  experimentData(q: TimeQuery): Promise<ExperimentData> {
-    return prometheusExperimentData(this.options.api, q, TOTAL_LOOKBACK_MS);
   }
 }
