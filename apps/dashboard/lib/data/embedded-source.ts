@@ -460,17 +460,24 @@ export class EmbeddedPrimitives implements Primitives {
     limit: number,
     offset: number,
   ): BreakerKey[] {
-    if (segment === 'stale') {
+    // The large segments in one pass over the key index (grouped, no probe per row); the small ones (open,
+    // half-open) through the state index.
+    if (segment === 'stale' || segment === 'closed') {
+      const having =
+        segment === 'stale'
+          ? 'MAX(updated) < ?'
+          : "MAX(updated) >= ? AND MAX(state IN ('open', 'half_open') AND updated >= ?) = 0";
       return this.all<BreakerKey>(
-        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING MAX(updated) < ?
+        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING ${having}
          ORDER BY server, tool LIMIT ? OFFSET ?`,
         ...f.args,
         cut,
+        ...(segment === 'closed' ? [cut] : []),
         limit,
         offset,
       );
     }
-    const worse = segment === 'open' ? '' : segment === 'half_open' ? "state = 'open'" : "state <> 'closed'";
+    const worse = segment === 'open' ? '' : "state = 'open'";
     const notWorse = worse
       ? ` AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND ${worse}
             AND updated >= ?${f.sql})`
