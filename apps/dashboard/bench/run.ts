@@ -33,6 +33,7 @@ import {
 } from '@mcp-resilience/middleware/semconv';
 import { loadConfig } from '../lib/config';
 import type { TimeQuery } from '../lib/data/types';
+import { createIngestSink } from '../lib/ingest/ingest-sink';
 import type { MetricsRequest } from '../lib/otlp/model';
 import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from '../lib/otlp/schema';
 import { createRuntime } from '../lib/runtime';
@@ -363,7 +364,7 @@ async function main() {
         Buffer.from(JSON.stringify(m.request, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))),
         'json',
       );
-      store.metrics(decoded);
+      createIngestSink(store).metrics(decoded);
     }
     if (k % 2000 === 0) log(`  ${k}/${minutes} minutes`);
   }
@@ -629,7 +630,7 @@ function fillBreakers(
         service: 'fleet-agent',
         instance: `fleet-${n}`,
       });
-      store.metrics(decode(Buffer.from(JSON.stringify(request)), 'json'));
+      createIngestSink(store).metrics(decode(Buffer.from(JSON.stringify(request)), 'json'));
     }
   }
   const { n } = store.db.prepare('SELECT COUNT(*) AS n FROM breakers').get() as { n: number };

@@ -72,7 +72,9 @@ describe('Experiments page in Chromium', () => {
     await example.click();
     await page.waitForURL(/\/calls\?/);
     const id = href!.split('#')[1]!;
-    await expect.poll(() => page.locator(`[id="${id}"]`).count()).toBe(1);
+    // the URL changes before the Calls page has rendered: wait for the row itself (poll's 1 s is too short under load)
+    await page.locator(`[id="${id}"]`).waitFor();
+    expect(await page.locator(`[id="${id}"]`).count()).toBe(1);
     // The Calls page applies the variant: every row is the control's, and says so.
     const variants = await page.locator('[data-testid="call-variant"]').allTextContents();
     expect(variants.length).toBe(await page.locator('[data-testid="call-row"]').count());

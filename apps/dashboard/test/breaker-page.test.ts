@@ -4,6 +4,7 @@ import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { Primitives } from '@/lib/data/primitives';
 import { ShapedSource } from '@/lib/data/shaped-source';
 import type { Filters, TimeQuery } from '@/lib/data/types';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { breakerGaugeRequest, type GaugeBreaker } from './support/breaker-gauges';
@@ -30,7 +31,7 @@ function storeWith(breakers: readonly GaugeBreaker[], now: number, instance = 'f
   });
   open.push(store);
   const body = Buffer.from(JSON.stringify(breakerGaugeRequest(breakers, now - 1000, { instance })));
-  store.metrics(decodeMetrics(body, 'json'));
+  createIngestSink(store).metrics(decodeMetrics(body, 'json'));
   return store;
 }
 
@@ -89,7 +90,7 @@ describe('Breakers page (breakerPage)', () => {
       JSON.stringify(breakerGaugeRequest([{ server: 'zz', tool: '', state: 'closed' }], now - 1000)),
     );
     (store as unknown as { now: () => number }).now = () => now;
-    store.metrics(decodeMetrics(body, 'json'));
+    createIngestSink(store).metrics(decodeMetrics(body, 'json'));
     const page = await source.breakerPage(q, { offset: 0, limit: 5 });
     expect(page.counts.stale).toBe(30);
     expect(page.tiles[0]).toMatchObject({ server: 'zz', stale: false });
@@ -154,7 +155,7 @@ describe('breaker timeline before the first data', () => {
     const body = Buffer.from(
       JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
     );
-    store.metrics(decodeMetrics(body, 'json'));
+    createIngestSink(store).metrics(decodeMetrics(body, 'json'));
     now += 10 * 60_000;
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
     const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
@@ -174,7 +175,7 @@ describe('instances of a breaker tile', () => {
     });
     open.push(store);
     const report = (instance: string, state: GaugeBreaker['state']) =>
-      store.metrics(
+      createIngestSink(store).metrics(
         decodeMetrics(
           Buffer.from(
             JSON.stringify(

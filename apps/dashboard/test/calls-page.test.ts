@@ -8,6 +8,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource, MAX_ATTEMPTS_PER_CALL } from '@/lib/data/embedded-source';
 import type { CallsQuery } from '@/lib/data/types';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { nanos } from './support/otlp-json';
@@ -93,7 +94,7 @@ function setup(now: number) {
   });
   open.push(store);
   const ingest = (spans: SpanSpec[]) =>
-    store.traces(decodeTraces(Buffer.from(JSON.stringify(traces(spans))), 'json'));
+    createIngestSink(store).traces(decodeTraces(Buffer.from(JSON.stringify(traces(spans))), 'json'));
   return { store, source: new EmbeddedSource(store, { staleMs: 600_000 }), ingest };
 }
 

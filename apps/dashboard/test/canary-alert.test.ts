@@ -7,6 +7,7 @@ import { EmbeddedSource } from '@/lib/data/embedded-source';
 import { shapeExperiment } from '@/lib/data/experiments';
 import type { VariantCounts } from '@/lib/data/experiments-types';
 import type { MetricsSource } from '@/lib/data/metrics-source';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { openDatabase } from '@/lib/store/database';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
@@ -34,9 +35,12 @@ async function canaryStore(candidate?: Record<string, unknown>, exports = 1) {
   const capture = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a1' });
   const counted = canaryRecorder(capture.recorder);
   const ingest = async () => {
-    store.metrics(decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(
+      decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'),
+    );
     const spans = capture.spans();
-    if (spans.length > 0) store.traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
+    if (spans.length > 0)
+      createIngestSink(store).traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
     capture.resetSpans();
   };
   for (let i = 0; i < exports; i++) {

@@ -2,6 +2,7 @@ import { createToolGuard } from '@mcp-resilience/middleware/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { createCapture, serialize } from './support/otel';
@@ -46,17 +47,17 @@ describe('embedded store: incident numbers', () => {
     });
     for (let i = 0; i < 50; i++) h.record(0.05, { ...weather, 'mcp.resilience.outcome': 'success' });
     for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, 'mcp.resilience.outcome': 'success' });
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     // the next export is cumulative: only its increase may count
     for (let i = 0; i < 20; i++) h.record(0.3, { ...weather, 'mcp.resilience.outcome': 'failure' });
     for (let i = 0; i < 10; i++) h.record(2, { ...weather, 'mcp.resilience.outcome': 'failure' });
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     h.record(0.01, {
       'mcp.resilience.server': 'search',
       'gen_ai.tool.name': 'find',
       'mcp.resilience.outcome': 'success',
     });
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
 
     const rows = await source.latency(q());
     expect(rows.map((r) => `${r.server}/${r.tool}:${r.calls}`)).toEqual([
@@ -95,10 +96,10 @@ describe('embedded store: incident numbers', () => {
     // a breaker to show them on, and a call so the window has data
     for (const a of [agent, other]) {
       await a.run([{ server: 'weather', tool: 'get_forecast', steps: ['ok'] }]);
-      store.metrics(decodeMetrics(serialize.metricsProto(await a.metrics()), 'protobuf'));
+      createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await a.metrics()), 'protobuf'));
     }
     for (const g of [gateA, gateB]) {
-      store.metrics(decodeMetrics(serialize.metricsProto(await g.metrics()), 'protobuf'));
+      createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await g.metrics()), 'protobuf'));
     }
     const h = await source.headline(q());
     // no agent reports a cost (no `costPerAttempt`): none is shown
@@ -109,7 +110,7 @@ describe('embedded store: incident numbers', () => {
     // the level goes down: waiting is the latest level, not a sum of exports
     waitingA.add(-5, { 'mcp.resilience.server': 'weather' });
     await new Promise((r) => setTimeout(r, 5));
-    store.metrics(decodeMetrics(serialize.metricsProto(await gateA.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await gateA.metrics()), 'protobuf'));
     tile = (await source.breakerTiles(q())).find((t) => t.server === 'weather')!;
     expect(tile.waiting).toBeLessThan(7);
     expect(tile.shed).toBe(3);
@@ -132,7 +133,7 @@ describe('embedded store: incident numbers', () => {
     for (let i = 0; i < 4; i++) calls.push(await guard('get_forecast', { city: '' }, invalid));
     expect(calls.map((c) => c.ok === false && c.repeat)).toEqual([false, true, true, true]);
     // no retry failed (the error is not retryable): there is no wasted cost to infer a cost per attempt from
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     const h = await source.headline(q());
     expect(h.wastedRetries).toBe(0);
     expect(h.modelRetries.avoided).toBe(3);
@@ -151,7 +152,7 @@ describe('embedded store: incident numbers', () => {
     calls.add(10, { ...weather, 'mcp.resilience.outcome': 'success', 'mcp.resilience.variant': 'canary' });
     calls.add(30, { ...weather, 'mcp.resilience.outcome': 'success', 'mcp.resilience.variant': 'baseline' });
     calls.add(5, { ...weather, 'mcp.resilience.outcome': 'failure', 'mcp.resilience.variant': 'canary' });
-    store.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     expect((await source.dimensions(q())).variants).toEqual(['baseline', 'canary']);
     const canary = await source.summary({ ...q(), filters: { variant: 'canary' } });
     expect(canary.calls).toEqual({ total: 15, success: 10, failure: 5, rejected: 0 });
@@ -166,7 +167,7 @@ describe('embedded store: incident numbers', () => {
     const { store, source } = open();
     const agent = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     await agent.run(standardScript('weather'));
-    store.traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));
+    createIngestSink(store).traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));
     const all = await source.recentCalls(q(), { limit: 100 });
     expect(all.length).toBeGreaterThan(3);
     expect(new Set(all.map((c) => c.service))).toEqual(new Set(['agent']));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { histogramRequest, spanRequest, sumRequest } from './support/otlp-json';
@@ -338,7 +339,7 @@ describe('ingest caps', () => {
     const source = new EmbeddedSource(store, { staleMs: 600_000 });
     const tools = async () => (await source.dimensions({ from: 0, to: now + 60_000, filters: {} })).tools;
     const ingest = (tool: string) =>
-      store.metrics(
+      createIngestSink(store).metrics(
         decodeMetrics(
           Buffer.from(
             JSON.stringify(

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, MAX_HISTOGRAM_BOUNDS } from '@/lib/otlp/decode';
 import { EmbeddedStore, type EmbeddedStoreOptions } from '@/lib/store/embedded-store';
 import { nanos, sumRequest } from './support/otlp-json';
@@ -51,15 +52,15 @@ describe('cumulative series cap (OTLP_MAX_CUMULATIVE_SERIES)', () => {
           { startMs: t0, timeMs: now, asInt: value, attributes: { ...ok, 'random.attr': id } },
         ]),
       );
-    expect(store.metrics(point('a', 1))).toEqual({ rejected: 0 });
-    expect(store.metrics(point('b', 1))).toEqual({ rejected: 0 });
-    const refused = store.metrics(point('c', 1));
+    expect(createIngestSink(store).metrics(point('a', 1))).toEqual({ rejected: 0 });
+    expect(createIngestSink(store).metrics(point('b', 1))).toEqual({ rejected: 0 });
+    const refused = createIngestSink(store).metrics(point('c', 1));
     expect(refused.rejected).toBe(1);
     expect(refused.message).toMatch(/too many cumulative series \(OTLP_MAX_CUMULATIVE_SERIES = 2\)/);
     expect(store.trackedSeries).toBe(2);
     // the series already tracked keep working
     now += 1000;
-    expect(store.metrics(point('a', 5))).toEqual({ rejected: 0 });
+    expect(createIngestSink(store).metrics(point('a', 5))).toEqual({ rejected: 0 });
     // (the first points started before the store: baselined, only the increase of `a` counts)
     expect(await totalCalls(store, now)).toBe(4);
     expect(store.db.prepare('SELECT COUNT(*) FROM cumulative_state').pluck().get()).toBe(2);
@@ -74,12 +75,12 @@ describe('cumulative series cap (OTLP_MAX_CUMULATIVE_SERIES)', () => {
           { startMs: now - 1000, timeMs: now, asInt: 1, attributes: { ...ok, 'random.attr': id } },
         ]),
       );
-    expect(store.metrics(point('a')).rejected).toBe(0);
-    expect(store.metrics(point('b')).rejected).toBe(1);
+    expect(createIngestSink(store).metrics(point('a')).rejected).toBe(0);
+    expect(createIngestSink(store).metrics(point('b')).rejected).toBe(1);
     now += 3 * DAY;
     store.enforceRetention();
     expect(store.trackedSeries).toBe(0);
-    expect(store.metrics(point('b')).rejected).toBe(0);
+    expect(createIngestSink(store).metrics(point('b')).rejected).toBe(0);
   });
 
   it('takes only the room left from one request with many new series', () => {
@@ -91,7 +92,7 @@ describe('cumulative series cap (OTLP_MAX_CUMULATIVE_SERIES)', () => {
       asInt: 1,
       attributes: { ...ok, 'random.attr': `v${i}` },
     }));
-    const r = store.metrics(json(sumRequest(CALLS, points)));
+    const r = createIngestSink(store).metrics(json(sumRequest(CALLS, points)));
     expect(r.rejected).toBe(7);
     expect(store.trackedSeries).toBe(3);
     expect(store.db.prepare('SELECT COUNT(*) FROM cumulative_state').pluck().get()).toBe(3);
@@ -149,7 +150,7 @@ describe('histogram explicit bounds', () => {
     expect(decoded.rejected).toBe(1);
     expect(decoded.rejectedReasons.join()).toMatch(/more than 256 explicitBounds \(100000\)/);
     const store = open({ now: () => now });
-    store.metrics(decoded);
+    createIngestSink(store).metrics(decoded);
     expect(store.db.prepare('SELECT COUNT(*) FROM facts').pluck().get()).toBe(0);
   });
 
@@ -158,7 +159,7 @@ describe('histogram explicit bounds', () => {
     const decoded = json(histogram(now, ascending(MAX_HISTOGRAM_BOUNDS)));
     expect(decoded.rejected).toBe(0);
     const store = open({ now: () => now });
-    store.metrics(decoded);
+    createIngestSink(store).metrics(decoded);
     // one row per bucket and tier
     expect(bucketRows(store) % (MAX_HISTOGRAM_BOUNDS + 1)).toBe(0);
     expect(bucketRows(store)).toBeGreaterThan(0);
@@ -175,7 +176,7 @@ describe('histogram explicit bounds', () => {
     expect(decoded.rejected).toBe(1);
     expect(decoded.rejectedReasons.join()).toMatch(reason);
     const store = open({ now: () => now });
-    store.metrics(decoded);
+    createIngestSink(store).metrics(decoded);
     expect(bucketRows(store)).toBe(0);
   });
 });

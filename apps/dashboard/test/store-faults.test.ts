@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import { stableKey } from '@/lib/ingest/ingest-context';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { sumRequest } from './support/otlp-json';
@@ -44,7 +45,7 @@ describe('series keys of the older format', () => {
     const dir = tempDir();
     const first = openStore(dir);
     const t0 = Date.now(); // after the store's creation: the series is counted from its first point
-    first.metrics(
+    createIngestSink(first).metrics(
       decodeMetrics(
         json(sumRequest(CALLS, [{ startMs: t0, timeMs: t0 + 1000, asInt: 5, attributes: ok }])),
         'json',
@@ -63,7 +64,7 @@ describe('series keys of the older format', () => {
     const keys = second.db.prepare<[], string>('SELECT key FROM cumulative_state').pluck().all();
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^h:[A-Za-z0-9_-]{43}$/);
-    second.metrics(
+    createIngestSink(second).metrics(
       decodeMetrics(
         json(sumRequest(CALLS, [{ startMs: t0, timeMs: t0 + 2000, asInt: 8, attributes: ok }])),
         'json',
@@ -159,7 +160,7 @@ describe('a disk that refuses writes', () => {
     const dir = tempDir();
     const store = openStore(dir);
     store.db.pragma('query_only = ON');
-    expect(() => store.metrics(decodeMetrics(json(delta(4, 'x')), 'json'))).toThrow(
+    expect(() => createIngestSink(store).metrics(decodeMetrics(json(delta(4, 'x')), 'json'))).toThrow(
       /the database is read-only/,
     );
     store.db.pragma('query_only = OFF');

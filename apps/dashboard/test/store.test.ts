@@ -1,8 +1,10 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AlertStore } from '@/lib/alerts/alert-store';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
+import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { MIGRATIONS } from '@/lib/store/schema';
@@ -28,9 +30,10 @@ afterEach(() => {
 });
 
 async function ingest(store: EmbeddedStore, capture: ReturnType<typeof createCapture>) {
-  store.metrics(decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'));
+  createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await capture.metrics()), 'protobuf'));
   const spans = capture.spans();
-  if (spans.length > 0) store.traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
+  if (spans.length > 0)
+    createIngestSink(store).traces(decodeTraces(serialize.tracesProto(spans), 'protobuf'));
   capture.resetSpans();
 }
 
@@ -275,7 +278,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   it('migrates a database created before the instances table, filling it from what it knows', () => {
     const dir = tempDir();
     const db = new Database(path.join(dir, 'dashboard.db'));
-    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[0] as string);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1'), ('created_at', '1')").run();
     db.prepare(
       "INSERT INTO breakers VALUES ('agent', 'a', 'weather', '', 'closed', 1000, 1000, 5000), ('agent', 'a', 'search', '', 'open', 2000, 2000, 7000)",
@@ -294,8 +297,8 @@ describe('EmbeddedStore + EmbeddedSource', () => {
   it('migrates stored calls to carry a variant: empty for the calls stored before', async () => {
     const dir = tempDir();
     const db = new Database(path.join(dir, 'dashboard.db'));
-    db.exec(MIGRATIONS[0]!);
-    db.exec(MIGRATIONS[1]!);
+    db.exec(MIGRATIONS[0] as string);
+    db.exec(MIGRATIONS[1] as string);
     db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '2'), ('created_at', '1')").run();
     db.prepare(
       `INSERT INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms,
@@ -326,13 +329,34 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     expect((store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n).toBe(0);
   });
 
+  it('leaves the alert tables to the AlertStore, which alone prunes them', () => {
+    let now = Date.now();
+    const { store } = openStore(tempDir(), () => now);
+    const alerts = new AlertStore(store.db, () => now);
+    const entry = {
+      key: 'k',
+      source: 'rule' as const,
+      name: 'A',
+      labels: {},
+      state: 'firing',
+      value: null,
+      summary: '',
+    };
+    alerts.addHistory({ ...entry, at: now });
+    now += 8 * 86_400_000;
+    store.enforceRetention();
+    expect(alerts.history(10)).toHaveLength(1);
+    alerts.prune(now - 7 * 86_400_000);
+    expect(alerts.history(10)).toHaveLength(0);
+  });
+
   it('divides rates by the time from the first data, found in the finest tier kept there, on 24h and 7d', async () => {
     const MIN = 60_000;
     const DAY = 86_400_000;
     const NOW = 1_800_000_000_000;
     const { store, source } = openStore(tempDir(), () => NOW);
     const ingestCalls = (points: Array<[number, number]>, service = 'agent') =>
-      store.metrics(
+      createIngestSink(store).metrics(
         decodeMetrics(
           new TextEncoder().encode(
             JSON.stringify(

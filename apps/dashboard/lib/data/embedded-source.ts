@@ -6,17 +6,19 @@ import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
 import { asState, type InstanceBreakerState, RANK } from './breakers';
 import { bucketQuantile } from './bucket-quantile';
-import { embeddedExperimentData } from './experiments-embedded';
-import type { ExperimentData } from './experiments-types';
+import { cumulativeBuckets } from './cumulative-buckets';
+import type { ShadowExample } from './experiments-types';
 import type {
   BreakerKeysPage,
   BucketPlan,
   BucketRow,
   CountRow,
   Dim,
+  HistogramRow,
   LatencyRow,
   MetricName,
   Primitives,
+  StateChange,
   WaitingRow,
 } from './primitives';
 import { ShapedSource } from './shaped-source';
@@ -27,19 +29,30 @@ import type {
   BreakerKey,
   BreakerPageQuery,
   BreakerStateName,
-  BreakerTimelineRow,
   BreakerTransition,
   CallRow,
   CallsQuery,
   Dimensions,
   Filters,
-  TimelineSegment,
   TimeQuery,
   TransitionMark,
 } from './types';
 
-type Col = 'service' | 'server' | 'method' | 'tool' | 'outcome' | 'error_class' | 'error_type' | 'extra';
-type Row = Record<string, string | number>;
+type Col =
+  | 'service'
+  | 'server'
+  | 'method'
+  | 'tool'
+  | 'outcome'
+  | 'error_class'
+  | 'error_type'
+  | 'variant'
+  | 'shadow_class'
+  | 'shadow_type';
+/** A sum over facts: the grouped label columns, then the sums (v is null when nothing matched). */
+type Row = { readonly [column: string]: string | number | null; v: number | null; c: number };
+/** The same, where something matched. */
+type Sum = Row & { v: number };
 
 const SUCCESS = OUTCOME_VALUE_SUCCESS;
 
@@ -54,9 +67,10 @@ const METRIC: Readonly<Record<MetricName, number>> = {
   modelRetriesSavedTime: M.modelRetriesSavedTime,
   modelRetriesSavedCost: M.modelRetriesSavedCost,
   breakerShed: M.breakerShed,
+  shadowDisagreements: M.shadowDisagreements,
 };
 
-/** The `dims` column of each label; the variant is in `extra` (see metric-ids.ts); facts carry no instance. */
+/** The `dims` column of each label; facts carry no instance. */
 const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   service: 'service',
   server: 'server',
@@ -64,7 +78,9 @@ const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   outcome: 'outcome',
   errorClass: 'error_class',
   errorType: 'error_type',
-  variant: 'extra',
+  variant: 'variant',
+  shadowClass: 'shadow_class',
+  shadowType: 'shadow_type',
 };
 
 function col(d: Dim): Col {
@@ -107,17 +123,13 @@ export class EmbeddedPrimitives implements Primitives {
   readonly kind = 'embedded' as const;
   readonly capabilities = { traces: true, push: true, instances: false } as const;
   readonly freshnessMs = EXPORT_LAG_MS;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, Statement<unknown[], unknown>>();
   private readonly countsCache = new Map<string, { at: number; counts: BreakerCounts }>();
 
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
-  ) {
-    // The Breakers page's read paths (a segment by state in name order; a breaker's other instances).
-    store.db.exec(`CREATE INDEX IF NOT EXISTS breakers_by_state ON breakers (state, server, tool, updated);
-      CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);`);
-  }
+  ) {}
 
   now(): number {
     return this.store.now();
@@ -133,16 +145,28 @@ export class EmbeddedPrimitives implements Primitives {
     });
   }
 
-  private prepare(sql: string): Statement {
+  /** The cached statement of `sql`, its rows typed `R`: the SQL's column list is the contract. */
+  private statement<R>(sql: string): Statement<unknown[], R> {
     let s = this.statements.get(sql);
     if (!s) {
       s = this.store.db.prepare(sql);
       this.statements.set(sql, s);
     }
-    return s;
+    return s as Statement<unknown[], R>;
   }
 
-  private static where(filters: Filters, variantInExtra: boolean): { sql: string; args: string[] } {
+  private all<R>(sql: string, ...args: unknown[]): R[] {
+    return this.statement<R>(sql).all(...args);
+  }
+
+  /** The first column of the first row. */
+  private value<T>(sql: string, ...args: unknown[]): T {
+    return this.statement<T>(sql)
+      .pluck()
+      .get(...args) as T;
+  }
+
+  private static where(filters: Filters): { sql: string; args: string[] } {
     const parts: string[] = [];
     const args: string[] = [];
     const add = (col: Col, value: string | undefined) => {
@@ -153,7 +177,7 @@ export class EmbeddedPrimitives implements Primitives {
     add('service', filters.service);
     add('server', filters.server);
     add('tool', filters.tool);
-    if (variantInExtra) add('extra', filters.variant);
+    add('variant', filters.variant);
     const scope = filters.breakers;
     if (scope !== undefined && scope.length > 0) {
       // a page of breakers: their servers (and tools, unless one of them is per server): a superset
@@ -175,26 +199,30 @@ export class EmbeddedPrimitives implements Primitives {
     return labels;
   }
 
-  /** SUM(value), SUM(count) of one metric id grouped by `by`, over the tiers' pieces of [from, to). */
-  private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], extraCol = false): Row[] {
-    const w = EmbeddedPrimitives.where(q.filters, metric !== M.callDurationBucket);
-    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...(extraCol ? ['d.extra AS extra'] : [])];
-    const group = [...by.map((d) => `d.${col(d)}`), ...(extraCol ? ['d.extra'] : [])];
+  /**
+   * SUM(value), SUM(count) of one metric id grouped by `by` (and the bucket bounds, `bounds`), over the tiers'
+   * pieces of [from, to).
+   */
+  private sumOver(metric: number, q: TimeQuery, by: readonly Dim[], bounds = false): Sum[] {
+    const w = EmbeddedPrimitives.where(q.filters);
+    const boundCols = bounds ? ['d.bucket_lower', 'd.bucket_le'] : [];
+    const cols = [...by.map((d) => `d.${col(d)} AS ${d}`), ...boundCols];
+    const group = [...by.map((d) => `d.${col(d)}`), ...boundCols];
     const sql = `SELECT ${cols.join(', ')}${cols.length ? ', ' : ''}SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}${group.length ? ` GROUP BY ${group.join(', ')}` : ''}`;
-    const stmt = this.prepare(sql);
-    const merged = new Map<string, Row>();
-    const keyCols = [...by, ...(extraCol ? ['extra'] : [])];
+    const merged = new Map<string, Sum>();
+    const keyCols = [...by, ...(bounds ? ['bucket_lower', 'bucket_le'] : [])];
     for (const piece of planRange(q.from, q.to, this.now(), this.store.tiers)) {
-      for (const row of stmt.all(piece.tier, metric, piece.from, piece.to, ...w.args) as Row[]) {
-        if (row.v === null) continue;
+      for (const row of this.all<Row>(sql, piece.tier, metric, piece.from, piece.to, ...w.args)) {
+        const v = row.v;
+        if (v === null) continue;
         const key = keyCols.map((c) => row[c]).join('\u0001');
         const m = merged.get(key);
         if (m) {
-          m.v = (m.v as number) + (row.v as number);
-          m.c = (m.c as number) + (row.c as number);
-        } else merged.set(key, { ...row });
+          m.v += v;
+          m.c += row.c;
+        } else merged.set(key, { ...row, v });
       }
     }
     return [...merged.values()];
@@ -207,8 +235,8 @@ export class EmbeddedPrimitives implements Primitives {
 
   async totals(metric: MetricName, q: TimeQuery, by: readonly Dim[]): Promise<CountRow[]> {
     return this.sumOver(METRIC[metric], q, by)
-      .filter((r) => (r.v as number) !== 0 || (r.c as number) !== 0)
-      .map((r) => ({ labels: EmbeddedPrimitives.labels(r, by), value: r.v as number, count: r.c as number }));
+      .filter((r) => r.v !== 0 || r.c !== 0)
+      .map((r) => ({ labels: EmbeddedPrimitives.labels(r, by), value: r.v, count: r.c }));
   }
 
   async buckets(
@@ -223,13 +251,14 @@ export class EmbeddedPrimitives implements Primitives {
       [...tiers].reverse().find((t) => plan.step % t.res === 0 && plan.origin >= now - t.keepMs) ??
       tiers.find((t) => plan.origin >= now - t.keepMs) ??
       tiers[tiers.length - 1]!;
-    const w = EmbeddedPrimitives.where(q.filters, true);
+    const w = EmbeddedPrimitives.where(q.filters);
     const cols = by.map((d) => `d.${col(d)} AS ${d}`).join(', ');
     const sql = `SELECT CAST((f.bucket - ?) / ? AS INTEGER) AS k${cols ? `, ${cols}` : ''}, SUM(f.value) AS v, SUM(f.count) AS c
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}
       GROUP BY k${by.map((d) => `, d.${col(d)}`).join('')}`;
-    const rows = this.prepare(sql).all(
+    const rows = this.all<Sum & { k: number }>(
+      sql,
       plan.origin,
       plan.step,
       tier.id,
@@ -237,33 +266,25 @@ export class EmbeddedPrimitives implements Primitives {
       plan.origin,
       plan.origin + plan.count * plan.step,
       ...w.args,
-    ) as Row[];
+    );
     return rows
-      .filter((r) => (r.v as number) !== 0 || (r.c as number) !== 0)
-      .map((r) => ({
-        k: r.k as number,
-        labels: EmbeddedPrimitives.labels(r, by),
-        value: r.v as number,
-        count: r.c as number,
-      }));
+      .filter((r) => r.v !== 0 || r.c !== 0)
+      .map((r) => ({ k: r.k, labels: EmbeddedPrimitives.labels(r, by), value: r.v, count: r.c }));
   }
 
   /** Bucket interpolation over the stored per-bucket counts (as histogram_quantile does). */
   async latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]> {
-    const plain = by.filter((d) => d !== 'variant');
-    const rows = this.sumOver(M.callDurationBucket, q, plain, true);
+    const rows = this.sumOver(M.callDurationBucket, q, by, true);
     const groups = new Map<string, { labels: Partial<Record<Dim, string>>; counts: Map<number, number> }>();
     for (const r of rows) {
-      const [range = '', variant = ''] = String(r.extra).split('\u0001');
-      if (q.filters.variant !== undefined && variant !== q.filters.variant) continue;
-      const labels: Partial<Record<Dim, string>> = { ...EmbeddedPrimitives.labels(r, plain) };
-      if (by.includes('variant')) labels.variant = variant;
+      const labels = EmbeddedPrimitives.labels(r, by);
       const key = by.map((d) => labels[d]).join('\u0001');
       const g = groups.get(key) ?? { labels, counts: new Map() };
-      const [lower = '', le = ''] = range.split('~');
+      const le = String(r.bucket_le);
+      const lower = String(r.bucket_lower);
       const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
       if (le === '' || Number.isNaN(bound)) continue;
-      g.counts.set(bound, (g.counts.get(bound) ?? 0) + (r.v as number));
+      g.counts.set(bound, (g.counts.get(bound) ?? 0) + r.v);
       // zero buckets are not stored: the lower bound keeps the interpolation exact
       if (lower !== '' && !Number.isNaN(Number(lower)) && !g.counts.has(Number(lower)))
         g.counts.set(Number(lower), 0);
@@ -284,23 +305,62 @@ export class EmbeddedPrimitives implements Primitives {
     });
   }
 
+  /** The stored per-bucket counts (non-empty buckets only) as a cumulative histogram per group. */
+  async histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]> {
+    const groups = new Map<string, { labels: CountRow['labels']; counts: Map<number, number> }>();
+    for (const r of this.sumOver(M.callDurationBucket, q, by, true)) {
+      const le = r.bucket_le === '+Inf' ? Number.POSITIVE_INFINITY : Number(r.bucket_le);
+      if (r.bucket_le === '' || Number.isNaN(le)) continue;
+      const labels = EmbeddedPrimitives.labels(r, by);
+      const key = by.map((d) => labels[d]).join('\u0001');
+      const g = groups.get(key) ?? { labels, counts: new Map<number, number>() };
+      g.counts.set(le, (g.counts.get(le) ?? 0) + r.v);
+      groups.set(key, g);
+    }
+    return [...groups.values()].map((g) => ({ labels: g.labels, buckets: cumulativeBuckets(g.counts) }));
+  }
+
+  async shadowExamples(q: TimeQuery, limit: number): Promise<ShadowExample[]> {
+    const parts = ['ts >= ?', 'ts < ?'];
+    const args: Array<string | number> = [q.from, q.to];
+    for (const [column, value] of [
+      ['service', q.filters.service],
+      ['server', q.filters.server],
+      ['tool', q.filters.tool],
+    ] as const) {
+      if (value === undefined) continue;
+      parts.push(`${column} = ?`);
+      args.push(value);
+    }
+    return this.all<ShadowExample>(
+      `SELECT ts AS at, trace_id AS traceId, span_id AS spanId, parent_span_id AS callSpanId, service, server, tool,
+         variant, error_class AS errorClass, error_type AS errorType, shadow_class AS shadowClass,
+         shadow_type AS shadowType
+       FROM shadow_examples WHERE ${parts.join(' AND ')} ORDER BY ts DESC LIMIT ?`,
+      ...args,
+      limit,
+    );
+  }
+
   async breakerWaiting(filters: Filters): Promise<WaitingRow[]> {
     // The latest finest bucket of each (service, instance, breaker) reported within the stale time.
     const tier = this.store.tiers[0]!;
     const since = this.now() - this.options.staleMs;
-    const w = EmbeddedPrimitives.where({ ...filters, variant: undefined }, false);
-    const rows = this.prepare(
+    const w = EmbeddedPrimitives.where({ ...filters, variant: undefined });
+    const rows = this.all<{ server: string; tool: string; level: number }>(
       `SELECT d.server AS server, d.tool AS tool, f.value / f.count AS level
        FROM facts f JOIN dims d ON d.id = f.dim
        JOIN (SELECT f2.dim AS dim, MAX(f2.bucket) AS bucket FROM facts f2
              WHERE f2.tier = ? AND f2.metric = ? AND f2.bucket >= ? GROUP BY f2.dim) latest
          ON latest.dim = f.dim AND latest.bucket = f.bucket
        WHERE f.tier = ? AND f.metric = ? AND f.count > 0${w.sql}`,
-    ).all(tier.id, M.breakerWaiting, since, tier.id, M.breakerWaiting, ...w.args) as Array<{
-      server: string;
-      tool: string;
-      level: number;
-    }>;
+      tier.id,
+      M.breakerWaiting,
+      since,
+      tier.id,
+      M.breakerWaiting,
+      ...w.args,
+    );
     const by = new Map<string, WaitingRow>();
     for (const r of rows) {
       const key = `${r.server}\u0001${r.tool}`;
@@ -363,22 +423,24 @@ export class EmbeddedPrimitives implements Primitives {
     const now = this.now();
     if (cached && now - cached.at >= 0 && now - cached.at < COUNTS_TTL_MS) return cached.counts;
     const distinct = (where: string, ...args: Array<string | number>) =>
-      this.prepare(
+      this.value<number>(
         `SELECT COUNT(*) FROM (SELECT 1 FROM breakers WHERE 1${where}${f.sql} GROUP BY server, tool)`,
-      )
-        .pluck()
-        .get(...args, ...f.args) as number;
+        ...args,
+        ...f.args,
+      );
     const all = distinct('');
     const live = distinct(' AND updated >= ?', cut);
     const open = distinct(" AND state = 'open' AND updated >= ?", cut);
-    const halfOpen = this.prepare(
+    const halfOpen = this.value<number>(
       `SELECT COUNT(*) FROM (SELECT 1 FROM breakers b WHERE state = 'half_open' AND updated >= ?${f.sql}
          AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND state = 'open'
                          AND updated >= ?${f.sql})
        GROUP BY server, tool)`,
-    )
-      .pluck()
-      .get(cut, ...f.args, cut, ...f.args) as number;
+      cut,
+      ...f.args,
+      cut,
+      ...f.args,
+    );
     const counts: BreakerCounts = {
       open,
       half_open: halfOpen,
@@ -398,177 +460,141 @@ export class EmbeddedPrimitives implements Primitives {
     limit: number,
     offset: number,
   ): BreakerKey[] {
-    if (segment === 'stale') {
-      return this.prepare(
-        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING MAX(updated) < ?
+    // The large segments in one pass over the key index (grouped, no probe per row); the small ones (open,
+    // half-open) through the state index.
+    if (segment === 'stale' || segment === 'closed') {
+      const having =
+        segment === 'stale'
+          ? 'MAX(updated) < ?'
+          : "MAX(updated) >= ? AND MAX(state IN ('open', 'half_open') AND updated >= ?) = 0";
+      return this.all<BreakerKey>(
+        `SELECT server, tool FROM breakers WHERE 1${f.sql} GROUP BY server, tool HAVING ${having}
          ORDER BY server, tool LIMIT ? OFFSET ?`,
-      ).all(...f.args, cut, limit, offset) as BreakerKey[];
+        ...f.args,
+        cut,
+        ...(segment === 'closed' ? [cut] : []),
+        limit,
+        offset,
+      );
     }
-    const worse = segment === 'open' ? '' : segment === 'half_open' ? "state = 'open'" : "state <> 'closed'";
+    const worse = segment === 'open' ? '' : "state = 'open'";
     const notWorse = worse
       ? ` AND NOT EXISTS (SELECT 1 FROM breakers WHERE server = b.server AND tool = b.tool AND ${worse}
             AND updated >= ?${f.sql})`
       : '';
-    return this.prepare(
+    return this.all<BreakerKey>(
       `SELECT DISTINCT server, tool FROM breakers b WHERE state = ? AND updated >= ?${f.sql}${notWorse}
        ORDER BY server, tool LIMIT ? OFFSET ?`,
-    ).all(segment, cut, ...f.args, ...(worse ? [cut, ...f.args] : []), limit, offset) as BreakerKey[];
+      segment,
+      cut,
+      ...f.args,
+      ...(worse ? [cut, ...f.args] : []),
+      limit,
+      offset,
+    );
   }
 
   private rawBreakers(filters: Filters): InstanceBreaker[] {
     const { parts, args } = breakerFilters(filters);
     const sql = `SELECT service, instance, server, tool, state, since, updated FROM breakers${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`;
-    return this.prepare(sql).all(...args) as InstanceBreaker[];
+    return this.all<InstanceBreaker>(sql, ...args);
   }
 
-  async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const current = this.rawBreakers(q.filters);
-    // Filtered in SQL (as `rawBreakers`), and at most `maxTimelineTransitions` rows: the newest of the window.
-    const { parts, args } = breakerFilters(q.filters);
-    const and = parts.map((p) => ` AND ${p}`).join('');
+  /**
+   * Each breaker's worst state across its instances: from where its data begins in the window, then at every
+   * transition that changes it, read from the newest `maxTimelineTransitions` of the window (the states
+   * before the oldest of them stand for the window's start). Segments: `breaker-timeline.ts`.
+   */
+  async stateChanges(q: TimeQuery): Promise<StateChange[]> {
     const limit = this.options.maxTimelineTransitions ?? MAX_TIMELINE_TRANSITIONS;
-    const inWindow = (
-      this.prepare(
-        `SELECT ts, service, instance, server, tool, from_state, to_state FROM breaker_transitions
-         WHERE ts >= ? AND ts < ?${and} ORDER BY ts DESC, id DESC LIMIT ?`,
-      ).all(q.from, q.to, ...args, limit) as Array<{
-        ts: number;
-        service: string;
-        instance: string;
-        server: string;
-        tool: string;
-        from_state: string;
-        to_state: string;
-      }>
-    ).reverse();
-    // Cut: the states before the oldest transition kept stand for the start of the window.
+    const inWindow = this.transitionRows(q, limit);
     const startAt = inWindow.length >= limit ? inWindow[0]!.ts : q.from;
-    const before = this.prepare(
+    const histories = this.histories(q.filters, startAt, limit);
+    for (const r of inWindow) {
+      const i = histories.instance(r);
+      if (i.events.length === 0) i.firstFrom = r.from_state;
+      i.events.push({ ts: r.ts, to: r.to_state });
+    }
+    return histories.all().flatMap((b) => worstChanges(q, b));
+  }
+
+  /** Each breaker instance's current state, its state before `startAt` and when it was first seen. */
+  private histories(filters: Filters, startAt: number, limit: number) {
+    const { parts, args } = breakerFilters(filters);
+    const and = parts.map((p) => ` AND ${p}`).join('');
+    const current = this.rawBreakers(filters);
+    const before = this.all<BreakerInstanceKey & { to_state: string }>(
       `SELECT service, instance, server, tool, to_state, MAX(ts) AS ts FROM breaker_transitions WHERE ts < ?${and}
        GROUP BY service, instance, server, tool LIMIT ?`,
-    ).all(startAt, ...args, limit) as Array<{
-      service: string;
-      instance: string;
-      server: string;
-      tool: string;
-      to_state: string;
-    }>;
-    type Inst = {
-      initial: string | undefined;
-      events: Array<{ ts: number; to: string }>;
-      firstFrom?: string;
-    };
-    const breakers = new Map<string, { server: string; tool: string; instances: Map<string, Inst> }>();
-    const inst = (r: { service: string; instance: string; server: string; tool: string }) => {
+      startAt,
+      ...args,
+      limit,
+    );
+    const firstSeen = this.firstSeen(current);
+    const breakers = new Map<string, BreakerHistory>();
+    const instance = (r: BreakerInstanceKey): InstanceHistory => {
       const key = `${r.server}\u0001${r.tool}`;
       const b = breakers.get(key) ?? { server: r.server, tool: r.tool, instances: new Map() };
       breakers.set(key, b);
       const ik = `${r.service}\u0001${r.instance}`;
-      const i = b.instances.get(ik) ?? { initial: undefined, events: [] };
+      const i = b.instances.get(ik) ?? { events: [], firstSeen: firstSeen.get(ik) };
       b.instances.set(ik, i);
       return i;
     };
-    for (const r of current) {
-      const i = inst(r);
-      i.initial ??= undefined;
-      (i as Inst & { current?: string }).firstFrom ??= undefined;
-      (i as Inst & { current?: string }).current = r.state;
-    }
-    for (const r of before) inst(r).initial = r.to_state;
-    // When each instance was first seen: a breaker has no state on the timeline before any of its data existed.
+    for (const r of current) instance(r).current = r.state;
+    for (const r of before) instance(r).initial = r.to_state;
+    return { instance, all: () => [...breakers.values()] };
+  }
+
+  /** When each instance of these breakers was first seen (a breaker has no state before its first data). */
+  private firstSeen(current: readonly InstanceBreaker[]): Map<string, number> {
     const firstSeen = new Map<string, number>();
     const services = [...new Set(current.map((r) => r.service))];
-    if (services.length > 0 && services.length <= 500) {
-      for (const r of this.prepare(
-        `SELECT service, instance, first_seen FROM instances WHERE service IN (${services.map(() => '?').join(', ')})`,
-      ).all(...services) as Array<{ service: string; instance: string; first_seen: number }>)
-        firstSeen.set(`${r.service}\u0001${r.instance}`, r.first_seen);
-    }
-    for (const r of inWindow) {
-      const i = inst(r);
-      if (i.events.length === 0) i.firstFrom = r.from_state;
-      i.events.push({ ts: r.ts, to: r.to_state });
-    }
-    const rows: BreakerTimelineRow[] = [];
-    for (const b of breakers.values()) {
-      const states = new Map<string, string>();
-      const events: Array<{ ts: number; key: string; to: string }> = [];
-      for (const [k, i] of b.instances) {
-        const cur = (i as Inst & { current?: string }).current;
-        states.set(k, i.initial ?? i.firstFrom ?? cur ?? 'closed');
-        for (const e of i.events) events.push({ ts: e.ts, key: k, to: e.to });
-      }
-      events.sort((x, y) => x.ts - y.ts);
-      const worst = () => {
-        let s: BreakerStateName = 'closed';
-        for (const v of states.values()) if (RANK[asState(v)] > RANK[s]) s = asState(v);
-        return s;
-      };
-      const segments: TimelineSegment[] = [];
-      // known from the window's start if a state before it is known, else from the first data of an instance
-      let knownFrom = q.to;
-      for (const [k, i] of b.instances) {
-        const firstEvent = i.events[0]?.ts ?? Number.POSITIVE_INFINITY;
-        const seen = firstSeen.get(k) ?? Number.POSITIVE_INFINITY;
-        const from = i.initial !== undefined ? q.from : Math.min(firstEvent, seen);
-        knownFrom = Math.min(knownFrom, Number.isFinite(from) ? Math.max(q.from, from) : q.from);
-      }
-      let start = knownFrom;
-      let state = worst();
-      for (const e of events) {
-        states.set(e.key, e.to);
-        const next = worst();
-        if (next === state) continue;
-        if (e.ts > start) segments.push({ from: start, to: e.ts, state });
-        start = Math.max(start, e.ts);
-        state = next;
-      }
-      segments.push({ from: start, to: q.to, state });
-      rows.push({ server: b.server, tool: b.tool === '' ? null : b.tool, segments });
-    }
-    return rows.sort(
-      (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
+    if (services.length === 0 || services.length > 500) return firstSeen;
+    const rows = this.all<{ service: string; instance: string; first_seen: number }>(
+      `SELECT service, instance, first_seen FROM instances WHERE service IN (${services.map(() => '?').join(', ')})`,
+      ...services,
     );
+    for (const r of rows) firstSeen.set(`${r.service}\u0001${r.instance}`, r.first_seen);
+    return firstSeen;
   }
 
   async lastDataAt(filters: Filters): Promise<number | undefined> {
     const service = filters.service;
-    const row = this.prepare(
+    const t = this.value<number | null>(
       `SELECT MAX(last_seen) AS t FROM instances${service === undefined ? '' : ' WHERE service = ?'}`,
-    ).get(...(service === undefined ? [] : [service])) as { t: number | null };
-    return row.t ?? undefined;
+      ...(service === undefined ? [] : [service]),
+    );
+    return t ?? undefined;
   }
 
   async instances(q: TimeQuery): Promise<AgentInstance[]> {
     // An instance counts when the period over which it was seen overlaps the window.
     const service = q.filters.service;
-    const rows = this.prepare(
-      `SELECT service, instance, last_seen FROM instances WHERE last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}
+    return this.all<AgentInstance>(
+      `SELECT service, instance, last_seen AS lastSeen FROM instances WHERE last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}
        ORDER BY service, instance`,
-    ).all(q.from, q.to, ...(service === undefined ? [] : [service])) as Array<{
-      service: string;
-      instance: string;
-      last_seen: number;
-    }>;
-    return rows.map((r) => ({ service: r.service, instance: r.instance, lastSeen: r.last_seen }));
+      q.from,
+      q.to,
+      ...(service === undefined ? [] : [service]),
+    );
+  }
+
+  /** The window's transitions, oldest first: at most `limit`, the newest. */
+  private transitionRows(q: TimeQuery, limit: number): TransitionRow[] {
+    const { parts, args } = breakerFilters(q.filters);
+    return this.all<TransitionRow>(
+      `SELECT ts, service, instance, server, tool, from_state, to_state, reason FROM breaker_transitions
+       WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ?`,
+      q.from,
+      q.to,
+      ...args,
+      limit,
+    ).reverse();
   }
 
   async transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]> {
-    const { parts, args } = breakerFilters(q.filters);
-    const rows = this.prepare(
-      `SELECT ts, service, instance, server, tool, from_state, to_state, reason FROM breaker_transitions
-       WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ?`,
-    ).all(q.from, q.to, ...args, limit) as Array<{
-      ts: number;
-      service: string;
-      instance: string;
-      server: string;
-      tool: string;
-      from_state: string;
-      to_state: string;
-      reason: string;
-    }>;
-    return rows.reverse().map((r) => ({
+    return this.transitionRows(q, limit).map((r) => ({
       ts: r.ts,
       service: r.service,
       instance: r.instance,
@@ -606,30 +632,24 @@ export class EmbeddedPrimitives implements Primitives {
   /** Stored calls matching the query (at most `MAX_STORED_CALLS` exist): the Calls page's "N more". */
   async countCalls(q: CallsQuery): Promise<number> {
     const w = EmbeddedPrimitives.callsWhere(q);
-    return (this.prepare(`SELECT COUNT(*) AS n FROM calls WHERE ${w.sql}`).get(...w.args) as { n: number }).n;
+    return this.value<number>(`SELECT COUNT(*) AS n FROM calls WHERE ${w.sql}`, ...w.args);
   }
 
-  /**
-   * The newest calls of the query (a page: `offset`), each with its attempt spans: the spans of the same
-   * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
-   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
-   */
   /** Every transition of the window, counted per slice and target state in SQL (a few rows whatever the count). */
   async transitionMarks(q: TimeQuery, sliceMs: number): Promise<TransitionMark[]> {
     const { parts, args } = breakerFilters(q.filters);
-    const rows = this.prepare(
+    const rows = this.all<{ to_state: string; n: number; t: number; breakers: number; example: string }>(
       `SELECT CAST((ts - ?) / ? AS INTEGER) AS k, to_state, COUNT(*) AS n, MIN(ts) AS t,
               COUNT(DISTINCT server || char(1) || tool) AS breakers,
               MIN(printf('%020d', ts) || server || CASE WHEN tool = '' THEN '' ELSE '/' || tool END) AS example
        FROM breaker_transitions WHERE ${['ts >= ?', 'ts < ?', ...parts].join(' AND ')}
        GROUP BY k, to_state ORDER BY t`,
-    ).all(q.from, sliceMs, q.from, q.to, ...args) as Array<{
-      to_state: string;
-      n: number;
-      t: number;
-      breakers: number;
-      example: string;
-    }>;
+      q.from,
+      sliceMs,
+      q.from,
+      q.to,
+      ...args,
+    );
     return rows.map((r) => ({
       t: r.t,
       to: r.to_state,
@@ -639,76 +659,55 @@ export class EmbeddedPrimitives implements Primitives {
     }));
   }
 
+  /**
+   * The newest calls of the query (a page: `offset`), each with its attempt spans: the spans of the same
+   * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
+   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
+   */
   async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
     const w = EmbeddedPrimitives.callsWhere(q);
-    const calls = this.prepare(
-      `SELECT * FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
-    ).all(...w.args, limit, offset) as Array<Record<string, string | number>>;
+    const calls = this.all<StoredCall>(
+      `SELECT ${CALL_COLUMNS} FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
+      ...w.args,
+      limit,
+      offset,
+    );
     if (calls.length === 0) return [];
-    const attempts = this.prepare(
+    const attempts = this.all<StoredAttempt>(
       `SELECT * FROM (
-         SELECT a.*, ROW_NUMBER() OVER (PARTITION BY a.trace_id, a.parent_span_id ORDER BY a.attempt, a.start_ms, a.id) AS n,
+         SELECT ${ATTEMPT_COLUMNS}, a.trace_id AS traceId, a.parent_span_id AS parentSpanId,
+                ROW_NUMBER() OVER (PARTITION BY a.trace_id, a.parent_span_id ORDER BY a.attempt, a.start_ms, a.id) AS n,
                 COUNT(*) OVER (PARTITION BY a.trace_id, a.parent_span_id) AS of
          FROM attempts a WHERE (a.parent_span_id, a.trace_id) IN (VALUES ${calls.map(() => '(?, ?)').join(', ')}))
        WHERE n <= ? ORDER BY n`,
-    ).all(...calls.flatMap((c) => [c.span_id, c.trace_id]), MAX_ATTEMPTS_PER_CALL) as Array<
-      Record<string, string | number>
-    >;
+      ...calls.flatMap((c) => [c.spanId, c.traceId]),
+      MAX_ATTEMPTS_PER_CALL,
+    );
     const byParent = new Map<string, AttemptRow[]>();
     const stored = new Map<string, number>();
-    for (const a of attempts) {
-      const key = `${a.trace_id}\u0001${a.parent_span_id}`;
-      stored.set(key, a.of as number);
+    for (const { traceId, parentSpanId, n: _, of, ...a } of attempts) {
+      const key = `${traceId}\u0001${parentSpanId}`;
+      stored.set(key, of);
       const list = byParent.get(key) ?? [];
-      list.push({
-        attempt: a.attempt as number,
-        name: a.name as string,
-        startMs: a.start_ms as number,
-        durationMs: a.duration_ms as number,
-        ok: a.ok === 1,
-        errorClass: a.error_class as string,
-        errorType: a.error_type as string,
-        decision: a.decision as string,
-        delayMs: a.delay_ms as number,
-        giveUpReason: a.give_up_reason as string,
-        message: a.message as string,
-      });
+      list.push({ ...a, ok: a.ok === 1 });
       byParent.set(key, list);
     }
-    const keyOf = (c: Record<string, string | number>) => `${c.trace_id}\u0001${c.span_id}`;
-    return calls.map((c) => ({
-      traceId: c.trace_id as string,
-      spanId: c.span_id as string,
-      service: c.service as string,
-      server: c.server as string,
-      method: c.method as string,
-      tool: c.tool as string,
-      operation: c.operation as string,
-      variant: c.variant as string,
-      startMs: c.start_ms as number,
-      durationMs: c.duration_ms as number,
-      outcome: c.outcome as string,
-      attempts: c.attempts as number,
-      errorClass: c.error_class as string,
-      errorType: c.error_type as string,
-      wastedRetries: c.wasted_retries as number,
-      wastedTimeMs: c.wasted_time_ms as number,
-      message: c.message as string,
-      attemptRows: byParent.get(keyOf(c)) ?? [],
-      attemptsOmitted: Math.max(0, (stored.get(keyOf(c)) ?? 0) - MAX_ATTEMPTS_PER_CALL),
-    }));
+    return calls.map((c) => {
+      const key = `${c.traceId}\u0001${c.spanId}`;
+      return {
+        ...c,
+        attemptRows: byParent.get(key) ?? [],
+        attemptsOmitted: Math.max(0, (stored.get(key) ?? 0) - MAX_ATTEMPTS_PER_CALL),
+      };
+    });
   }
 
   async dimensions(_q: TimeQuery): Promise<Dimensions> {
     const distinct = (col: string) =>
-      (
-        this.prepare(
-          `SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`,
-        ).all() as Array<{ v: string }>
-      ).map((r) => r.v);
-    const variants = (this.prepare(`${VARIANTS_SQL} ORDER BY v LIMIT 100`).all() as Array<{ v: string }>).map(
-      (r) => r.v,
-    );
+      this.all<{ v: string }>(`SELECT DISTINCT ${col} AS v FROM dims WHERE ${col} <> '' ORDER BY ${col}`).map(
+        (r) => r.v,
+      );
+    const variants = this.all<{ v: string }>(`${VARIANTS_SQL} ORDER BY v LIMIT 100`).map((r) => r.v);
     return {
       services: distinct('service'),
       servers: distinct('server'),
@@ -720,16 +719,8 @@ export class EmbeddedPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over the embedded store. */
 export class EmbeddedSource extends ShapedSource {
-  constructor(
-    protected readonly store: EmbeddedStore,
-    options: EmbeddedSourceOptions,
-  ) {
+  constructor(store: EmbeddedStore, options: EmbeddedSourceOptions) {
     super(new EmbeddedPrimitives(store, options));
-  }
-
-  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-embedded.ts`. */
-  async experimentData(q: TimeQuery): Promise<ExperimentData> {
-    return embeddedExperimentData(this.store, q);
   }
 }
 
@@ -754,4 +745,85 @@ function breakerFilters(filters: Filters): { parts: string[]; args: string[] } {
     for (const b of filters.breakers) args.push(b.server, b.tool);
   }
   return { parts, args };
+}
+
+/** A stored call as the Calls page reads it (`CALL_COLUMNS`). */
+type StoredCall = Omit<CallRow, 'attemptRows' | 'attemptsOmitted'>;
+
+const CALL_COLUMNS = `trace_id AS traceId, span_id AS spanId, service, server, method, tool, operation, variant,
+  start_ms AS startMs, duration_ms AS durationMs, outcome, attempts, error_class AS errorClass,
+  error_type AS errorType, wasted_retries AS wastedRetries, wasted_time_ms AS wastedTimeMs, message`;
+
+/** A stored attempt (`ATTEMPT_COLUMNS`), its call's key, and its rank and count among its call's attempts. */
+type StoredAttempt = Omit<AttemptRow, 'ok'> & {
+  ok: number;
+  traceId: string;
+  parentSpanId: string;
+  n: number;
+  of: number;
+};
+
+const ATTEMPT_COLUMNS = `a.attempt AS attempt, a.name AS name, a.start_ms AS startMs, a.duration_ms AS durationMs,
+  a.ok AS ok, a.error_class AS errorClass, a.error_type AS errorType, a.decision AS decision,
+  a.delay_ms AS delayMs, a.give_up_reason AS giveUpReason, a.message AS message`;
+
+interface BreakerInstanceKey {
+  readonly service: string;
+  readonly instance: string;
+  readonly server: string;
+  readonly tool: string;
+}
+
+interface TransitionRow extends BreakerInstanceKey {
+  readonly ts: number;
+  readonly from_state: string;
+  readonly to_state: string;
+  readonly reason: string;
+}
+
+/** One instance of a breaker on the timeline: its state before the window, its transitions in it, now. */
+interface InstanceHistory {
+  initial?: string;
+  current?: string;
+  /** The `from` of its first transition in the window: its state before that one. */
+  firstFrom?: string;
+  firstSeen: number | undefined;
+  readonly events: Array<{ ts: number; to: string }>;
+}
+
+interface BreakerHistory {
+  readonly server: string;
+  readonly tool: string;
+  readonly instances: Map<string, InstanceHistory>;
+}
+
+/** A breaker's worst state over its instances: where it is first known, then wherever a transition changes it. */
+function worstChanges(q: TimeQuery, b: BreakerHistory): StateChange[] {
+  const states = new Map<string, string>();
+  const events: Array<{ ts: number; key: string; to: string }> = [];
+  // known from the window's start if a state before it is known, else from the first data of an instance
+  let knownFrom = q.to;
+  for (const [k, i] of b.instances) {
+    states.set(k, i.initial ?? i.firstFrom ?? i.current ?? 'closed');
+    for (const e of i.events) events.push({ ts: e.ts, key: k, to: e.to });
+    const from =
+      i.initial !== undefined
+        ? q.from
+        : Math.min(i.events[0]?.ts ?? Number.POSITIVE_INFINITY, i.firstSeen ?? Number.POSITIVE_INFINITY);
+    knownFrom = Math.min(knownFrom, Number.isFinite(from) ? Math.max(q.from, from) : q.from);
+  }
+  events.sort((x, y) => x.ts - y.ts);
+  const worst = (): BreakerStateName => {
+    let w: BreakerStateName = 'closed';
+    for (const v of states.values()) if (RANK[asState(v)] > RANK[w]) w = asState(v);
+    return w;
+  };
+  const changes: StateChange[] = [{ server: b.server, tool: b.tool, t: knownFrom, worst: worst() }];
+  for (const e of events) {
+    states.set(e.key, e.to);
+    const w = worst();
+    if (w !== changes[changes.length - 1]!.worst)
+      changes.push({ server: b.server, tool: b.tool, t: Math.max(knownFrom, e.ts), worst: w });
+  }
+  return changes;
 }

@@ -1,10 +1,11 @@
 import type { InstanceBreakerState } from './breakers';
+import type { ShadowExample } from './experiments-types';
 import type {
   AgentInstance,
   BreakerCounts,
   BreakerKey,
   BreakerPageQuery,
-  BreakerTimelineRow,
+  BreakerStateName,
   BreakerTransition,
   CallRow,
   CallsQuery,
@@ -33,7 +34,9 @@ export type MetricName =
   | 'modelRetriesAvoided'
   | 'modelRetriesSavedTime'
   | 'modelRetriesSavedCost'
-  | 'breakerShed';
+  | 'breakerShed'
+  /** Experiments: failed attempts the shadow classifier classified differently. */
+  | 'shadowDisagreements';
 
 /** The labels a count can be grouped by. */
 export type Dim =
@@ -44,6 +47,9 @@ export type Dim =
   | 'errorClass'
   | 'errorType'
   | 'variant'
+  /** The shadow classifier's class and type (`shadowDisagreements` only). */
+  | 'shadowClass'
+  | 'shadowType'
   /** `service.instance.id`: only where `capabilities.instances` (the embedded facts carry no instance). */
   | 'instance';
 
@@ -77,6 +83,12 @@ export interface LatencyRow {
   readonly quantiles: ReadonlyArray<number | null>;
 }
 
+/** The call-duration histogram of a group over a window: cumulative by upper bound (seconds; +Infinity last). */
+export interface HistogramRow {
+  readonly labels: Labels;
+  readonly buckets: ReadonlyArray<{ readonly le: number; readonly count: number }>;
+}
+
 /** Calls waiting at a breaker's gate now (all instances). */
 export interface WaitingRow {
   readonly server: string;
@@ -92,6 +104,15 @@ export interface BreakerKeysPage {
   readonly counts: BreakerCounts;
   /** Breakers matching `match` and `state`. */
   readonly total: number;
+}
+
+/** A breaker's worst state across its instances from `t` on. */
+export interface StateChange {
+  readonly server: string;
+  /** '' for a per-server breaker. */
+  readonly tool: string;
+  readonly t: number;
+  readonly worst: BreakerStateName;
 }
 
 export interface Primitives {
@@ -113,6 +134,10 @@ export interface Primitives {
   buckets(metric: MetricName, q: TimeQuery, plan: BucketPlan, by: readonly Dim[]): Promise<BucketRow[]>;
   /** Quantiles (0..1) of the call-duration histogram over the window, grouped by `by`. */
   latency(q: TimeQuery, by: readonly Dim[], quantiles: readonly number[]): Promise<LatencyRow[]>;
+  /** The call-duration histogram over the window, grouped by `by` (the experiments' latency comparison). */
+  histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]>;
+  /** Failed attempts the shadow disagreed on, newest first, at most `limit`. Optional: only with spans. */
+  shadowExamples?(q: TimeQuery, limit: number): Promise<ShadowExample[]>;
   /** Each instance's current state of each breaker (only processes that report a breaker). */
   instanceBreakers(filters: Filters): Promise<InstanceBreakerState[]>;
   /**
@@ -123,7 +148,11 @@ export interface Primitives {
   breakerPage?(filters: Filters, page: BreakerPageQuery): Promise<BreakerKeysPage>;
   /** Calls waiting at each breaker's gate now. */
   breakerWaiting(filters: Filters): Promise<WaitingRow[]>;
-  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]>;
+  /**
+   * Each breaker's worst state across its instances over the window, as changes in time order: the first
+   * change of a breaker is where its data begins (no state before it). Segments: `breaker-timeline.ts`.
+   */
+  stateChanges(q: TimeQuery): Promise<StateChange[]>;
   transitions(q: TimeQuery, limit: number): Promise<BreakerTransition[]>;
   /**
    * Every transition of the window counted per slice of `sliceMs` (from `q.from`) and target state. Optional:

@@ -7,6 +7,8 @@ import {
   PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
   PROM_LABEL_MCP_RESILIENCE_OUTCOME,
   PROM_LABEL_MCP_RESILIENCE_SERVER,
+  PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
+  PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
   PROM_LABEL_MCP_RESILIENCE_VARIANT,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
   PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_COUNT,
@@ -20,19 +22,20 @@ import {
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_COST_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
+  PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
 import { asState, type InstanceBreakerState } from './breakers';
-import { prometheusExperimentData } from './experiments-promql';
-import type { ExperimentData } from './experiments-types';
 import type {
   BucketPlan,
   BucketRow,
   CountRow,
   Dim,
+  HistogramRow,
   Labels,
   LatencyRow,
   MetricName,
   Primitives,
+  StateChange,
   WaitingRow,
 } from './primitives';
 import type { InstantSample, PrometheusApi, RangeSeries } from './prometheus-client';
@@ -42,12 +45,10 @@ import { alignDown, alignUp, planBuckets } from './time-buckets';
 import type {
   AgentInstance,
   BreakerStateName,
-  BreakerTimelineRow,
   BreakerTransition,
   CallRow,
   Dimensions,
   Filters,
-  TimelineSegment,
   TimeQuery,
 } from './types';
 
@@ -93,6 +94,8 @@ const LABEL: Readonly<Record<Dim, string>> = {
   errorClass: PROM_LABEL_MCP_RESILIENCE_ERROR_CLASS,
   errorType: PROM_LABEL_MCP_RESILIENCE_ERROR_TYPE,
   variant: PROM_LABEL_MCP_RESILIENCE_VARIANT,
+  shadowClass: PROM_LABEL_MCP_RESILIENCE_SHADOW_CLASS,
+  shadowType: PROM_LABEL_MCP_RESILIENCE_SHADOW_TYPE,
   instance: promql.LABEL_INSTANCE,
 };
 
@@ -107,6 +110,7 @@ const COUNTER: Readonly<Record<Exclude<MetricName, 'callDuration'>, string>> = {
   modelRetriesSavedTime: PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_TIME_SECONDS_TOTAL,
   modelRetriesSavedCost: PROM_MCP_RESILIENCE_MODEL_RETRIES_SAVED_COST_TOTAL,
   breakerShed: PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_SHED_TOTAL,
+  shadowDisagreements: PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 };
 
 const label = (s: { labels: Readonly<Record<string, string>> }, name: string): string => s.labels[name] ?? '';
@@ -305,6 +309,35 @@ export class PrometheusPrimitives implements Primitives {
     }));
   }
 
+  /** The window's bucket increases by `le` (cumulative already), per group. */
+  async histogram(q: TimeQuery, by: readonly Dim[]): Promise<HistogramRow[]> {
+    const w = this.window(q);
+    const samples = await this.instant(
+      promql.totalBy(
+        PROM_MCP_RESILIENCE_CALL_DURATION_SECONDS_BUCKET,
+        [...by.map((d) => LABEL[d]), 'le'],
+        w.filters,
+        w.windowMs,
+        w.lookbackMs,
+      ),
+      q.to,
+    );
+    const groups = new Map<string, { labels: Labels; counts: Map<number, number> }>();
+    for (const s of samples) {
+      const le = label(s, 'le') === '+Inf' ? Number.POSITIVE_INFINITY : Number(label(s, 'le'));
+      if (Number.isNaN(le)) continue;
+      const labels = PrometheusPrimitives.labelsOf(s, by);
+      const key = by.map((d) => labels[d]).join('\u0001');
+      const g = groups.get(key) ?? { labels, counts: new Map<number, number>() };
+      g.counts.set(le, (g.counts.get(le) ?? 0) + finite(s.value));
+      groups.set(key, g);
+    }
+    return [...groups.values()].map((g) => ({
+      labels: g.labels,
+      buckets: [...g.counts].sort((a, b) => a[0] - b[0]).map(([le, count]) => ({ le, count })),
+    }));
+  }
+
   async breakerWaiting(filters: Filters): Promise<WaitingRow[]> {
     const samples = await this.instant(promql.breakerWaiting(filters, this.options.staleMs), this.now());
     return samples
@@ -377,49 +410,39 @@ export class PrometheusPrimitives implements Primitives {
     return s === undefined ? now : Math.min(now, Math.round(s * 1000));
   }
 
-  /** The worst state across instances per step (the scrape interval, or range/1000 for long ranges). */
-  async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
+  /**
+   * The worst state across instances per step (the scrape interval, or range/1000 for long ranges), as
+   * changes: a step's state holds from the step's start; a breaker's first step with a sample is where its
+   * data began.
+   */
+  async stateChanges(q: TimeQuery): Promise<StateChange[]> {
     const stepMs = Math.max(
       this.resolutionMs,
       alignUp(Math.ceil((q.to - q.from) / MAX_TIMELINE_STEPS), 1000),
     );
     const origin = alignDown(q.from, stepMs);
-    const plan = { step: stepMs, origin, count: Math.max(1, Math.ceil((q.to - origin) / stepMs)) };
-    const start = plan.origin + plan.step;
+    const count = Math.max(1, Math.ceil((q.to - origin) / stepMs));
+    const start = origin + stepMs;
     const series = await this.options.api.queryRange(
-      promql.breakerWorstRank(q.filters, plan.step),
+      promql.breakerWorstRank(q.filters, stepMs),
       start,
-      plan.origin + plan.count * plan.step,
-      plan.step,
+      origin + count * stepMs,
+      stepMs,
     );
     const STATES: BreakerStateName[] = ['closed', 'half_open', 'open'];
-    const rows: BreakerTimelineRow[] = [];
+    const changes: StateChange[] = [];
     for (const s of series) {
-      const steps: Array<BreakerStateName | undefined> = new Array(plan.count).fill(undefined);
+      const [server, tool] = [label(s, SERVER), label(s, TOOL)];
+      let last: BreakerStateName | undefined;
       for (const [t, v] of s.points) {
-        const k = Math.round((t - start) / plan.step);
-        if (k >= 0 && k < plan.count && Number.isFinite(v)) steps[k] = STATES[Math.round(v)] ?? 'closed';
+        const k = Math.round((t - start) / stepMs);
+        if (k < 0 || k >= count || !Number.isFinite(v)) continue;
+        const worst = STATES[Math.round(v)] ?? 'closed';
+        if (worst !== last) changes.push({ server, tool, t: origin + k * stepMs, worst });
+        last = worst;
       }
-      const firstK = steps.findIndex((x) => x !== undefined);
-      if (firstK < 0) continue;
-      const segments: TimelineSegment[] = [];
-      let state = steps[firstK]!;
-      // no state before the first step with a sample (the breaker's data began there)
-      let from = firstK === 0 ? q.from : Math.min(q.to, Math.max(q.from, plan.origin + firstK * plan.step));
-      for (const [k, x] of steps.entries()) {
-        if (x === undefined || x === state) continue;
-        const boundary = Math.min(q.to, Math.max(q.from, plan.origin + k * plan.step));
-        if (boundary > from) segments.push({ from, to: boundary, state });
-        from = boundary;
-        state = x;
-      }
-      segments.push({ from, to: q.to, state });
-      const tool = label(s, TOOL);
-      rows.push({ server: label(s, SERVER), tool: tool === '' ? null : tool, segments });
     }
-    return rows.sort(
-      (a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''),
-    );
+    return changes;
   }
 
   // -----------------------------------------------------------------------------------------------------------
@@ -534,12 +557,7 @@ export class PrometheusPrimitives implements Primitives {
 
 /** The dashboard's `MetricsSource` over a Prometheus-compatible API. */
 export class PrometheusSource extends ShapedSource {
-  constructor(protected readonly options: PrometheusSourceOptions) {
+  constructor(options: PrometheusSourceOptions) {
     super(new PrometheusPrimitives(options));
-  }
-
-  /** Experiments (canary variants, shadow classifier): `lib/data/experiments-promql.ts`. */
-  experimentData(q: TimeQuery): Promise<ExperimentData> {
-    return prometheusExperimentData(this.options.api, q, TOTAL_LOOKBACK_MS);
   }
 }

@@ -4,6 +4,7 @@ import {
   OUTCOME_VALUE_REJECTED,
   OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
+import { breakerTimeline } from './breaker-timeline';
 import {
   aggregateBreakers,
   breakerSummaries,
@@ -12,6 +13,8 @@ import {
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
+import { experimentData } from './experiment-data';
+import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
 import type {
@@ -122,10 +125,9 @@ export function groupDataSeconds(q: TimeQuery, plan: BucketPlan, rows: readonly 
 /**
  * THE shaping module: every response the pages, the JSON API, the SSE stream and the alert engine read is
  * built here, once, from a backend's primitive queries (`Primitives`), so the embedded store and PromQL cannot
- * disagree on what a number means. (Experiments' counts come from each backend's own `experimentData`, in the
- * subclasses; their statistics are shaped once in `experiments.ts`.)
+ * disagree on what a number means (experiments too: `experiment-data.ts`, their statistics in `experiments.ts`).
  */
-export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
+export class ShapedSource implements MetricsSource {
   readonly kind: 'embedded' | 'prometheus';
   readonly capabilities: { readonly traces: boolean; readonly push: boolean; readonly instances: boolean };
   readonly subscribe?: MetricsSource['subscribe'];
@@ -554,7 +556,7 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     const scoped: TimeQuery = { ...q, filters: { ...q.filters, breakers: listed.keys } };
     const [instances, timeline] = await Promise.all([
       this.p.instanceBreakers(scoped.filters),
-      this.p.breakerTimeline(scoped),
+      this.breakerTimeline(scoped),
     ]);
     const tiles = await this.tilesOf(
       scoped,
@@ -666,8 +668,8 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
     return tiles.sort(compareTiles);
   }
 
-  breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    return this.p.breakerTimeline(q);
+  async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
+    return breakerTimeline(q, await this.p.stateChanges(q));
   }
 
   instances(q: TimeQuery): Promise<AgentInstance[]> {
@@ -712,5 +714,9 @@ export class ShapedSource implements Omit<MetricsSource, 'experimentData'> {
 
   dimensions(q: TimeQuery): Promise<Dimensions> {
     return this.p.dimensions(q);
+  }
+
+  experimentData(q: TimeQuery): Promise<ExperimentData> {
+    return experimentData(this.p, q);
   }
 }

@@ -3,11 +3,11 @@ import type { VariantCounts } from './experiments-types';
 import { roundSeconds } from './metrics-source';
 
 /**
- * Adds up the per-variant counts of `VariantCounts` as either backend reads them (rows or samples by variant and
- * outcome); calls without a variant ('') are left out.
+ * Adds up the per-variant counts of `VariantCounts` from the primitives' rows by variant and outcome; calls
+ * without a variant ('') are left out.
  */
 export function variantTally() {
-  const variants = new Map<string, VariantCounts & { buckets: Map<number, number> }>();
+  const variants = new Map<string, VariantCounts>();
   const of = (variant: string) => {
     let v = variants.get(variant);
     if (!v) {
@@ -17,7 +17,6 @@ export function variantTally() {
         retries: { total: 0, successful: 0 },
         nonRetryable: { sumSeconds: 0, count: 0 },
         latency: [],
-        buckets: new Map(),
       };
       variants.set(variant, v);
     }
@@ -45,20 +44,17 @@ export function variantTally() {
       v.nonRetryable.sumSeconds += sumSeconds;
       v.nonRetryable.count += count;
     },
-    /** A call-duration bucket (`le` in seconds, `+Inf` allowed), for variants that made calls. */
-    bucket(variant: string, le: string, n: number) {
+    /** The call-duration histogram (cumulative by `le`), for variants that made calls. */
+    latency(variant: string, buckets: VariantCounts['latency']) {
       const v = variants.get(variant);
-      if (!v) return;
-      const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-      v.buckets.set(bound, (v.buckets.get(bound) ?? 0) + n);
+      if (v) variants.set(variant, { ...v, latency: buckets });
     },
-    /** The variants by name, their buckets turned into a cumulative histogram by `latency`. */
-    result(latency: (buckets: Map<number, number>) => Array<{ le: number; count: number }>): VariantCounts[] {
+    /** The variants by name. */
+    result(): VariantCounts[] {
       return [...variants.values()]
-        .map(({ buckets, ...v }) => ({
+        .map((v) => ({
           ...v,
           nonRetryable: { ...v.nonRetryable, sumSeconds: roundSeconds(v.nonRetryable.sumSeconds) },
-          latency: latency(buckets),
         }))
         .sort((a, b) => (a.variant < b.variant ? -1 : 1));
     },

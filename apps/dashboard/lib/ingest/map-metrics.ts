@@ -31,49 +31,49 @@ import { seriesKeys } from './series-key';
 import { SeriesRoom } from './series-room';
 import { timeRefusal } from './time-bounds';
 
-/** A shadow disagreement's `outcome` column: the shadow's `class/type` (that counter has no outcome of its own). */
-const shadowOutcome = (a: Attrs): string =>
-  `${text(a[ATTR_MCP_RESILIENCE_SHADOW_CLASS])}/${text(a[ATTR_MCP_RESILIENCE_SHADOW_TYPE])}`;
+const NO_EXPERIMENT_LABELS = { variant: '', bucketLower: '', bucketLe: '', shadowClass: '', shadowType: '' };
 
 function dimLabels(service: string, metricId: number, a: Attrs, ctx: IngestContext): DimLabels {
+  const shadow = metricId === M.shadowDisagreements;
   return {
+    ...NO_EXPERIMENT_LABELS,
     service,
     server: ctx.label('server', text(a[ATTR_MCP_RESILIENCE_SERVER])),
     method: ctx.label('method', text(a[ATTR_MCP_METHOD_NAME])),
     tool: ctx.label('tool', text(a[ATTR_GEN_AI_TOOL_NAME])),
-    outcome: ctx.label(
-      'outcome',
-      metricId === M.shadowDisagreements ? shadowOutcome(a) : text(a[ATTR_MCP_RESILIENCE_OUTCOME]),
-    ),
+    outcome: shadow ? '' : ctx.label('outcome', text(a[ATTR_MCP_RESILIENCE_OUTCOME])),
     errorClass: ctx.label('error_class', text(a[ATTR_MCP_RESILIENCE_ERROR_CLASS])),
     // the classifier's type; on the MCP conventions' operation duration, `error.type` in its OTel meaning
     errorType: ctx.label(
       'error_type',
       text(a[metricId === M.operationDuration ? ATTR_ERROR_TYPE : ATTR_MCP_RESILIENCE_ERROR_TYPE]),
     ),
-    // transitions: `from>to`; other metrics: the experiment variant (the read side filters on it)
+    variant: metricId === M.transitions ? '' : ctx.label('variant', text(a[ATTR_MCP_RESILIENCE_VARIANT])),
+    shadowClass: shadow ? ctx.label('error_class', text(a[ATTR_MCP_RESILIENCE_SHADOW_CLASS])) : '',
+    shadowType: shadow ? ctx.label('error_type', text(a[ATTR_MCP_RESILIENCE_SHADOW_TYPE])) : '',
     extra:
       metricId === M.transitions
         ? `${ctx.label('state', text(a[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE]))}>${ctx.label('state', text(a[ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE]))}`
-        : ctx.label('variant', text(a[ATTR_MCP_RESILIENCE_VARIANT])),
+        : '',
   };
 }
 
 /**
- * Per-bucket counts of a call-duration delta, for latency quantiles: `dims.extra` = `lower~le`, then
- * `\u0001variant`; zero buckets are not stored, so each bucket names its own lower bound.
+ * Per-bucket counts of a call-duration delta, for latency quantiles, each with its bounds (`bucketLower`,
+ * `bucketLe`); zero buckets are not stored, so each bucket names its own lower bound.
  */
 function bucketFacts(p: HistogramPoint, labels: DimLabels, buckets: readonly number[]): FactDelta[] {
-  const variant = labels.extra;
   const facts: FactDelta[] = [];
   for (const [i, n] of buckets.entries()) {
     if (!(n > 0)) continue;
-    const lower = i === 0 ? '' : String(p.bounds[i - 1]);
-    const le = `${lower}~${i < p.bounds.length ? String(p.bounds[i]) : '+Inf'}`;
     facts.push({
       metric: M.callDurationBucket,
       timeMs: p.timeMs,
-      labels: { ...labels, extra: variant ? `${le}\u0001${variant}` : le },
+      labels: {
+        ...labels,
+        bucketLower: i === 0 ? '' : String(p.bounds[i - 1]),
+        bucketLe: i < p.bounds.length ? String(p.bounds[i]) : '+Inf',
+      },
       value: n,
       count: 0,
     });
@@ -88,6 +88,7 @@ function levelFact(service: string, instance: string, p: NumberPoint, ctx: Inges
     metric: M.breakerWaiting,
     timeMs: p.timeMs,
     labels: {
+      ...NO_EXPERIMENT_LABELS,
       service,
       server: ctx.label('server', text(a[ATTR_MCP_RESILIENCE_SERVER])),
       method: '',

@@ -14,7 +14,15 @@ export interface DimLabels {
   readonly outcome: string;
   readonly errorClass: string;
   readonly errorType: string;
-  /** Breaker transitions: `from>to`. */
+  /** `mcp.resilience.variant`. */
+  readonly variant: string;
+  /** Call-duration bucket facts: the bucket's lower bound ('' for the first) and upper bound (`+Inf` last). */
+  readonly bucketLower: string;
+  readonly bucketLe: string;
+  /** Shadow disagreement facts: the shadow classifier's class and type. */
+  readonly shadowClass: string;
+  readonly shadowType: string;
+  /** What has no column: breaker transitions' `from>to`, the waiting level's `service.instance.id`. */
   readonly extra: string;
 }
 

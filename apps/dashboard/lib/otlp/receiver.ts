@@ -211,6 +211,136 @@ const UNAVAILABLE = 14;
 const INTERNAL = 13;
 const NOT_FOUND = 5;
 
+/** The receiver's limits, with their defaults. */
+function receiverLimits(options: OtlpReceiverOptions) {
+  const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  const minBodyRate = options.minBodyBytesPerSecond ?? 8 * 1024;
+  const minRate: MinRate | undefined =
+    minBodyRate > 0
+      ? { bytesPerSecond: minBodyRate, windowMs: options.bodyRateWindowMs ?? 5_000 }
+      : undefined;
+  return {
+    maxBuffered,
+    maxPerClient: options.maxBufferedPerClient ?? Math.max(options.maxBodyBytes, Math.floor(maxBuffered / 4)),
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000,
+    minRate,
+    retryAfter: String(options.retryAfterSeconds ?? 1),
+  };
+}
+
+type Limits = ReturnType<typeof receiverLimits>;
+
+/** Body bytes held by all requests being read, and per client (an entry per client while it holds any). */
+function bodyBudget(limits: Limits) {
+  let buffered = 0;
+  const byClient = new Map<string, number>();
+  return {
+    take(client: string, n: number): Take {
+      const mine = byClient.get(client) ?? 0;
+      if (mine + n > limits.maxPerClient) return 'over_client_budget';
+      if (buffered + n > limits.maxBuffered) return 'over_budget';
+      buffered += n;
+      byClient.set(client, mine + n);
+      return 'ok';
+    },
+    giveBack(client: string, n: number) {
+      if (n === 0) return;
+      buffered -= n;
+      const left = (byClient.get(client) ?? n) - n;
+      if (left <= 0) byClient.delete(client);
+      else byClient.set(client, left);
+    },
+  };
+}
+
+type Fail = (
+  status: number,
+  code: number,
+  message: string,
+  extra?: Record<string, string>,
+) => OtlpHttpResponse;
+
+/** Responses in the request's encoding: `reply`, `fail` (a google.rpc.Status) and `refuse` (the same, unread). */
+function responder(encoding: Encoding) {
+  const reply = (
+    status: number,
+    body: Uint8Array,
+    extra: Record<string, string> = {},
+    close = false,
+  ): OtlpHttpResponse => ({
+    status,
+    headers: { 'content-type': CONTENT_TYPE[encoding], ...extra },
+    body,
+    close,
+  });
+  const fail: Fail = (status, code, message, extra = {}) =>
+    reply(status, statusBody(encoding, code, message), extra);
+  // Answered before the body was read: the connection cannot be reused.
+  const refuse: Fail = (status, code, message, extra = {}) =>
+    reply(status, statusBody(encoding, code, message), extra, true);
+  return { reply, fail, refuse };
+}
+
+/** The refusal of a request by its headers alone (method, token, media type, encoding, length), if any. */
+function headerRefusal(
+  req: OtlpHttpRequest,
+  options: OtlpReceiverOptions,
+  mediaType: string,
+  refuse: Fail,
+): OtlpHttpResponse | undefined {
+  if (req.method !== 'POST') return refuse(405, INVALID_ARGUMENT, 'use POST', { allow: 'POST' });
+  if (options.token !== undefined && options.token !== '') {
+    const given = /^Bearer\s+(.+)$/i.exec(req.authorization ?? '')?.[1]?.trim();
+    const ok = options.checkToken ? options.checkToken(given) : given === options.token;
+    if (!ok)
+      return refuse(401, UNAUTHENTICATED, 'missing or wrong bearer token', {
+        'www-authenticate': 'Bearer',
+      });
+  }
+  if (!MEDIA[mediaType]) {
+    return refuse(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
+  }
+  const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
+  if (!['', 'identity', 'gzip', 'x-gzip', 'deflate'].includes(contentEncoding)) {
+    return refuse(415, INVALID_ARGUMENT, `unsupported content-encoding '${contentEncoding}'`);
+  }
+  if (req.contentLength !== undefined && req.contentLength > options.maxBodyBytes) {
+    return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
+  }
+  return undefined;
+}
+
+/** The answer to a body that could not be read whole. */
+function readRefusal(
+  why: Extract<BodyRead, { ok: false }>['why'],
+  options: OtlpReceiverOptions,
+  limits: Limits,
+  refuse: Fail,
+): OtlpHttpResponse {
+  const { minRate, retryAfter } = limits;
+  if (why === 'too_large')
+    return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
+  if (why === 'timeout')
+    return refuse(408, INVALID_ARGUMENT, `body not received within ${limits.bodyTimeoutMs} ms`);
+  if (why === 'too_slow')
+    return refuse(
+      408,
+      INVALID_ARGUMENT,
+      `body arriving slower than ${minRate?.bytesPerSecond} bytes/s (over ${minRate?.windowMs} ms)`,
+    );
+  if (why === 'aborted') return refuse(400, INVALID_ARGUMENT, 'the body was cut off');
+  if (why === 'over_client_budget')
+    return refuse(
+      429,
+      RESOURCE_EXHAUSTED,
+      `too much export data in flight from this client (more than ${limits.maxPerClient} bytes), retry later`,
+      { 'retry-after': retryAfter },
+    );
+  return refuse(429, RESOURCE_EXHAUSTED, 'too much export data in flight, retry later', {
+    'retry-after': retryAfter,
+  });
+}
+
 /**
  * The OTLP/HTTP receiver (`POST /v1/traces`, `POST /v1/metrics`) per the OTLP specification: JSON and protobuf,
  * gzip/deflate, a cap on the decompressed size, 200 (partial success when points were rejected), 400, 401, 413,
@@ -218,74 +348,15 @@ const NOT_FOUND = 5;
  */
 export function createOtlpReceiver(options: OtlpReceiverOptions) {
   let inFlight = 0;
-  let buffered = 0;
-  const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
-  const maxPerClient =
-    options.maxBufferedPerClient ?? Math.max(options.maxBodyBytes, Math.floor(maxBuffered / 4));
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
-  const minBodyRate = options.minBodyBytesPerSecond ?? 8 * 1024;
-  const minRate: MinRate | undefined =
-    minBodyRate > 0
-      ? { bytesPerSecond: minBodyRate, windowMs: options.bodyRateWindowMs ?? 5_000 }
-      : undefined;
-  const retryAfter = String(options.retryAfterSeconds ?? 1);
-  /** Body bytes held per client (entries removed at 0: at most one per connection being read). */
-  const byClient = new Map<string, number>();
-  const take = (client: string, n: number): Take => {
-    const mine = byClient.get(client) ?? 0;
-    if (mine + n > maxPerClient) return 'over_client_budget';
-    if (buffered + n > maxBuffered) return 'over_budget';
-    buffered += n;
-    byClient.set(client, mine + n);
-    return 'ok';
-  };
-  const giveBack = (client: string, n: number) => {
-    if (n === 0) return;
-    buffered -= n;
-    const left = (byClient.get(client) ?? n) - n;
-    if (left <= 0) byClient.delete(client);
-    else byClient.set(client, left);
-  };
+  const limits = receiverLimits(options);
+  const budget = bodyBudget(limits);
 
   return async function receive(signal: Signal, req: OtlpHttpRequest): Promise<OtlpHttpResponse> {
     const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const encoding: Encoding = MEDIA[mediaType] ?? 'json';
-    const reply = (
-      status: number,
-      body: Uint8Array,
-      extra: Record<string, string> = {},
-      close = false,
-    ): OtlpHttpResponse => ({
-      status,
-      headers: { 'content-type': CONTENT_TYPE[encoding], ...extra },
-      body,
-      close,
-    });
-    const fail = (status: number, code: number, message: string, extra: Record<string, string> = {}) =>
-      reply(status, statusBody(encoding, code, message), extra);
-    // Answered before the body was read: the connection cannot be reused.
-    const refuse = (status: number, code: number, message: string, extra: Record<string, string> = {}) =>
-      reply(status, statusBody(encoding, code, message), extra, true);
-
-    if (req.method !== 'POST') return refuse(405, INVALID_ARGUMENT, 'use POST', { allow: 'POST' });
-    if (options.token !== undefined && options.token !== '') {
-      const given = /^Bearer\s+(.+)$/i.exec(req.authorization ?? '')?.[1]?.trim();
-      const ok = options.checkToken ? options.checkToken(given) : given === options.token;
-      if (!ok)
-        return refuse(401, UNAUTHENTICATED, 'missing or wrong bearer token', {
-          'www-authenticate': 'Bearer',
-        });
-    }
-    if (!MEDIA[mediaType]) {
-      return refuse(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
-    }
-    const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
-    if (!['', 'identity', 'gzip', 'x-gzip', 'deflate'].includes(contentEncoding)) {
-      return refuse(415, INVALID_ARGUMENT, `unsupported content-encoding '${contentEncoding}'`);
-    }
-    if (req.contentLength !== undefined && req.contentLength > options.maxBodyBytes) {
-      return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
-    }
+    const r = responder(encoding);
+    const refused = headerRefusal(req, options, mediaType, r.refuse);
+    if (refused) return refused;
     // 1. The body, under a byte budget and a deadline; no decode slot is held while a client is slow.
     const taken = { bytes: 0 };
     const client = req.client ?? '';
@@ -293,103 +364,102 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       const read = await readBody(
         req.body,
         options.maxBodyBytes,
-        bodyTimeoutMs,
-        minRate,
-        (n) => take(client, n),
+        limits.bodyTimeoutMs,
+        limits.minRate,
+        (n) => budget.take(client, n),
         taken,
       );
-      if (!read.ok) {
-        if (read.why === 'too_large')
-          return refuse(413, INVALID_ARGUMENT, `body larger than ${options.maxBodyBytes} bytes`);
-        if (read.why === 'timeout')
-          return refuse(408, INVALID_ARGUMENT, `body not received within ${bodyTimeoutMs} ms`);
-        if (read.why === 'too_slow')
-          return refuse(
-            408,
-            INVALID_ARGUMENT,
-            `body arriving slower than ${minRate?.bytesPerSecond} bytes/s (over ${minRate?.windowMs} ms)`,
-          );
-        if (read.why === 'aborted') return refuse(400, INVALID_ARGUMENT, 'the body was cut off');
-        if (read.why === 'over_client_budget')
-          return refuse(
-            429,
-            RESOURCE_EXHAUSTED,
-            `too much export data in flight from this client (more than ${maxPerClient} bytes), retry later`,
-            { 'retry-after': retryAfter },
-          );
-        return refuse(429, RESOURCE_EXHAUSTED, 'too much export data in flight, retry later', {
-          'retry-after': retryAfter,
-        });
-      }
+      if (!read.ok) return readRefusal(read.why, options, limits, r.refuse);
       // 2. A slot, only to decompress, decode and write.
       if (inFlight >= options.maxConcurrent) {
-        return fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', {
-          'retry-after': retryAfter,
+        return r.fail(429, RESOURCE_EXHAUSTED, 'too many concurrent exports, retry later', {
+          'retry-after': limits.retryAfter,
         });
       }
       inFlight++;
       try {
-        return await ingest(signal, read.body, contentEncoding, encoding, reply, fail);
+        const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
+        return await ingest(options, limits, { signal, raw: read.body, contentEncoding, encoding }, r);
       } finally {
         inFlight--;
       }
     } finally {
-      giveBack(client, taken.bytes);
+      budget.giveBack(client, taken.bytes);
     }
   };
+}
 
-  async function ingest(
-    signal: Signal,
-    raw: Buffer,
-    contentEncoding: string,
-    encoding: Encoding,
-    reply: (status: number, body: Uint8Array) => OtlpHttpResponse,
-    fail: (status: number, code: number, message: string, extra?: Record<string, string>) => OtlpHttpResponse,
-  ): Promise<OtlpHttpResponse> {
+interface ReadRequest {
+  readonly signal: Signal;
+  readonly raw: Buffer;
+  readonly contentEncoding: string;
+  readonly encoding: Encoding;
+}
+
+/** Decompresses, decodes and writes one request; 200 (with partial success), 400, 413 or 503. */
+async function ingest(
+  options: OtlpReceiverOptions,
+  limits: Limits,
+  req: ReadRequest,
+  r: ReturnType<typeof responder>,
+): Promise<OtlpHttpResponse> {
+  try {
+    let body: Buffer;
     try {
-      let body: Buffer;
-      try {
-        body = await decompress(raw, contentEncoding, options.maxBodyBytes);
-      } catch (error) {
-        if (error instanceof TooLarge) {
-          return fail(
-            413,
-            INVALID_ARGUMENT,
-            `body larger than ${options.maxBodyBytes} bytes (after decompression)`,
-          );
-        }
-        throw error;
-      }
-      let result: IngestResult;
-      let rejected: number;
-      let reasons: string[];
-      if (signal === 'metrics') {
-        const decoded = decodeMetrics(body, encoding, options.decode);
-        result = options.sink.metrics(decoded);
-        rejected = decoded.rejected + result.rejected;
-        reasons = [...decoded.rejectedReasons];
-      } else {
-        const decoded = decodeTraces(body, encoding, options.decode);
-        result = options.sink.traces(decoded);
-        rejected = decoded.rejected + result.rejected;
-        reasons = [...decoded.rejectedReasons];
-      }
-      if (result.message) reasons.push(result.message);
-      return reply(200, successBody(encoding, signal, rejected, rejected > 0 ? reasons.join('; ') : ''));
+      body = await decompress(req.raw, req.contentEncoding, options.maxBodyBytes);
     } catch (error) {
-      if (error instanceof OtlpDecodeError) return fail(400, INVALID_ARGUMENT, error.message);
-      if (error instanceof OtlpLimitError) return fail(413, INVALID_ARGUMENT, error.message);
-      if (error instanceof SourceUnavailableError) {
-        // A storage fault names its own wait (a full disk is not freed in a second).
-        const wait = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-        return fail(503, UNAVAILABLE, `${error.message}, retry later`, {
-          'retry-after': typeof wait === 'number' ? String(wait) : retryAfter,
-        });
+      if (error instanceof TooLarge) {
+        return r.fail(
+          413,
+          INVALID_ARGUMENT,
+          `body larger than ${options.maxBodyBytes} bytes (after decompression)`,
+        );
       }
-      options.onError?.(error);
-      return fail(500, INTERNAL, 'internal error');
+      throw error;
     }
+    const { rejected, reasons } = decodeAndStore(options, req.signal, body, req.encoding);
+    return r.reply(
+      200,
+      successBody(req.encoding, req.signal, rejected, rejected > 0 ? reasons.join('; ') : ''),
+    );
+  } catch (error) {
+    return ingestFailure(error, options, limits, r.fail);
   }
+}
+
+/** Decodes a body and hands it to the sink: what was rejected by either, and why. */
+function decodeAndStore(options: OtlpReceiverOptions, signal: Signal, body: Buffer, encoding: Encoding) {
+  let result: IngestResult;
+  let rejected: number;
+  let reasons: string[];
+  if (signal === 'metrics') {
+    const decoded = decodeMetrics(body, encoding, options.decode);
+    result = options.sink.metrics(decoded);
+    rejected = decoded.rejected + result.rejected;
+    reasons = [...decoded.rejectedReasons];
+  } else {
+    const decoded = decodeTraces(body, encoding, options.decode);
+    result = options.sink.traces(decoded);
+    rejected = decoded.rejected + result.rejected;
+    reasons = [...decoded.rejectedReasons];
+  }
+  if (result.message) reasons.push(result.message);
+  return { rejected, reasons };
+}
+
+/** A failed ingest's answer: 400 (bad data), 413 (over a limit), 503 + Retry-After (try later), else 500. */
+function ingestFailure(error: unknown, options: OtlpReceiverOptions, limits: Limits, fail: Fail) {
+  if (error instanceof OtlpDecodeError) return fail(400, INVALID_ARGUMENT, error.message);
+  if (error instanceof OtlpLimitError) return fail(413, INVALID_ARGUMENT, error.message);
+  if (error instanceof SourceUnavailableError) {
+    // A storage fault names its own wait (a full disk is not freed in a second).
+    const wait = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    return fail(503, UNAVAILABLE, `${error.message}, retry later`, {
+      'retry-after': typeof wait === 'number' ? String(wait) : limits.retryAfter,
+    });
+  }
+  options.onError?.(error);
+  return fail(500, INTERNAL, 'internal error');
 }
 
 /**

@@ -80,7 +80,9 @@ function prepare(db: Db, file: string, now: number): OpenedDatabase {
   const version = Number(get.get('schema_version')?.value ?? 0);
   for (let i = version; i < MIGRATIONS.length; i++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[i]!);
+      const step = MIGRATIONS[i]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       set.run('schema_version', String(i + 1));
     })();
   }

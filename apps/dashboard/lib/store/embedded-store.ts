@@ -1,19 +1,11 @@
 import type { Statement } from 'better-sqlite3';
 import type { SeriesState } from '../ingest/delta';
-import { createIngestSink } from '../ingest/ingest-sink';
 import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
 import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
 import { SERIES_BYTES_SQL, seriesRowBytes } from '../ingest/series-room';
-import type { MetricsRequest, TracesRequest } from '../otlp/model';
-import type { IngestResult } from '../otlp/receiver';
 import { StoreBusyError } from '../source-unavailable';
 import { type Db, isBusyError, openDatabase } from './database';
-import {
-  ensureExperimentTables,
-  pruneShadowExamples,
-  storeShadowExamples,
-  VARIANTS_SQL,
-} from './experiment-facts';
+import { pruneShadowExamples, storeShadowExamples, VARIANTS_SQL } from './experiment-facts';
 import { ALL_METRIC_IDS } from './metric-ids';
 import { rehashSeriesKeys } from './rehash-series-keys';
 import { asStorageFault } from './storage-fault';
@@ -49,12 +41,31 @@ const KNOWN_VALUES: Record<LabelName, string> = {
   tool: 'SELECT tool AS v FROM dims UNION SELECT tool FROM breakers UNION SELECT tool FROM calls',
   method: 'SELECT method AS v FROM dims UNION SELECT method FROM calls',
   outcome: 'SELECT outcome AS v FROM dims UNION SELECT outcome FROM calls',
-  error_class: 'SELECT error_class AS v FROM dims UNION SELECT error_class FROM calls',
-  error_type: 'SELECT error_type AS v FROM dims UNION SELECT error_type FROM calls',
+  // the shadow's class and type are capped as classes and types
+  error_class:
+    'SELECT error_class AS v FROM dims UNION SELECT shadow_class FROM dims UNION SELECT error_class FROM calls',
+  error_type:
+    'SELECT error_type AS v FROM dims UNION SELECT shadow_type FROM dims UNION SELECT error_type FROM calls',
   state: 'SELECT state AS v FROM breakers UNION SELECT to_state FROM breaker_transitions',
-  // the variant is stored in `dims.extra` (beside the transitions' `from>to` and the buckets' `lower~le`)
-  variant: VARIANTS_SQL,
+  variant: `${VARIANTS_SQL} UNION SELECT variant FROM calls`,
 };
+
+/** The columns of a label set (`dims`), in the order of `dim()`'s arguments. */
+const DIM_COLUMNS = [
+  'service',
+  'server',
+  'method',
+  'tool',
+  'outcome',
+  'error_class',
+  'error_type',
+  'variant',
+  'bucket_lower',
+  'bucket_le',
+  'shadow_class',
+  'shadow_type',
+  'extra',
+] as const;
 
 export interface BreakerKey {
   readonly server: string;
@@ -120,7 +131,6 @@ export class EmbeddedStore {
     const db = this.db;
     rehashSeriesKeys(db);
     const known = new Map<LabelName, Statement<[], string>>();
-    ensureExperimentTables(db);
     this.labels = new LabelLimiter(options.maxLabelValues ?? 1000, (label) => {
       let stmt = known.get(label);
       if (!stmt) {
@@ -130,11 +140,11 @@ export class EmbeddedStore {
       return stmt.all();
     });
     this.stmt = {
-      dimInsert: db.prepare(
-        'INSERT OR IGNORE INTO dims (service, server, method, tool, outcome, error_class, error_type, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      dimInsert: db.prepare<string[]>(
+        `INSERT OR IGNORE INTO dims (${DIM_COLUMNS.join(', ')}) VALUES (${DIM_COLUMNS.map(() => '?').join(', ')})`,
       ),
-      dimSelect: db.prepare<unknown[], { id: number }>(
-        'SELECT id FROM dims WHERE service = ? AND server = ? AND method = ? AND tool = ? AND outcome = ? AND error_class = ? AND error_type = ? AND extra = ?',
+      dimSelect: db.prepare<string[], { id: number }>(
+        `SELECT id FROM dims WHERE ${DIM_COLUMNS.map((c) => `${c} = ?`).join(' AND ')}`,
       ),
       fact: db.prepare(
         `INSERT INTO facts (tier, metric, bucket, dim, value, count) VALUES (?, ?, ?, ?, ?, ?)
@@ -232,7 +242,21 @@ export class EmbeddedStore {
   }
 
   private dim(l: DimLabels): number {
-    const args = [l.service, l.server, l.method, l.tool, l.outcome, l.errorClass, l.errorType, l.extra];
+    const args = [
+      l.service,
+      l.server,
+      l.method,
+      l.tool,
+      l.outcome,
+      l.errorClass,
+      l.errorType,
+      l.variant,
+      l.bucketLower,
+      l.bucketLe,
+      l.shadowClass,
+      l.shadowType,
+      l.extra,
+    ];
     const key = args.join('\u0001');
     const cached = this.dims.get(key);
     if (cached !== undefined) return cached;
@@ -264,16 +288,6 @@ export class EmbeddedStore {
   private remember(key: string, state: CachedState) {
     if (this.states.size >= MAX_STATE_CACHE) this.states.clear();
     this.states.set(key, state);
-  }
-
-  /** Takes an OTLP metrics request: `createIngestSink(store).metrics` (mapping in `lib/ingest`). */
-  metrics(request: MetricsRequest): IngestResult {
-    return createIngestSink(this).metrics(request);
-  }
-
-  /** Takes an OTLP traces request: `createIngestSink(store).traces` (mapping in `lib/ingest`). */
-  traces(request: TracesRequest): IngestResult {
-    return createIngestSink(this).traces(request);
   }
 
   /** Writes what the ingest made of one metrics request, in one transaction. */
@@ -510,8 +524,6 @@ export class EmbeddedStore {
       deleted += db
         .prepare('DELETE FROM cumulative_state WHERE seen < ?')
         .run(cutoff - SEEN_REFRESH_MS).changes;
-      deleted += db.prepare('DELETE FROM alert_history WHERE at < ?').run(cutoff).changes;
-      deleted += db.prepare('DELETE FROM alert_deliveries WHERE at < ?').run(cutoff).changes;
       deleted += db
         .prepare('DELETE FROM calls WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM calls) - ?')
         .run(cutoff, this.options.maxCalls).changes;

@@ -16,8 +16,8 @@ import {
 } from '@mcp-resilience/middleware/semconv';
 
 /**
- * Numeric ids of the contract's counters and histograms in the `facts` table. Except where noted, `dims.extra`
- * holds the experiment variant (`mcp.resilience.variant`).
+ * Numeric ids of the contract's counters and histograms in the `facts` table. The label sets (`dims`) have a
+ * column per label; `dims.extra` holds what has none (noted below).
  */
 export const M = {
   calls: 1,
@@ -25,10 +25,11 @@ export const M = {
   errors: 3,
   callDuration: 4,
   wastedTime: 5,
+  /** dims.extra = `from>to`. */
   transitions: 6,
   operationDuration: 7,
   wastedCost: 8,
-  // i15b (dashboard incident view): histogram buckets of callDuration (dims.extra = `lower~le`, then \u0001 variant),
+  // i15b (dashboard incident view): histogram buckets of callDuration (dims.bucket_lower, dims.bucket_le),
   // the agent-loop and breaker-gate numbers of CONTRACT.md; breakerWaiting is a level (value/count = mean level
   // per bucket, dims.extra = service.instance.id).
   callDurationBucket: 9,
@@ -36,7 +37,7 @@ export const M = {
   modelRetriesSavedTime: 11,
   breakerShed: 12,
   breakerWaiting: 13,
-  /** Experiments: the shadow classifier's disagreements (the shadow's `class/type` in `outcome`). */
+  /** Experiments: the shadow classifier's disagreements (dims.shadow_class, dims.shadow_type). */
   shadowDisagreements: 14,
   /** The cost the avoided model retries would have had (only from agents with `costPerAttempt`). */
   modelRetriesSavedCost: 15,

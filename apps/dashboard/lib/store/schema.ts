@@ -1,5 +1,14 @@
-/** The embedded store's schema, applied in order; `meta.schema_version` says how far a database is. */
-export const MIGRATIONS: readonly string[] = [
+import type Database from 'better-sqlite3';
+import { splitDimsExtra } from './split-dims-extra';
+
+/** One step of the schema: SQL, or a function for steps that rewrite data (run in the step's transaction). */
+export type Migration = string | ((db: Database.Database) => void);
+
+/**
+ * The embedded store's schema, applied in order; `meta.schema_version` says how far a database is. Every table
+ * and index is created here, and only here. The alert tables are written and pruned by `AlertStore` alone.
+ */
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -102,4 +111,23 @@ export const MIGRATIONS: readonly string[] = [
   -- The experiment variant of a stored call ('' outside an experiment), so the Calls page filters by it too.
   ALTER TABLE calls ADD COLUMN variant TEXT NOT NULL DEFAULT '';
   `,
+  (db) => {
+    // real columns for the variant, the bucket bounds and the shadow's class/type (`split-dims-extra.ts`)
+    splitDimsExtra(db);
+    // created outside the migrations before (IF NOT EXISTS: a database of schema 3 may have them)
+    db.exec(`
+      -- Failed attempts the shadow classifier disagreed on (experiments), capped, linking to the Calls page.
+      CREATE TABLE IF NOT EXISTS shadow_examples (
+        id INTEGER PRIMARY KEY, ts REAL NOT NULL, trace_id TEXT NOT NULL, span_id TEXT NOT NULL,
+        parent_span_id TEXT NOT NULL, service TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL,
+        variant TEXT NOT NULL, error_class TEXT NOT NULL, error_type TEXT NOT NULL,
+        shadow_class TEXT NOT NULL, shadow_type TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS shadow_examples_span ON shadow_examples (span_id, trace_id);
+      CREATE INDEX IF NOT EXISTS shadow_examples_ts ON shadow_examples (ts);
+      -- The Breakers page's read paths: a segment by state in name order; a breaker's other instances.
+      CREATE INDEX IF NOT EXISTS breakers_by_state ON breakers (state, server, tool, updated);
+      CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);
+    `);
+  },
 ];

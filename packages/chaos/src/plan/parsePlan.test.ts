@@ -120,11 +120,9 @@ describe('parsePlan', () => {
   });
 
   it('names the path of the bad field on the error', () => {
-    try {
-      parsePlan({ faults: [{ kind: 'hang', delay: -1 }] });
-    } catch (error) {
-      expect((error as PlanError).path).toBe('plan.faults[0].delay');
-    }
+    const parse = () => parsePlan({ faults: [{ kind: 'hang', delay: -1 }] });
+    expect(parse).toThrow(PlanError);
+    expect(parse).toThrow(expect.objectContaining({ path: 'plan.faults[0].delay' }));
   });
 });
 

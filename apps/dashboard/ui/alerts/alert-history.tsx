@@ -1,0 +1,45 @@
+import { PROM_LABEL_MCP_RESILIENCE_SERVER } from '@mcp-resilience/middleware/semconv';
+import type { AlertHistoryEntry } from '@/lib/alerts/alert-store';
+import { fmtPct } from '@/lib/format';
+import LocalTime from '@/ui/local-time';
+
+/** Every change of an alert's state, newest first. */
+export default function AlertHistory({ history }: { history: readonly AlertHistoryEntry[] }) {
+  return (
+    <section className="panel">
+      <h2>History</h2>
+      {history.length === 0 ? (
+        <div className="empty">Nothing yet.</div>
+      ) : (
+        <table data-testid="alert-history">
+          <thead>
+            <tr>
+              <th>time</th>
+              <th>state</th>
+              <th>alert</th>
+              <th>server</th>
+              <th className="num">value</th>
+              <th>source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.map((h) => (
+              <tr key={h.id}>
+                <td>
+                  <LocalTime t={h.at} format="datetime" />
+                </td>
+                <td>
+                  <span className={`badge ${h.state}`}>{h.state}</span>
+                </td>
+                <td>{h.name}</td>
+                <td>{h.labels[PROM_LABEL_MCP_RESILIENCE_SERVER] ?? ''}</td>
+                <td className="num">{h.value === null ? '' : fmtPct(h.value)}</td>
+                <td>{h.source}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
