@@ -9,6 +9,7 @@ import type { Endpoint } from './health/Endpoint.js';
 import { EndpointRegistry } from './health/EndpointRegistry.js';
 import { FleetSync } from './health/fleet/FleetSync.js';
 import { type ResilienceOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { callAttributes } from './record/callAttributes.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 import type { CallRef, ResilienceEvent } from './record/ResilienceEvent.js';
@@ -88,7 +89,7 @@ export function createResilience(options?: ResilienceOptions & ExperimentOptions
       callId: nextCallId++,
       endpoint: call.endpoint ?? 'default',
       operation: call.operation ?? 'call',
-      attributes: call.attributes ?? noAttributes,
+      attributes: callAttributes(call),
     };
     const endpoint = registry.get(ref.endpoint, call.endpointAttributes ?? noAttributes);
     if (endpoint.fleetRead) return afterFirstRead(endpoint).then(() => run(fn, call, ref, endpoint));

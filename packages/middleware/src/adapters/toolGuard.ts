@@ -7,18 +7,15 @@ import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { callVariant } from '../experiment/callVariant.js';
 import { checkNegativeCacheOptions } from '../mcp/checkNegativeCacheOptions.js';
-import { ModelRepeats } from '../mcp/ModelRepeats.js';
 import { mcpRules } from '../mcp/mcpRules.js';
 import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
+import { negativeCache } from '../mcp/stages/negativeCache.js';
+import { failed, type Settled } from '../mcp/stages/Settled.js';
+import { runStages, type StageCall } from '../mcp/stages/Stage.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
 import type { ResilienceOptions } from '../options.js';
-import {
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_RESILIENCE_VARIANT,
-  ATTR_MCP_SERVER,
-} from '../otel/semconv.js';
+import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_SERVER } from '../otel/semconv.js';
 
 /** Options of the framework adapters: every core option, plus the ones below. All optional. */
 export interface ToolGuardOptions extends ResilienceOptions {
@@ -105,15 +102,8 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
 export const TOOL_MAX_ATTEMPTS = 3;
 
 export function createToolGuard(options: ToolGuardOptions = {}) {
-  const {
-    server = 'tools',
-    resilience: shared,
-    idempotent,
-    negativeCacheTtlMs,
-    negativeCacheMaxEntries,
-    negativeCacheTypes,
-    ...core
-  } = options;
+  const { server = 'tools', resilience: shared, idempotent, ...rest } = options;
+  const { negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes, ...core } = rest;
   if (typeof server !== 'string' || server === '') {
     throw new TypeError(
       `resilient tools: option 'server' must be a non-empty string, got ${JSON.stringify(server)}`,
@@ -131,12 +121,10 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
   const resilience =
     shared ?? createResilience({ maxAttempts: TOOL_MAX_ATTEMPTS, breakerWait: false, ...core, rules: [] });
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
-  const { clock, recorder } = resilience.options;
-  const repeats = new ModelRepeats<ResilienceError>(
-    { negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes },
-    clock,
-    recorder,
-  );
+  // The same negative-cache stage as `withResilience`: a success of a tool not declared idempotent forgets.
+  const stages = [
+    negativeCache({ negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes }, resilience),
+  ];
   const safe = (tool: string) =>
     typeof idempotent === 'object' ? idempotent[tool] === true : idempotent === true;
 
@@ -148,55 +136,72 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     /** The framework's time limit of the call (LangGraph's `config.timeout`), when it has one. */
     timeoutMs?: number,
   ): Promise<GuardedCall<T>> {
-    const attributes: Record<string, string> = {
-      [ATTR_MCP_SERVER]: server,
-      [ATTR_MCP_METHOD_NAME]: 'tools/call',
-      [ATTR_GEN_AI_TOOL_NAME]: tool,
-    };
-    const call: CallOptions = {
-      endpoint: server,
-      operation: 'tools/call',
-      attributes,
-      endpointAttributes: { [ATTR_MCP_SERVER]: server },
-      idempotent: safe(tool),
-      rules,
-      ...(signal ? { signal } : {}),
-      ...(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 ? { timeoutMs } : {}),
-    };
+    const call = guardedCall(server, tool, args, safe(tool), rules, signal, timeoutMs);
     // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
-    const variant = callVariant(resilience, call);
-    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
-    const hit = repeats.repeat(server, tool, args, attributes)?.value;
-    if (hit) return { ok: false, error: hit, text: failureText(hit, tool), repeat: true };
-    const started = clock.now();
+    const variant = callVariant(resilience, call.options);
+    if (variant !== undefined) call.options = { ...call.options, variant };
     // A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a value, so it is not classified,
     // retried, cached or counted as a failure, and is thrown again to the framework once outside.
     let bubbled: { readonly error: unknown } | undefined;
-    try {
-      const value = await resilience.execute(async (context) => {
-        let result: T;
-        try {
-          result = await invoke(context.signal);
-        } catch (error) {
-          if (!isBubbleUp(error)) throw error;
-          bubbled = { error };
-          return undefined as T;
-        }
-        if ((result as CallToolResult | null)?.isError === true)
-          throw new ToolResultError(result as CallToolResult);
-        return result;
-      }, call);
-      if (bubbled) throw bubbled.error;
-      // As in `withResilience`: a call that may have changed the server's state forgets the cached failures.
-      if (!safe(tool)) repeats.clear();
-      return { ok: true, value };
-    } catch (error) {
-      if (bubbled) throw bubbled.error;
-      if (!isResilienceError(error) || error.reason === 'aborted') throw error;
-      repeats.remember(server, tool, args, error, error, clock.now() - started, variant);
-      return { ok: false, error, text: failureText(error, tool), repeat: false };
-    }
+    const send = async (): Promise<Settled> => {
+      call.startedAt = resilience.options.clock.now();
+      try {
+        const value = await resilience.execute(async (context) => {
+          try {
+            return checked(await invoke(context.signal));
+          } catch (error) {
+            if (!isBubbleUp(error)) throw error;
+            bubbled = { error };
+            return undefined as T;
+          }
+        }, call.options);
+        if (bubbled) throw bubbled.error;
+        return { kind: 'value', value, changedState: !call.safeToRepeat };
+      } catch (error) {
+        if (bubbled) throw bubbled.error;
+        if (isResilienceError(error) && error.reason !== 'aborted') return failed(error);
+        throw error;
+      }
+    };
+    const settled = await runStages(stages, call, send);
+    if (settled.kind === 'value') return { ok: true, value: settled.value as T };
+    const { error } = settled;
+    return { ok: false, error, text: failureText(error, tool), repeat: settled.repeat === true };
   };
+}
+
+/** An MCP-shaped `{ isError: true }` value is a failure of the tool. */
+function checked<T>(result: T): T {
+  if ((result as CallToolResult | null)?.isError === true)
+    throw new ToolResultError(result as CallToolResult);
+  return result;
+}
+
+/** A guarded tool call as the stages see it, with its pipeline options. */
+function guardedCall(
+  server: string,
+  tool: string,
+  args: unknown,
+  safeToRepeat: boolean,
+  rules: readonly ClassificationRule[],
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): StageCall & { options: CallOptions; startedAt: number } {
+  const options: CallOptions = {
+    endpoint: server,
+    operation: 'tools/call',
+    attributes: {
+      [ATTR_MCP_SERVER]: server,
+      [ATTR_MCP_METHOD_NAME]: 'tools/call',
+      [ATTR_GEN_AI_TOOL_NAME]: tool,
+    },
+    endpointAttributes: { [ATTR_MCP_SERVER]: server },
+    idempotent: safeToRepeat,
+    rules,
+    ...(signal ? { signal } : {}),
+    ...(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 ? { timeoutMs } : {}),
+  };
+  return { server, tool, arguments: args, options, startedAt: 0, safeToRepeat };
 }
 
 export type ToolGuard = ReturnType<typeof createToolGuard>;
