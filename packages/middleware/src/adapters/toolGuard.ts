@@ -90,6 +90,9 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
   return { ...error.classification, attempts: error.attempts, reason: error.reason };
 }
 
+/** Attempts per tool call in the adapters unless `maxAttempts` says otherwise (`breakerWait` is off there too). */
+export const TOOL_MAX_ATTEMPTS = 3;
+
 /**
  * Runs framework tool calls through the resilience pipeline: classified, retried when that can succeed and is safe,
  * guarded by a breaker and budget, recorded; an identical repeat of a call that failed for good is answered from
@@ -98,23 +101,10 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
  * and so does a framework's bubble-up signal, see `isBubbleUp`). A successful call of a tool not declared
  * idempotent clears the negative cache (it may have changed what other calls return), as `withResilience` does.
  */
-/** Attempts per tool call in the adapters unless `maxAttempts` says otherwise (`breakerWait` is off there too). */
-export const TOOL_MAX_ATTEMPTS = 3;
-
 export function createToolGuard(options: ToolGuardOptions = {}) {
   const { server = 'tools', resilience: shared, idempotent, ...rest } = options;
   const { negativeCacheTtlMs, negativeCacheMaxEntries, negativeCacheTypes, ...core } = rest;
-  if (typeof server !== 'string' || server === '') {
-    throw new TypeError(
-      `resilient tools: option 'server' must be a non-empty string, got ${JSON.stringify(server)}`,
-    );
-  }
-  checkGuardOptions(options);
-  if (shared !== undefined && Object.keys(core).some((k) => k !== 'rules')) {
-    throw new TypeError(
-      `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
-    );
-  }
+  checkGuardOptions(options, core);
   // The model is a retry layer on top of the tool (it calls again after an error): the tool keeps LangGraph's
   // 3 attempts rather than the core's default, and at an open breaker it answers at once ("unavailable, try
   // again in about N s") instead of holding the agent at the gate, so the two layers do not multiply.
@@ -140,34 +130,41 @@ export function createToolGuard(options: ToolGuardOptions = {}) {
     // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
     const variant = callVariant(resilience, call.options);
     if (variant !== undefined) call.options = { ...call.options, variant };
-    // A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a value, so it is not classified,
-    // retried, cached or counted as a failure, and is thrown again to the framework once outside.
-    let bubbled: { readonly error: unknown } | undefined;
-    const send = async (): Promise<Settled> => {
-      call.startedAt = resilience.options.clock.now();
-      try {
-        const value = await resilience.execute(async (context) => {
-          try {
-            return checked(await invoke(context.signal));
-          } catch (error) {
-            if (!isBubbleUp(error)) throw error;
-            bubbled = { error };
-            return undefined as T;
-          }
-        }, call.options);
-        if (bubbled) throw bubbled.error;
-        return { kind: 'value', value, changedState: !call.safeToRepeat };
-      } catch (error) {
-        if (bubbled) throw bubbled.error;
-        if (isResilienceError(error) && error.reason !== 'aborted') return failed(error);
-        throw error;
-      }
-    };
-    const settled = await runStages(stages, call, send);
+    const settled = await runStages(stages, call, () => sendGuarded(resilience, call, invoke));
     if (settled.kind === 'value') return { ok: true, value: settled.value as T };
     const { error } = settled;
     return { ok: false, error, text: failureText(error, tool), repeat: settled.repeat === true };
   };
+}
+
+/**
+ * The pipeline's attempts of a guarded call. A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a
+ * value, so it is not classified, retried, cached or counted as a failure, and is thrown again to the framework.
+ */
+async function sendGuarded<T>(
+  resilience: Resilience,
+  call: GuardCall,
+  invoke: (signal: AbortSignal) => Promise<T>,
+): Promise<Settled> {
+  let bubbled: { readonly error: unknown } | undefined;
+  call.startedAt = resilience.options.clock.now();
+  try {
+    const value = await resilience.execute(async (context) => {
+      try {
+        return checked(await invoke(context.signal));
+      } catch (error) {
+        if (!isBubbleUp(error)) throw error;
+        bubbled = { error };
+        return undefined as T;
+      }
+    }, call.options);
+    if (bubbled) throw bubbled.error;
+    return { kind: 'value', value, changedState: !call.safeToRepeat };
+  } catch (error) {
+    if (bubbled) throw bubbled.error;
+    if (isResilienceError(error) && error.reason !== 'aborted') return failed(error);
+    throw error;
+  }
 }
 
 /** An MCP-shaped `{ isError: true }` value is a failure of the tool. */
@@ -178,6 +175,9 @@ function checked<T>(result: T): T {
 }
 
 /** A guarded tool call as the stages see it, with its pipeline options. */
+type GuardCall = StageCall & { options: CallOptions; startedAt: number };
+
+/** The stage view and the pipeline options of one guarded call. */
 function guardedCall(
   server: string,
   tool: string,
@@ -186,7 +186,7 @@ function guardedCall(
   rules: readonly ClassificationRule[],
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
-): StageCall & { options: CallOptions; startedAt: number } {
+): GuardCall {
   const options: CallOptions = {
     endpoint: server,
     operation: 'tools/call',
@@ -206,14 +206,22 @@ function guardedCall(
 
 export type ToolGuard = ReturnType<typeof createToolGuard>;
 
-/** Validates the adapter options (core options are validated by `createResilience`). */
-function checkGuardOptions(options: ToolGuardOptions): void {
+/** Validates the adapter options (core options, the rest, are validated by `createResilience`). */
+function checkGuardOptions(options: ToolGuardOptions, core: object): void {
   const fail = (name: string, allowed: string, value: unknown) => {
     throw new TypeError(
       `resilient tools: option '${name}' must be ${allowed}, got ${JSON.stringify(value) ?? typeof value}`,
     );
   };
-  const { idempotent } = options;
+  const { server, idempotent } = options;
+  if (server !== undefined && (typeof server !== 'string' || server === '')) {
+    fail('server', 'a non-empty string', server);
+  }
+  if (options.resilience !== undefined && Object.keys(core).some((k) => k !== 'rules')) {
+    throw new TypeError(
+      `resilient tools: options ${Object.keys(core).join(', ')} cannot be combined with 'resilience'; give them to createResilience()`,
+    );
+  }
   if (
     idempotent !== undefined &&
     typeof idempotent !== 'boolean' &&

@@ -50,7 +50,7 @@ describe('runStages', () => {
 
   it('ends at the first before that answers: nothing is sent, no after runs', async () => {
     const log: string[] = [];
-    const answer: Settled = { ...failed(error), answer: { kind: 'result', result: { isError: true } } };
+    const answer: Settled = { kind: 'failed', error, answer: { kind: 'result', result: { isError: true } } };
     const settled = await runStages(
       [logging(log, 'outer', answer), logging(log, 'inner')],
       call,
