@@ -32,9 +32,8 @@ export class McpCall {
   readonly tool: string | undefined;
   readonly arguments: unknown;
   readonly server: string;
-  /** The pipeline's options: endpoint, idempotency, rules, recovery, limit and the typed context. */
-  options: CallOptions;
-  startedAt = 0;
+  private pipeline: CallOptions;
+  private started = 0;
   /** The transport the last attempt ran on: a recovery reconnects only when no other call did it meanwhile. */
   private attemptTransport: TransportLike | undefined;
 
@@ -55,7 +54,17 @@ export class McpCall {
     // In an experiment the variant is drawn here, before the negative cache, which it keys (one variant's verdict
     // never answers the other's repeats). A fallback call keeps its primary's variant.
     const variant = callVariant(edge.resilience, pinned === undefined ? call : { ...call, variant: pinned });
-    this.options = variant === undefined ? call : { ...call, variant };
+    this.pipeline = variant === undefined ? call : { ...call, variant };
+  }
+
+  /** The pipeline's options: endpoint, idempotency, rules, recovery, limit and the typed context. */
+  get options(): CallOptions {
+    return this.pipeline;
+  }
+
+  /** When the pipeline started the call (after any listing of the tools). */
+  get startedAt(): number {
+    return this.started;
   }
 
   /** Whether the request may be repeated after a failure that may have executed. */
@@ -118,11 +127,11 @@ export class McpCall {
     if (edge.policy.needsAnnotations(method, tool) && edge.annotations.needsRefresh(edge.clock.now())) {
       // After the negative cache: a repeat answered from it sends nothing, not even `tools/list`.
       await edge.refreshTools(this.sdkArgs.options?.signal);
-      this.options = { ...this.options, idempotent: this.safeToRepeat };
+      this.pipeline = { ...this.pipeline, idempotent: this.safeToRepeat };
     }
-    this.startedAt = edge.clock.now();
+    this.started = edge.clock.now();
     try {
-      const value = await edge.resilience.execute((context) => this.attempt(context), this.options);
+      const value = await edge.resilience.execute((context) => this.attempt(context), this.pipeline);
       const readOnly = tool !== undefined && edge.annotations.get(tool)?.readOnlyHint === true;
       return { kind: 'value', value, changedState: tool !== undefined && !readOnly };
     } catch (thrown) {
