@@ -16,6 +16,7 @@ import {
   readCoreOptions,
   resolveOptions,
 } from './options.js';
+import { callAttributes } from './record/callAttributes.js';
 import { noopRecorder } from './record/noopRecorder.js';
 import type { Recorder } from './record/Recorder.js';
 import type { CallRef, ResilienceEvent } from './record/ResilienceEvent.js';
@@ -113,7 +114,7 @@ function createPipeline(options: FlatResilienceOptions): Resilience {
       callId: nextCallId++,
       endpoint: call.endpoint ?? 'default',
       operation: call.operation ?? 'call',
-      attributes: call.attributes ?? noAttributes,
+      attributes: callAttributes(call),
     };
     const endpoint = registry.get(ref.endpoint, call.endpointAttributes ?? noAttributes);
     if (endpoint.fleetRead) return afterFirstRead(endpoint).then(() => run(fn, call, ref, endpoint));

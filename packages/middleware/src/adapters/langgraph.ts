@@ -1,8 +1,8 @@
-import { type BaseMessage, isAIMessage, ToolMessage } from '@langchain/core/messages';
+import { type AIMessage, type BaseMessage, isAIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { DynamicStructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
 import { CLASSIFICATION_META_KEY } from '../mcp/withResilience.js';
-import { classificationOf, createToolGuard, type ToolGuardOptions } from './toolGuard.js';
+import { classificationOf, createToolGuard, type ToolGuard, type ToolGuardOptions } from './toolGuard.js';
 
 export type { GuardedClassification, ToolGuardOptions } from './toolGuard.js';
 
@@ -89,61 +89,73 @@ export function resilientToolNode(tools: readonly StructuredToolInterface[], opt
   ): Promise<{ messages: ToolMessage[] } | unknown[]> {
     const last = state.messages.at(-1);
     const calls = last && isAIMessage(last) ? (last.tool_calls ?? []) : [];
-    const outputs = await Promise.all(
-      calls.map(async (call): Promise<unknown> => {
-        const id = call.id ?? '';
-        const tool = byName.get(call.name);
-        if (!tool) {
-          return new ToolMessage({
-            tool_call_id: id,
-            name: call.name,
-            status: 'error',
-            content: `Tool '${call.name}' does not exist; call one of: ${[...byName.keys()].join(', ')}.`,
-          });
-        }
-        const result = await guard(
-          call.name,
-          call.args,
-          (signal) =>
-            tool.invoke(call.args as never, { ...config, signal, toolCallId: id } as RunnableConfig),
-          config?.signal,
-          config?.timeout,
-        );
-        if (result.ok) {
-          const value = result.value as unknown;
-          if (ToolMessage.isInstance(value) || isCommand(value)) return value;
-          return new ToolMessage({
-            tool_call_id: id,
-            name: call.name,
-            content:
-              typeof value === 'string' || Array.isArray(value) ? (value as never) : JSON.stringify(value),
-          });
-        }
-        return new ToolMessage({
-          tool_call_id: id,
-          name: call.name,
-          status: 'error',
-          content: result.text,
-          artifact: { [CLASSIFICATION_META_KEY]: classificationOf(result.error), repeat: result.repeat },
-        });
-      }),
-    );
+    const outputs = await Promise.all(calls.map((call) => answerToolCall(guard, byName, call, config)));
     if (!outputs.some(isCommand)) return { messages: outputs as ToolMessage[] };
-    // As LangGraph's ToolNode: each Command as it is, each message in its own update, and the parent
-    // Commands that fan out (`goto` of `Send`s) merged into one.
-    const combined: unknown[] = [];
-    let parent: { graph: unknown; goto: unknown[] } | undefined;
-    for (const output of outputs) {
-      if (!isCommand(output)) combined.push({ messages: [output] });
-      else if (output.graph === '__parent__' && Array.isArray(output.goto) && output.goto.every(isSend)) {
-        if (parent) parent.goto.push(...output.goto);
-        else {
-          const Command = output.constructor as new (init: object) => { graph: unknown; goto: unknown[] };
-          parent = new Command({ graph: output.graph, goto: [...output.goto] });
-        }
-      } else combined.push(output);
-    }
-    if (parent) combined.push(parent);
-    return combined;
+    return combineCommands(outputs);
   };
+}
+
+type ToolCallOf = NonNullable<AIMessage['tool_calls']>[number];
+
+/** One tool call of the AI message, run through the guard: a `ToolMessage` (or the tool's `Command`). */
+async function answerToolCall(
+  guard: ToolGuard,
+  byName: ReadonlyMap<string, StructuredToolInterface>,
+  call: ToolCallOf,
+  config: RunnableConfig | undefined,
+): Promise<unknown> {
+  const id = call.id ?? '';
+  const tool = byName.get(call.name);
+  if (!tool) {
+    return new ToolMessage({
+      tool_call_id: id,
+      name: call.name,
+      status: 'error',
+      content: `Tool '${call.name}' does not exist; call one of: ${[...byName.keys()].join(', ')}.`,
+    });
+  }
+  const result = await guard(
+    call.name,
+    call.args,
+    (signal) => tool.invoke(call.args as never, { ...config, signal, toolCallId: id } as RunnableConfig),
+    config?.signal,
+    config?.timeout,
+  );
+  if (result.ok) {
+    const value = result.value as unknown;
+    if (ToolMessage.isInstance(value) || isCommand(value)) return value;
+    return new ToolMessage({
+      tool_call_id: id,
+      name: call.name,
+      content: typeof value === 'string' || Array.isArray(value) ? (value as never) : JSON.stringify(value),
+    });
+  }
+  return new ToolMessage({
+    tool_call_id: id,
+    name: call.name,
+    status: 'error',
+    content: result.text,
+    artifact: { [CLASSIFICATION_META_KEY]: classificationOf(result.error), repeat: result.repeat },
+  });
+}
+
+/**
+ * As LangGraph's ToolNode: each Command as it is, each message in its own update, and the parent Commands that
+ * fan out (`goto` of `Send`s) merged into one.
+ */
+function combineCommands(outputs: readonly unknown[]): unknown[] {
+  const combined: unknown[] = [];
+  let parent: { graph: unknown; goto: unknown[] } | undefined;
+  for (const output of outputs) {
+    if (!isCommand(output)) combined.push({ messages: [output] });
+    else if (output.graph === '__parent__' && Array.isArray(output.goto) && output.goto.every(isSend)) {
+      if (parent) parent.goto.push(...output.goto);
+      else {
+        const Command = output.constructor as new (init: object) => { graph: unknown; goto: unknown[] };
+        parent = new Command({ graph: output.graph, goto: [...output.goto] });
+      }
+    } else combined.push(output);
+  }
+  if (parent) combined.push(parent);
+  return combined;
 }

@@ -7,10 +7,12 @@ import { createResilience, type Resilience } from '../createResilience.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
 import { callVariant } from '../experiment/callVariant.js';
 import type { NegativeCacheOptions } from '../mcp/McpResilienceOptions.js';
-import { ModelRepeats, type ModelRepeatsOptions } from '../mcp/ModelRepeats.js';
 import { mcpRules } from '../mcp/mcpRules.js';
 import { nonRetryableText } from '../mcp/nonRetryableResult.js';
 import { outcomeText, terminalOutcome } from '../mcp/outcomeResult.js';
+import { type NegativeCacheSettings, negativeCache } from '../mcp/stages/negativeCache.js';
+import { failed, type Settled } from '../mcp/stages/Settled.js';
+import { runStages, type StageCall } from '../mcp/stages/Stage.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
 import { coreFromFlat, guardFromFlat } from '../options/fromFlat.js';
 import { mergeGroups } from '../options/mergeGroups.js';
@@ -22,12 +24,7 @@ import {
   sharedPipelineError,
 } from '../options/toolChecks.js';
 import type { ResilienceOptions } from '../options.js';
-import {
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_RESILIENCE_SERVER,
-  ATTR_MCP_RESILIENCE_VARIANT,
-} from '../otel/semconv.js';
+import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_RESILIENCE_SERVER } from '../otel/semconv.js';
 
 /** `guard.idempotency`: which tools are safe to repeat after a failure that may have run (timeout, reset). */
 export type GuardIdempotency =
@@ -150,7 +147,7 @@ export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGu
   const read = readOptions(OWNER, { guard }, GUARD_PATHS, GUARD_CHECKS) as {
     server?: string;
     idempotency?: GuardIdempotency;
-  } & ModelRepeatsOptions;
+  } & NegativeCacheSettings;
   const sharedError = shared === undefined ? undefined : sharedPipelineError(OWNER, core);
   if (sharedError) throw sharedError;
   const server = read.server ?? 'tools';
@@ -160,8 +157,8 @@ export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGu
   const toolDefaults: ToolGuardOptions = { retry: { maxAttempts: TOOL_MAX_ATTEMPTS }, gate: { wait: false } };
   const resilience = shared ?? createResilience(mergeGroups(toolDefaults, { ...core, rules: [] }));
   const rules: ClassificationRule[] = [...(core.rules ?? []), toolException, ...mcp];
-  const { clock, recorder } = resilience.options;
-  const repeats = new ModelRepeats<ResilienceError>(read, clock, recorder);
+  // The same negative-cache stage as `withResilience`: a success of a tool not declared idempotent forgets.
+  const stages = [negativeCache(read, resilience)];
   const safe = isSafe(read.idempotency ?? 'never');
 
   return async function run<T>(
@@ -172,55 +169,82 @@ export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGu
     /** The framework's time limit of the call (LangGraph's `config.timeout`), when it has one. */
     timeoutMs?: number,
   ): Promise<GuardedCall<T>> {
-    const attributes: Record<string, string> = {
+    const call = guardedCall(server, tool, args, safe(tool), rules, signal, timeoutMs);
+    // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
+    const variant = callVariant(resilience, call.options);
+    if (variant !== undefined) call.options = { ...call.options, variant };
+    const settled = await runStages(stages, call, () => sendGuarded(resilience, call, invoke));
+    if (settled.kind === 'value') return { ok: true, value: settled.value as T };
+    const { error } = settled;
+    return { ok: false, error, text: failureText(error, tool), repeat: settled.repeat === true };
+  };
+}
+
+/**
+ * The pipeline's attempts of a guarded call. A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a
+ * value, so it is not classified, retried, cached or counted as a failure, and is thrown again to the framework.
+ */
+async function sendGuarded<T>(
+  resilience: Resilience,
+  call: GuardCall,
+  invoke: (signal: AbortSignal) => Promise<T>,
+): Promise<Settled> {
+  let bubbled: { readonly error: unknown } | undefined;
+  call.startedAt = resilience.options.clock.now();
+  try {
+    const value = await resilience.execute(async (context) => {
+      try {
+        return checked(await invoke(context.signal));
+      } catch (error) {
+        if (!isBubbleUp(error)) throw error;
+        bubbled = { error };
+        return undefined as T;
+      }
+    }, call.options);
+    if (bubbled) throw bubbled.error;
+    return { kind: 'value', value, changedState: !call.safeToRepeat };
+  } catch (error) {
+    if (bubbled) throw bubbled.error;
+    if (isResilienceError(error) && error.reason !== 'aborted') return failed(error);
+    throw error;
+  }
+}
+
+/** An MCP-shaped `{ isError: true }` value is a failure of the tool. */
+function checked<T>(result: T): T {
+  if ((result as CallToolResult | null)?.isError === true)
+    throw new ToolResultError(result as CallToolResult);
+  return result;
+}
+
+/** A guarded tool call as the stages see it, with its pipeline options. */
+type GuardCall = StageCall & { options: CallOptions; startedAt: number };
+
+/** The stage view and the pipeline options of one guarded call. */
+function guardedCall(
+  server: string,
+  tool: string,
+  args: unknown,
+  safeToRepeat: boolean,
+  rules: readonly ClassificationRule[],
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): GuardCall {
+  const options: CallOptions = {
+    endpoint: server,
+    operation: 'tools/call',
+    attributes: {
       [ATTR_MCP_RESILIENCE_SERVER]: server,
       [ATTR_MCP_METHOD_NAME]: 'tools/call',
       [ATTR_GEN_AI_TOOL_NAME]: tool,
-    };
-    const call: CallOptions = {
-      endpoint: server,
-      operation: 'tools/call',
-      attributes,
-      endpointAttributes: { [ATTR_MCP_RESILIENCE_SERVER]: server },
-      idempotent: safe(tool),
-      rules,
-      ...(signal ? { signal } : {}),
-      ...(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 ? { timeoutMs } : {}),
-    };
-    // In an experiment, the variant is drawn first: one arm's cached failures never answer the other's repeats.
-    const variant = callVariant(resilience, call);
-    if (variant !== undefined) attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
-    const hit = repeats.repeat(server, tool, args, attributes)?.value;
-    if (hit) return { ok: false, error: hit, text: failureText(hit, tool), repeat: true };
-    const started = clock.now();
-    // A bubble-up signal (a LangGraph interrupt) leaves the pipeline as a value, so it is not classified,
-    // retried, cached or counted as a failure, and is thrown again to the framework once outside.
-    let bubbled: { readonly error: unknown } | undefined;
-    try {
-      const value = await resilience.execute(async (context) => {
-        let result: T;
-        try {
-          result = await invoke(context.signal);
-        } catch (error) {
-          if (!isBubbleUp(error)) throw error;
-          bubbled = { error };
-          return undefined as T;
-        }
-        if ((result as CallToolResult | null)?.isError === true)
-          throw new ToolResultError(result as CallToolResult);
-        return result;
-      }, call);
-      if (bubbled) throw bubbled.error;
-      // As in `withResilience`: a call that may have changed the server's state forgets the cached failures.
-      if (!safe(tool)) repeats.clear();
-      return { ok: true, value };
-    } catch (error) {
-      if (bubbled) throw bubbled.error;
-      if (!isResilienceError(error) || error.reason === 'aborted') throw error;
-      repeats.remember(server, tool, args, error, error, clock.now() - started, variant);
-      return { ok: false, error, text: failureText(error, tool), repeat: false };
-    }
+    },
+    endpointAttributes: { [ATTR_MCP_RESILIENCE_SERVER]: server },
+    idempotent: safeToRepeat,
+    rules,
+    ...(signal ? { signal } : {}),
+    ...(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs >= 0 ? { timeoutMs } : {}),
   };
+  return { server, tool, arguments: args, options, startedAt: 0, safeToRepeat };
 }
 
 export type ToolGuard = ReturnType<typeof createToolGuard>;

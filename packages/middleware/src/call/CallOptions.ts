@@ -1,7 +1,9 @@
 import type { Classification, ErrorType } from '../classify/Classification.js';
 import type { ClassificationRule } from '../classify/ClassificationRule.js';
+import type { CallContext } from './CallContext.js';
 
 export type { AttemptContext } from '../attempt/AttemptContext.js';
+export type { CallContext, RoutedFrom } from './CallContext.js';
 
 /** Recovers from a `conditional` failure (re-initialize a session, reconnect) before the next attempt. */
 export type Recovery = (context: {
@@ -10,8 +12,8 @@ export type Recovery = (context: {
   readonly signal: AbortSignal;
 }) => Promise<void> | void;
 
-/** Options of one `execute` call. All optional. */
-export interface CallOptions {
+/** Options of one `execute` call, with its typed context (`variant`, `sessionId`, `routedFrom`). All optional. */
+export interface CallOptions extends CallContext {
   /** The breaker, budget and adaptive-backoff key. Default `'default'`. */
   readonly endpoint?: string;
   /** The operation's name, for telemetry and scoped rules. Default `'call'`. */

@@ -47,4 +47,18 @@ export function validateCallOptions(fn: unknown, call: CallOptions): void {
   if (recover !== undefined && (typeof recover !== 'object' || recover === null)) {
     throw bad('recover', 'an object of functions by error type', typeof recover);
   }
+  validateContext(call, bad);
+}
+
+/** The typed context: `variant` and `sessionId` strings, `routedFrom` a `{ server }` with a non-empty name. */
+function validateContext(call: CallOptions, bad: (name: string, allowed: string, value: unknown) => Error) {
+  const { variant, sessionId, routedFrom } = call;
+  if (variant !== undefined && (typeof variant !== 'string' || variant === '')) {
+    throw bad('variant', 'a non-empty string', variant);
+  }
+  if (sessionId !== undefined && typeof sessionId !== 'string') throw bad('sessionId', 'a string', sessionId);
+  const server = (routedFrom as { server?: unknown } | null | undefined)?.server;
+  if (routedFrom !== undefined && (typeof server !== 'string' || server === '')) {
+    throw bad('routedFrom', "an object { server } with the primary server's name", routedFrom);
+  }
 }

@@ -160,15 +160,21 @@ describe('variants', () => {
     }
   });
 
-  it('runs a call whose attributes already name a variant on it, without a new draw', async () => {
+  it('runs a call whose variant is already set on it, without a new draw', async () => {
     const r = experiment({ split: { control: 1, candidate: 0 } });
-    const variantOf = (attributes: Record<string, string>) =>
+    const variantOf = (variant?: string) =>
       r
-        .execute(() => 'ok', { endpoint: 'x', attributes })
+        .execute(() => 'ok', { endpoint: 'x', attributes: {}, ...(variant ? { variant } : {}) })
         .then(() => recorder.ofType('call_finished').at(-1)?.attributes[ATTR_MCP_RESILIENCE_VARIANT]);
-    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate' })).toBe('candidate');
-    expect(await variantOf({ [ATTR_MCP_RESILIENCE_VARIANT]: 'unknown' })).toBe('control');
-    expect(await variantOf({})).toBe('control');
+    expect(await variantOf('candidate')).toBe('candidate');
+    expect(await variantOf('unknown')).toBe('control');
+    expect(await variantOf()).toBe('control');
+    // An attribute is telemetry, not control: it does not pin the variant.
+    await r.execute(() => 'ok', {
+      endpoint: 'x',
+      attributes: { [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate' },
+    });
+    expect(recorder.ofType('call_finished').at(-1)?.attributes[ATTR_MCP_RESILIENCE_VARIANT]).toBe('control');
   });
 
   it('gives each variant its own breakers, labelled with the variant', async () => {
@@ -292,12 +298,10 @@ describe('shadow classification', () => {
       variantKey: 'session',
     }) as ExperimentResilience;
     const sessions = Array.from({ length: 40 }, (_, i) => `s-${i}`);
-    const bySession = sessions.map((s) =>
-      r.variantOf({ endpoint: 'x', attributes: { 'mcp.session.id': s } }),
-    );
+    const bySession = sessions.map((s) => r.variantOf({ endpoint: 'x', sessionId: s }));
     expect(new Set(bySession)).toEqual(new Set(['a', 'b'])); // sessions spread over both
     for (const [i, s] of sessions.entries()) {
-      expect(r.variantOf({ endpoint: 'y', attributes: { 'mcp.session.id': s } })).toBe(bySession[i]);
+      expect(r.variantOf({ endpoint: 'y', sessionId: s })).toBe(bySession[i]);
     }
   });
 
@@ -319,9 +323,9 @@ describe('shadow classification', () => {
       expect(warn.mock.calls[0]?.[0]).toContain('option \'variantKey: "session"\'');
       expect(warn.mock.calls[0]?.[0]).toContain('mcp.session.id');
       // Calls with a session stay sticky and warn nothing.
-      const s = r.variantOf({ endpoint: 'weather', attributes: { 'mcp.session.id': 's-1' } });
+      const s = r.variantOf({ endpoint: 'weather', sessionId: 's-1' });
       for (let i = 0; i < 10; i++) {
-        expect(r.variantOf({ endpoint: 'weather', attributes: { 'mcp.session.id': 's-1' } })).toBe(s);
+        expect(r.variantOf({ endpoint: 'weather', sessionId: 's-1' })).toBe(s);
       }
       expect(warn).toHaveBeenCalledTimes(1);
     } finally {

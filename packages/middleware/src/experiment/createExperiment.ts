@@ -2,7 +2,7 @@ import type { AttemptContext, CallOptions } from '../call/CallOptions.js';
 import type { Resilience } from '../createResilience.js';
 import type { BreakerSnapshot } from '../decide/BreakerState.js';
 import type { FlatResilienceOptions } from '../options.js';
-import { ATTR_MCP_RESILIENCE_VARIANT, ATTR_MCP_SESSION_ID } from '../otel/semconv.js';
+import { callAttributes } from '../record/callAttributes.js';
 import { noopRecorder } from '../record/noopRecorder.js';
 import { assignVariant, splitTable } from './assignVariant.js';
 import { createShadow } from './createShadow.js';
@@ -16,8 +16,8 @@ export interface ExperimentResilience extends Resilience {
   readonly variants: readonly string[];
   /**
    * The variant a call with these options runs on (with `variantKey: 'call'`, each use draws anew). A call whose
-   * `attributes` already name a variant (`mcp.resilience.variant`, as `withResilience` sets it before its
-   * negative cache) runs on that one without a new draw.
+   * `variant` is already set (as `withResilience` draws it before its negative cache) runs on that one without a
+   * new draw.
    */
   variantOf(call?: CallOptions): string;
 }
@@ -27,8 +27,8 @@ const noOptions: CallOptions = Object.freeze({});
 /**
  * Builds the experiment around `create` (which is `createResilience`): one pipeline per variant, each with its
  * own breakers, budgets and backoff history, and its own copy of the shadow classifier. Every call carries its
- * variant in `mcp.resilience.variant` (a call attribute), so its spans and metrics say it (a call whose attributes
- * already name a variant runs on it: `withResilience` draws it before its negative cache). The breaker metrics
+ * `variant` in its context, so its spans and metrics say it (a call whose `variant` is set runs on it:
+ * `withResilience` draws it before its negative cache). The breaker metrics
  * observed per breaker (state, transitions, calls waiting) stay per endpoint, without the variant: the state
  * gauge shows the worst of the variants' breakers (as for several instances), so the Breakers page keeps one
  * breaker per server; `breakers()` tells them apart.
@@ -69,30 +69,22 @@ export function createExperiment(
   const table = splitTable(split);
   const keyOf = keyFunction(options.variantKey ?? 'call');
   const variantOf = (call: CallOptions = noOptions) => assignVariant(table, keyOf(call));
-  /** The attributes of a call without any: one frozen object per variant. */
-  const only = new Map(names.map((n) => [n, Object.freeze({ [ATTR_MCP_RESILIENCE_VARIANT]: n })]));
 
   return {
     variants: names,
     variantOf,
     execute<T>(fn: (context: AttemptContext) => T | Promise<T>, call: CallOptions = noOptions): Promise<T> {
       // Already assigned (withResilience draws before its negative cache): no second draw.
-      const pinned = call.attributes?.[ATTR_MCP_RESILIENCE_VARIANT];
+      const pinned = call.variant;
       const variant = pinned !== undefined && pipelines.has(pinned) ? pinned : variantOf(call);
       const pipeline = pipelines.get(variant) as Resilience;
-      let attributes = only.get(variant) as Record<string, string>;
-      if (call.attributes) {
-        // Object.assign, not a spread: spreading these dotted keys and adding one costs ~0.5 µs on Node 20.
-        attributes = Object.assign({}, call.attributes);
-        attributes[ATTR_MCP_RESILIENCE_VARIANT] = variant;
-      }
-      return pipeline.execute(fn, Object.assign({}, call, { attributes }));
+      return pipeline.execute(fn, pinned === variant ? call : Object.assign({}, call, { variant }));
     },
     breakers(): BreakerSnapshot[] {
       return [...pipelines].flatMap(([variant, p]) =>
         p
           .breakers()
-          .map((b) => ({ ...b, attributes: { ...b.attributes, [ATTR_MCP_RESILIENCE_VARIANT]: variant } })),
+          .map((b) => ({ ...b, attributes: callAttributes({ attributes: b.attributes, variant }) })),
       );
     },
     // The control's (first variant's): the clock and recorder are shared.
@@ -123,7 +115,7 @@ function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
   if (variantKey === 'session') {
     let warned = false;
     return (call) => {
-      const session = call.attributes?.[ATTR_MCP_SESSION_ID];
+      const session = call.sessionId;
       if (session) return variantHash(`session:${session}`);
       if (!warned) {
         warned = true;

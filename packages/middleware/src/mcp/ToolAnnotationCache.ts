@@ -1,3 +1,6 @@
+import { isResilienceError } from '../errors/ResilienceError.js';
+import type { TransportLike } from './McpClientLike.js';
+
 /** A tool's annotations from `tools/list` (the hints read here), as both SDK lines return them. */
 interface ToolAnnotations {
   readonly readOnlyHint?: boolean;
@@ -19,6 +22,8 @@ export class ToolAnnotationCache {
   private isStale = true;
   private nextTry = 0;
   private pending: Map<string, ToolAnnotations> | undefined;
+  private refreshing: Promise<void> | undefined;
+  private readonly watched = new WeakSet<TransportLike>();
 
   get stale(): boolean {
     return this.isStale;
@@ -73,5 +78,45 @@ export class ToolAnnotationCache {
   isSafeToRepeat(tool: string): boolean {
     const annotations = this.tools.get(tool);
     return annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
+  }
+
+  /**
+   * Lists the tools (every page, through `listPage`) once at a time. A failed listing leaves the last known
+   * annotations (or MCP's defaults: not idempotent) in place until the next try; never rejects.
+   */
+  refresh(
+    listPage: (cursor: string | undefined) => Promise<{ nextCursor?: string | undefined }>,
+    now: () => number,
+  ): Promise<void> {
+    this.refreshing ??= (async () => {
+      try {
+        let cursor: string | undefined;
+        do cursor = (await listPage(cursor)).nextCursor;
+        while (cursor);
+      } catch (error) {
+        this.refreshFailed(now(), isResilienceError(error) && error.classification.class === 'non_retryable');
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /**
+   * Marks the annotations stale when the server says its tools changed (and calls `onChanged`), once per
+   * transport. It wraps the transport's `onmessage` (before `connect`, the SDK chains it; after, it wraps the
+   * SDK's), so that it survives the handlers the SDK or the caller set with `setNotificationHandler`.
+   */
+  watch(transport: TransportLike | undefined, onChanged: () => void): void {
+    if (!transport || this.watched.has(transport)) return;
+    this.watched.add(transport);
+    const previous = transport.onmessage;
+    transport.onmessage = ((message, extra) => {
+      if ((message as { method?: unknown }).method === 'notifications/tools/list_changed') {
+        this.markStale();
+        onChanged();
+      }
+      previous?.call(transport, message, extra);
+    }) as TransportLike['onmessage'];
   }
 }

@@ -1,5 +1,5 @@
 import type { Classification } from '../classify/Classification.js';
-import type { FunctionRule } from '../classify/ClassificationRule.js';
+import type { ClassificationRule, FunctionRule } from '../classify/ClassificationRule.js';
 import { capMessage } from '../classify/readClassification.js';
 import { classifyHttpStatus } from '../classify/rules/httpStatus.js';
 import { createResilience } from '../createResilience.js';
@@ -51,26 +51,17 @@ export async function connectWithResilience<C extends McpClientLike>(
     ...(rules ? { rules } : {}),
   });
 
-  const failures = new WeakMap<object, readonly HttpFailure[]>();
   const server = mcp.server ?? 'mcp';
   const method = connectMethodOf(client);
+  const failures = new WeakMap<object, readonly HttpFailure[]>();
   await resilience.execute(
     async ({ signal }) => {
       const mark = mcp.fetch?.mark();
-      // An attempt that ends early (time limit, caller) must not connect later behind the next one's back.
-      const abandon = () => void client.close().catch(() => {});
-      signal.addEventListener('abort', abandon, { once: true });
-      try {
-        await resilient.connect(await transport(), { signal });
-      } catch (error) {
+      await connectOnce(client, resilient, transport, signal, (error) => {
         if (typeof error === 'object' && error !== null && mark !== undefined) {
           failures.set(error, mcp.fetch?.failuresSince(mark) ?? []);
         }
-        await client.close().catch(() => {});
-        throw error;
-      } finally {
-        signal.removeEventListener('abort', abandon);
-      }
+      });
     },
     {
       endpoint: server,
@@ -79,20 +70,50 @@ export async function connectWithResilience<C extends McpClientLike>(
       // Nothing has run on the server before the connection exists.
       idempotent: true,
       attributes: { [ATTR_MCP_RESILIENCE_SERVER]: server, [ATTR_MCP_METHOD_NAME]: method },
-      rules: [
-        ...(rules ?? []),
-        negotiationHttpFailure((error) => failures.get(error as object)),
-        ...mcpRules({
-          httpFailure: (error, status) =>
-            failures
-              .get(error as object)
-              ?.filter((f) => f.status === status)
-              .at(-1),
-        }),
-      ],
+      rules: connectRules(rules, (error) => failures.get(error as object)),
     },
   );
   return resilient;
+}
+
+/** One connection attempt on a fresh transport; a failed or abandoned one leaves the client closed. */
+async function connectOnce(
+  client: McpClientLike,
+  resilient: McpClientLike,
+  transport: TransportFactory,
+  signal: AbortSignal,
+  /** Called with the attempt's error before the client is closed. */
+  failed: (error: unknown) => void,
+): Promise<void> {
+  // An attempt that ends early (time limit, caller) must not connect later behind the next one's back.
+  const abandon = () => void client.close().catch(() => {});
+  signal.addEventListener('abort', abandon, { once: true });
+  try {
+    await resilient.connect(await transport(), { signal });
+  } catch (error) {
+    failed(error);
+    await client.close().catch(() => {});
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', abandon);
+  }
+}
+
+/** The connect call's rules: the caller's, the probe's HTTP status, the MCP rules with the attempt's HTTP failures. */
+function connectRules(
+  rules: readonly ClassificationRule[] | undefined,
+  failuresOf: (error: unknown) => readonly HttpFailure[] | undefined,
+): ClassificationRule[] {
+  return [
+    ...(rules ?? []),
+    negotiationHttpFailure(failuresOf),
+    ...mcpRules({
+      httpFailure: (error, status) =>
+        failuresOf(error)
+          ?.filter((f) => f.status === status)
+          .at(-1),
+    }),
+  ];
 }
 
 /**

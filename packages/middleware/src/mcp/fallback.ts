@@ -1,10 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions } from '../call/CallOptions.js';
 import { isResilienceError, type ResilienceError } from '../errors/ResilienceError.js';
-import { ATTR_MCP_RESILIENCE_VARIANT } from '../otel/semconv.js';
+import { callAttributes } from '../record/callAttributes.js';
 import type { FallbackEvent } from '../record/ResilienceEvent.js';
-import { FALLBACK_FROM, FALLBACK_VARIANT, internalsOf } from './internals.js';
+import { internalsOf } from './internals.js';
+import type { RequestArgs } from './sdkLine.js';
+import type { CallToolResult } from './ToolResultError.js';
 
 /**
  * A fallback server for `withResilience`: an MCP `Client` (connected by its owner), or one with the name to use
@@ -64,26 +65,22 @@ export type FallbackOutcome =
   /** Every fallback that lists the tool failed: the last one's error. */
   | { readonly kind: 'failed'; readonly error: unknown };
 
-interface Routed {
-  readonly client: Client;
-  readonly tools: readonly string[] | undefined;
-}
-
 export interface FallbackRequest {
   readonly request: { method: string; params?: Record<string, unknown> };
-  readonly schema: unknown;
-  readonly options: RequestOptions | undefined;
+  /** The arguments `request()` was called with (result schema, SDK request options). */
+  readonly sdkArgs: RequestArgs;
   readonly tool: string;
   readonly primary: string;
-  /** The primary call's attributes, for the fallback event. */
-  readonly attributes: Readonly<Record<string, string>>;
+  /** The primary call's options: its context (variant) and attributes, for the fallback call and event. */
+  readonly options: CallOptions;
   readonly cause: ResilienceError;
 }
 
 /**
  * Sends failed `tools/call`s to the next fallback server that lists the tool (checked against its `tools/list`,
  * listed again after `notifications/tools/list_changed`), in order. Each fallback is a `withResilience` client
- * of its own (its own breaker, budget and retries), made by `wrap` on first use.
+ * of its own (its own breaker, budget and retries), made by `wrap` on first use; its call keeps the primary's
+ * variant and says where it was routed from (`routedFrom`).
  */
 export function fallbackRouter(
   targets: readonly FallbackTarget[],
@@ -91,75 +88,63 @@ export function fallbackRouter(
   emit: (event: FallbackEvent) => void,
   now: () => number,
 ) {
-  const routed: Routed[] = targets.map((t) =>
-    isClient(t) ? { client: t, tools: undefined } : { client: t.client, tools: t.tools },
-  );
-  const names = targets.map((t) => (isClient(t) ? undefined : t.server));
-  const wrapped = new Map<number, Client>();
-
-  const clientAt = (index: number, primary: string): Client | undefined => {
-    const existing = wrapped.get(index);
-    if (existing) return existing;
-    const { client } = routed[index] as Routed;
-    if (internalsOf(client)) {
-      wrapped.set(index, client);
-      return client;
-    }
-    const announced = client.getServerVersion()?.name;
-    if (names[index] === undefined && announced === undefined) return undefined; // not connected yet
-    let name = names[index] ?? (announced as string);
-    if (name === primary) name = `${name}#${index + 1}`;
-    const made = wrap(client, name);
-    wrapped.set(index, made);
-    return made;
-  };
-
+  const clientAt = fallbackClients(targets, wrap);
   return async function route(call: FallbackRequest): Promise<FallbackOutcome> {
     let last: FallbackOutcome = { kind: 'none' };
-    for (let index = 0; index < routed.length; index++) {
-      const { tools } = routed[index] as Routed;
+    const signal = call.sdkArgs.options?.signal;
+    const { variant } = call.options;
+    const context = { routedFrom: { server: call.primary }, ...(variant === undefined ? {} : { variant }) };
+    for (let index = 0; index < targets.length; index++) {
+      const tools = listedTools(targets[index]);
       if (tools !== undefined && !tools.includes(call.tool)) continue;
-      const client = clientAt(index, call.primary);
-      const internals = client && internalsOf(client);
-      if (!client || !internals) continue;
-      if (internals.tools.needsRefresh(now())) await internals.refreshTools(call.options?.signal);
+      const internals = clientAt(index, call.primary);
+      if (!internals) continue;
+      if (internals.tools.needsRefresh(now())) await internals.refreshTools(signal);
       if (internals.tools.get(call.tool) === undefined) continue;
       const start = now();
       const target = internals.server();
-      const requestFn = client.request as unknown as (
-        r: FallbackRequest['request'],
-        ...rest: unknown[]
-      ) => Promise<unknown>;
-      const variant = call.attributes[ATTR_MCP_RESILIENCE_VARIANT];
-      const options = {
-        ...call.options,
-        [FALLBACK_FROM]: call.primary,
-        ...(variant === undefined ? {} : { [FALLBACK_VARIANT]: variant }),
-      };
       try {
-        // The SDK line's own form: v1 passes the result schema, v2 only the options.
-        const value = await (call.schema === undefined
-          ? requestFn.call(client, call.request, options)
-          : requestFn.call(client, call.request, call.schema, options));
-        emit(
-          event(
-            call,
-            target,
-            start,
-            now(),
-            (value as CallToolResult)?.isError === true ? 'failure' : 'success',
-          ),
-        );
+        const value = await internals.request(call.request, call.sdkArgs, context);
+        const failedToo = (value as CallToolResult | undefined)?.isError === true;
+        emit(event(call, target, start, now(), failedToo ? 'failure' : 'success'));
         return { kind: 'value', value, readOnly: internals.tools.get(call.tool)?.readOnlyHint === true };
       } catch (error) {
         emit(event(call, target, start, now(), 'failure'));
         last = { kind: 'failed', error };
         // A caller's abort ends the call: no further fallback.
-        if (call.options?.signal?.aborted || (isResilienceError(error) && error.reason === 'aborted'))
-          return last;
+        if (signal?.aborted || (isResilienceError(error) && error.reason === 'aborted')) return last;
       }
     }
     return last;
+  };
+}
+
+const listedTools = (target: FallbackTarget | undefined) =>
+  target === undefined || isClient(target) ? undefined : target.tools;
+
+/** The fallbacks' `withResilience` clients (their internals), each made on first use once it is connected. */
+function fallbackClients(
+  targets: readonly FallbackTarget[],
+  wrap: (client: Client, server: string) => Client,
+): (index: number, primary: string) => ReturnType<typeof internalsOf> {
+  const wrapped = new Map<number, Client>();
+  return (index, primary) => {
+    const existing = wrapped.get(index);
+    if (existing) return internalsOf(existing);
+    const target = targets[index] as FallbackTarget;
+    const client = isClient(target) ? target : target.client;
+    if (internalsOf(client)) {
+      wrapped.set(index, client);
+      return internalsOf(client);
+    }
+    const given = isClient(target) ? undefined : target.server;
+    const announced = client.getServerVersion()?.name;
+    if (given === undefined && announced === undefined) return undefined; // not connected yet
+    let name = given ?? (announced as string);
+    if (name === primary) name = `${name}#${index + 1}`;
+    const made = wrap(client, name);
+    wrapped.set(index, made);
+    return internalsOf(made);
   };
 }
 
@@ -175,7 +160,7 @@ function event(
     time: end,
     durationMs: end - start,
     operation: call.request.method,
-    attributes: call.attributes,
+    attributes: callAttributes(call.options),
     target,
     outcome,
     classification: call.cause.classification,

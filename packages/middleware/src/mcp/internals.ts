@@ -1,19 +1,9 @@
+import type { CallContext } from '../call/CallContext.js';
+import type { RequestArgs } from './sdkLine.js';
 import type { ToolAnnotationCache } from './ToolAnnotationCache.js';
 
-/** Read on a `withResilience` client: its tool listing, so that a fallback router can ask which tools it has. */
+/** Read on a `withResilience` client: its tool listing and a typed request, for a fallback router. */
 export const INTERNALS: unique symbol = Symbol.for('@mcp-resilience/withResilience.internals');
-
-/**
- * Set in a request's options by the fallback router: the primary server the call was sent on from. The
- * fallback's call span carries it as `mcp.resilience.fallback.from`.
- */
-export const FALLBACK_FROM: unique symbol = Symbol.for('@mcp-resilience/withResilience.fallbackFrom');
-
-/**
- * Set in a request's options by the fallback router in an experiment: the variant the primary call ran on. The
- * fallback call runs on the same variant, so the whole call stays in one arm.
- */
-export const FALLBACK_VARIANT: unique symbol = Symbol.for('@mcp-resilience/withResilience.fallbackVariant');
 
 export interface ResilientInternals {
   /** The tools as last listed (names and annotations). */
@@ -22,6 +12,12 @@ export interface ResilientInternals {
   refreshTools(signal: AbortSignal | undefined): Promise<void>;
   /** The server name used as breaker key and `mcp.resilience.server`. */
   server(): string;
+  /** Sends a request through this client's pipeline with a typed context (a fallback's `routedFrom`, variant). */
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    args: RequestArgs,
+    context: CallContext,
+  ): Promise<unknown>;
 }
 
 /** The internals of a `withResilience` client, `undefined` for any other client. */

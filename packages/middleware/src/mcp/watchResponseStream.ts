@@ -22,6 +22,57 @@ export function requestIdsOf(body: unknown): RequestId[] {
   return ids;
 }
 
+/** Reads an SSE stream as it passes: which of the requests got their response, and whether it can be resumed. */
+class PendingResponses {
+  private readonly pending: Set<RequestId>;
+  private readonly decoder = new TextDecoder();
+  private resumable = false;
+  /** An event too large to inspect was seen: the stream is no longer read. */
+  private blind = false;
+  private line = '';
+  private data = '';
+
+  constructor(
+    ids: readonly RequestId[],
+    private readonly signal: AbortSignal | null | undefined,
+    private readonly onBroken: (id: RequestId, cause: unknown) => void,
+  ) {
+    this.pending = new Set(ids);
+  }
+
+  inspect(chunk: Uint8Array): void {
+    if (this.blind) return;
+    const lines = (this.line + this.decoder.decode(chunk, { stream: true })).split(/\r\n|\r|\n/);
+    this.line = lines.pop() ?? '';
+    for (const text of lines) {
+      if (text === '') this.endEvent();
+      else if (text.startsWith('id:')) this.resumable = true;
+      else if (text.startsWith('data:'))
+        this.data += (this.data === '' ? '' : '\n') + text.slice(text[5] === ' ' ? 6 : 5);
+    }
+    if (this.data.length + this.line.length > MAX_EVENT_BYTES) this.blind = true;
+  }
+
+  /** The stream ended (`cause`): every request still without its response is broken, unless it can resume. */
+  ended(cause: unknown): void {
+    if (this.blind || this.resumable || this.signal?.aborted) return;
+    this.endEvent();
+    for (const id of this.pending) this.onBroken(id, cause);
+    this.pending.clear();
+  }
+
+  private endEvent(): void {
+    if (this.data === '') return;
+    try {
+      const message = JSON.parse(this.data) as { id?: unknown; result?: unknown; error?: unknown };
+      if ('result' in message || 'error' in message) this.pending.delete(message.id as RequestId);
+    } catch {
+      // not JSON: the SDK reports it
+    }
+    this.data = '';
+  }
+}
+
 /**
  * Passes an SSE response body through unchanged, and calls `onBroken` for each request of `ids` whose response did
  * not arrive when the stream ended (an error, or an end without it) and cannot be resumed: the stream sent no event
@@ -36,42 +87,7 @@ export function watchResponseStream(
 ): Response {
   const body = response.body;
   if (!body) return response;
-  const pending = new Set<RequestId>(ids);
-  const decoder = new TextDecoder();
-  let resumable = false;
-  let blind = false;
-  let line = '';
-  let data = '';
-
-  const endEvent = () => {
-    if (data === '') return;
-    try {
-      const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown };
-      if ('result' in message || 'error' in message) pending.delete(message.id as RequestId);
-    } catch {
-      // not JSON: the SDK reports it
-    }
-    data = '';
-  };
-  const inspect = (chunk: Uint8Array) => {
-    if (blind) return;
-    const lines = (line + decoder.decode(chunk, { stream: true })).split(/\r\n|\r|\n/);
-    line = lines.pop() ?? '';
-    for (const text of lines) {
-      if (text === '') endEvent();
-      else if (text.startsWith('id:')) resumable = true;
-      else if (text.startsWith('data:'))
-        data += (data === '' ? '' : '\n') + text.slice(text[5] === ' ' ? 6 : 5);
-    }
-    if (data.length + line.length > MAX_EVENT_BYTES) blind = true;
-  };
-  const ended = (cause: unknown) => {
-    if (blind || resumable || signal?.aborted) return;
-    endEvent();
-    for (const id of pending) onBroken(id, cause);
-    pending.clear();
-  };
-
+  const watch = new PendingResponses(ids, signal, onBroken);
   const reader = body.getReader();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -79,16 +95,16 @@ export function watchResponseStream(
       try {
         read = await reader.read();
       } catch (error) {
-        ended(error);
+        watch.ended(error);
         controller.error(error);
         return;
       }
       if (read.done) {
-        ended(new Error('the stream ended without the response'));
+        watch.ended(new Error('the stream ended without the response'));
         controller.close();
         return;
       }
-      inspect(read.value);
+      watch.inspect(read.value);
       controller.enqueue(read.value);
     },
     cancel(reason) {

@@ -1,0 +1,18 @@
+/** The primary call a fallback call was routed from. */
+export interface RoutedFrom {
+  /** The primary server's name (`mcp.server` of the primary call). */
+  readonly server: string;
+}
+
+/**
+ * Typed facts about a call that experiments and the MCP stages read (never telemetry attributes). The recorders
+ * see them as attributes, mapped in one place: `record/callAttributes.ts`.
+ */
+export interface CallContext {
+  /** The experiment variant the call runs on when it is already drawn (a fallback keeps its primary's). */
+  readonly variant?: string;
+  /** The protocol session the call runs in; `variantKey: 'session'` hashes it. */
+  readonly sessionId?: string;
+  /** Set on a call a fallback server serves: where it was routed from. */
+  readonly routedFrom?: RoutedFrom;
+}
