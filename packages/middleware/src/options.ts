@@ -135,7 +135,7 @@ export const defaults = {
   breakerMinimumCalls: 10,
   breakerBreakMs: 500,
   breakerMaxBreakMs: 2_000,
-  breakerIdleMaxBreakMs: 120_000,
+  breakerIdleMaxBreakMs: 30_000,
   breakerJitter: 0.2,
   breakerHalfOpenProbes: 1,
   breakerProbeTimeoutMs: 10_000,
