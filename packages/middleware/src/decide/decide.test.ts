@@ -97,6 +97,16 @@ describe('decide', () => {
       { kind: 'retry', delayMs: 1_800 },
     ],
     [
+      'gives up when the endpoint usually recovers past the deadline and recovery before it is unlikely',
+      { expectedRecoveryMs: 20_000, deadline: 11_000, recoveryLikely: false },
+      { kind: 'give_up', reason: 'deadline' },
+    ],
+    [
+      'retries at the last moment that fits when recovery before the deadline is still likely',
+      { expectedRecoveryMs: 20_000, deadline: 11_000, expectedLatencyMs: 200 },
+      { kind: 'retry', delayMs: 9_800 },
+    ],
+    [
       'reconnects when a recovery is given for a conditional failure',
       {
         classification: { ...serverError, class: 'conditional', type: 'connection_closed' },

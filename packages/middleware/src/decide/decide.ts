@@ -52,7 +52,7 @@ export function decide(input: DecideInput): Decision {
   if (retryAfterMs > input.retryAfterMaxMs) return { kind: 'give_up', reason: 'retry_after_too_long' };
 
   let kind: 'retry' | 'wait' | 'reconnect' = 'retry';
-  let delayMs = Math.max(input.backoffMs, input.expectedRecoveryMs);
+  let delayMs = Math.max(input.backoffMs, adaptiveFloor(input));
   if (c.class === 'conditional') {
     if (c.type === 'rate_limited') kind = 'wait';
     else if (input.canRecover) kind = 'reconnect';
@@ -74,4 +74,15 @@ export function decide(input: DecideInput): Decision {
   }
   if (!input.budgetAvailable) return { kind: 'budget_exhausted' };
   return { kind, delayMs };
+}
+
+/**
+ * The adaptive floor: wait until the endpoint usually recovers. When that is past the deadline but recovery before
+ * it is still likely (`recoveryLikely`: this outage may be shorter than the usual one), the retry goes at the last
+ * moment that still fits instead of giving up now.
+ */
+function adaptiveFloor(input: DecideInput): number {
+  if (input.deadline === undefined || !input.recoveryLikely) return input.expectedRecoveryMs;
+  const room = input.deadline - input.now - input.expectedLatencyMs;
+  return Math.max(0, Math.min(input.expectedRecoveryMs, room));
 }

@@ -417,12 +417,28 @@ describe('the breaker gate', () => {
       const waited = clock.now() - start;
       expect(error).toMatchObject({ reason: 'circuit_open' });
       expect(error?.retryAfterMs).toBeGreaterThan(0);
-      // 60 s limit from its start: it gives up once the time left is less than the outage's age (odds < 1/2)
-      expect(waited).toBeGreaterThan(25_000);
-      expect(waited).toBeLessThan(40_000);
+      // 60 s limit from its start: the bet ends once the time left is less than the outage's age (odds < 1/2),
+      // and the call stops as soon as the next probe would come after that, not at the bet's end
+      expect(waited).toBeGreaterThan(20_000);
+      expect(waited).toBeLessThanOrEqual(30_000);
       // one request per probe interval (1, 2, then 4 s apart), its own, while it waits
       expect(s.sent.length).toBeLessThanOrEqual(12);
       expect(error?.attempts).toBe(s.sent.length);
+    });
+
+    it('a call without a limit of its own does not wait for a probe that would come after its bet ends', async () => {
+      const r = create();
+      await open(r);
+      const s = server(clock);
+      await outage(r, s, 40_000);
+      // odds 60 / (40 + 60) >= 1/2: the bet holds for 10 s (until the time left equals the age), but alone it
+      // would have the next probe only half the outage's age (20 s) after the last one
+      const start = clock.now();
+      const error = await rejection(r.execute(s.fn, { endpoint: 'e' }));
+      expect(error).toMatchObject({ attempts: 0, reason: 'circuit_open' });
+      expect(clock.now()).toBe(start);
+      expect(error?.retryAfterMs).toBeGreaterThan(10_000);
+      expect(recorder.ofType('breaker_wait_started')).toEqual([]);
     });
 
     it("a lone call's attempts are not spent as probes: after many failed probes it still succeeds", async () => {

@@ -101,8 +101,10 @@ export class BreakerGate {
     if (!this.options.breakerWait || limitAt <= now) return { kind: 'circuit_open', retryAfterMs };
     if (this.breaker.state !== 'closed') {
       if (!this.bet(now, limitAt, r.defaultLimit === true)) return this.unlikely(now, retryAfterMs);
-      const nextProbe = this.breaker.expedite(now, limitAt, this.queue.length + 1);
-      if (nextProbe !== undefined && nextProbe > limitAt) {
+      // the wait ends at the call's limit, or earlier where the bet ends (`giveUpAt`): a probe after it is of no use
+      const waitEnd = Math.min(limitAt, r.giveUpAt ?? limitAt);
+      const nextProbe = this.breaker.expedite(now, waitEnd, this.queue.length + 1);
+      if (nextProbe !== undefined && nextProbe > waitEnd) {
         return { kind: 'circuit_open', retryAfterMs: nextProbe - now };
       }
     }

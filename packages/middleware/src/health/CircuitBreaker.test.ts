@@ -195,7 +195,12 @@ describe('CircuitBreaker', () => {
 
   it('while nobody waits, probes when the outage age has doubled, up to breakerIdleMaxBreakMs', async () => {
     waiting = false;
-    const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
+    const breaker = create({
+      breakerJitter: 0,
+      breakerBreakMs: 1_000,
+      breakerMaxBreakMs: 4_000,
+      breakerIdleMaxBreakMs: 30_000,
+    });
     fail(breaker, 5);
     expect(await breaks(breaker, 9)).toEqual([
       1_000, 2_000, 4_000, 7_000, 14_000, 28_000, 30_000, 30_000, 30_000,
