@@ -74,6 +74,15 @@ describe('decompressCounted', () => {
     await expect(
       decompressCounted(big, 'gzip', new JsonScanner(new ElementBudget()), 200_000),
     ).rejects.toThrow(new OtlpLimitError('body larger than 200000 bytes (after decompression)'));
+    // identity bodies are counted too, and refused the same way (a rejection, not a throw)
+    await expect(
+      decompressCounted(
+        Buffer.from('{"a":[[[[1]]]]}'),
+        'identity',
+        new JsonScanner(new ElementBudget({ depth: 3 })),
+        MAX,
+      ),
+    ).rejects.toThrow(/nested deeper than 3 levels/);
     const broken = gzipSync(Buffer.from('{}')).subarray(0, 12);
     await expect(
       decompressCounted(broken, 'gzip', new JsonScanner(new ElementBudget()), MAX),

@@ -23,8 +23,12 @@ export function decompressCounted(
   maxBytes: number,
 ): Promise<CountedBody> {
   if (contentEncoding === '' || contentEncoding === 'identity') {
-    scanner.finish(raw, raw.length);
-    return Promise.resolve({ counted: raw });
+    try {
+      scanner.finish(raw, raw.length);
+      return Promise.resolve({ counted: raw });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
   return new Promise((resolve, reject) => {
     const zlib =
