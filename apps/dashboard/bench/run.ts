@@ -57,6 +57,10 @@ const OVERVIEW_P95_TARGET_MS = 150;
 const BREAKERS_STORED = 100_000;
 const BREAKERS_P95_TARGET_MS = 300;
 const BREAKERS_PAGE_TARGET_BYTES = 1_000_000;
+/** Ingest throughput target (issue #22): attempt spans per second over HTTP. */
+const INGEST_TARGET_SPANS_PER_S = 20_000;
+/** What counting the elements of a JSON metrics export may cost, against decoding it without the count. */
+const JSON_COUNT_COST_TARGET = 0.1;
 const log = (...a: unknown[]) => console.error('[bench]', ...a);
 
 /** A traces export: `calls` calls, 40% of them retried (1-2 failed attempts with classification events). */
@@ -319,6 +323,9 @@ async function main() {
   const totalSpans = payloads.reduce((s, p) => s + p.spans, 0);
   log(`ingesting ${totalSpans} spans (${totalAttempts} attempt spans) in ${payloads.length} requests…`);
   let t = performance.now();
+  // CPU time too: on a shared machine the wall clock also counts other processes' turns (this process's CPU
+  // includes the exporters' side of the requests, so it is a lower bound of the dashboard's throughput)
+  const cpu0 = process.cpuUsage();
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -326,6 +333,20 @@ async function main() {
     }),
   );
   const traceSeconds = (performance.now() - t) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const traceCpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const loadAtIngest = os.loadavg()[0]!;
+  log(
+    `traces: ${Math.round(totalAttempts / traceSeconds)} attempt spans/s (wall), ${Math.round(totalAttempts / traceCpuSeconds)} per CPU second (${os.loadavg()[0]!.toFixed(1)} load)`,
+  );
+  if (process.env.BENCH_ONLY === 'ingest') {
+    // a quick run while iterating: the ingest numbers only, nothing written
+    server.closeAllConnections();
+    server.close();
+    await rt.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    return;
+  }
 
   // ---- 2. metrics ingest over HTTP: cumulative exports of 20 instances ----
   const instances = Array.from({ length: 20 }, (_, i) => `inst-${i}`);
@@ -357,14 +378,22 @@ async function main() {
   const { decodeMetrics } = await import('../lib/otlp/decode');
   const store = rt.store;
   if (!store) throw new Error('the bench needs the embedded store (DASHBOARD_SOURCE=embedded)');
+  // JSON metric ingest (decode + store), every other minute without the element count (as before the bounds):
+  // what the count costs, measured in the same run on the same store
+  const jsonIngest = { counted: { ms: 0, points: 0 }, uncounted: { ms: 0, points: 0 } };
   for (let k = 1; k <= minutes; k++) {
     for (const inst of ['fill-a', 'fill-b']) {
       const m = metricsExport(inst, fillStart, fillStart + k * 60_000, k, callsPerExport);
-      const decoded: MetricsRequest = decodeMetrics(
-        Buffer.from(JSON.stringify(m.request, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))),
-        'json',
+      const body = Buffer.from(
+        JSON.stringify(m.request, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
       );
-      createIngestSink(store).metrics(decoded);
+      const counted = k % 2 === 0;
+      const t0 = performance.now();
+      const decoded: MetricsRequest = decodeMetrics(counted ? body : { counted: body }, 'json');
+      sink.metrics(decoded);
+      const part = counted ? jsonIngest.counted : jsonIngest.uncounted;
+      part.ms += performance.now() - t0;
+      part.points += m.points;
     }
     if (k % 2000 === 0) log(`  ${k}/${minutes} minutes`);
   }
@@ -527,6 +556,9 @@ async function main() {
         seconds: round(traceSeconds, 3),
         spansPerSecond: Math.round(totalSpans / traceSeconds),
         attemptSpansPerSecond: Math.round(totalAttempts / traceSeconds),
+        cpuSeconds: round(traceCpuSeconds, 3),
+        attemptSpansPerCpuSecond: Math.round(totalAttempts / traceCpuSeconds),
+        loadAverage: round(loadAtIngest, 1),
         target: 'attempt spans/s >= 20000',
       },
       metrics: {
@@ -534,6 +566,18 @@ async function main() {
         points: totalPoints,
         seconds: round(metricSeconds, 3),
         pointsPerSecond: Math.round(totalPoints / metricSeconds),
+      },
+      jsonMetrics: {
+        countedPointsPerSecond: Math.round(jsonIngest.counted.points / (jsonIngest.counted.ms / 1000)),
+        uncountedPointsPerSecond: Math.round(jsonIngest.uncounted.points / (jsonIngest.uncounted.ms / 1000)),
+        countCost: round(
+          jsonIngest.counted.ms /
+            jsonIngest.counted.points /
+            (jsonIngest.uncounted.ms / jsonIngest.uncounted.points) -
+            1,
+          3,
+        ),
+        target: `element count costs < ${JSON_COUNT_COST_TARGET * 100}% of JSON metric ingest`,
       },
     },
     store: {
@@ -557,7 +601,11 @@ async function main() {
     },
     peakRssMiB: round(peakRss / 2 ** 20),
   };
-  fs.writeFileSync(path.join(APP_DIR, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const targets = targetsTable(results);
+  fs.writeFileSync(
+    path.join(APP_DIR, 'bench-results.json'),
+    `${JSON.stringify({ ...results, targets }, null, 2)}\n`,
+  );
   fs.rmSync(dataDir, { recursive: true, force: true });
 
   console.log('\nmcp-resilience dashboard bench');
@@ -599,7 +647,100 @@ async function main() {
     ),
     'peak RSS': { value: `${results.peakRssMiB} MiB`, detail: '', target: 'bounded' },
   });
+  console.log('\ntargets (issue #22)');
+  console.table(targets);
   console.log('written to bench-results.json');
+}
+
+/** The last run of bench/attacks.ts (bench-attacks.json), as a row of the targets table. */
+function attacksRow<R>(row: (target: string, measured: string, met: boolean | undefined) => R): R {
+  const target = 'each answered < 500 ms, probes answered, RSS < 512 MiB';
+  const file = path.join(APP_DIR, 'bench-attacks.json');
+  if (!fs.existsSync(file)) return row(target, '- (npx tsx bench/attacks.ts)', undefined);
+  const a = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    date: string;
+    attacks: Array<{ worstMs: number }>;
+    peakRssMiB: number;
+    targets: { answeredMet: boolean; probesMet: boolean; rssMet: boolean };
+  };
+  const worst = Math.max(...a.attacks.slice(1).map((x) => x.worstMs));
+  return row(
+    target,
+    `slowest ${worst} ms, RSS ${a.peakRssMiB} MiB (${a.date.slice(0, 16)})`,
+    a.targets.answeredMet && a.targets.probesMet && a.targets.rssMet,
+  );
+}
+
+type Results = {
+  readonly ingest: {
+    readonly traces: {
+      readonly attemptSpansPerSecond: number;
+      readonly spansPerSecond: number;
+      readonly attemptSpansPerCpuSecond: number;
+      readonly loadAverage: number;
+    };
+    readonly jsonMetrics: { readonly countCost: number };
+  };
+  readonly overviewLatencyMs: Record<string, { p95: number }>;
+  readonly breakersPage: { readonly latencyMs: Record<string, { p95: number; bytes: number }> };
+};
+
+/** Every target of the bench, with what was measured and whether it was met. */
+function targetsTable(r: Results): Record<string, { target: string; measured: string; met: string }> {
+  const row = (target: string, measured: string, met: boolean | undefined) => ({
+    target,
+    measured,
+    met: met === undefined ? 'not measured' : met ? 'met' : 'MISSED',
+  });
+  const worst = (rows: Record<string, { p95: number }>, prefix: string) => {
+    const p95s = Object.entries(rows)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([, v]) => v.p95);
+    return p95s.length === 0 ? undefined : Math.max(...p95s);
+  };
+  const data = worst(r.overviewLatencyMs, 'data ');
+  const page = worst(r.overviewLatencyMs, 'page ');
+  const breakers = Object.values(r.breakersPage.latencyMs);
+  const breakersP95 = breakers.length === 0 ? undefined : Math.max(...breakers.map((b) => b.p95));
+  const breakersBytes = breakers.length === 0 ? undefined : Math.max(...breakers.map((b) => b.bytes));
+  const t = r.ingest.traces;
+  return {
+    'traces ingest (HTTP, protobuf+gzip)': row(
+      `>= ${INGEST_TARGET_SPANS_PER_S.toLocaleString()} attempt spans/s`,
+      `${t.attemptSpansPerSecond.toLocaleString()} attempt spans/s (${t.spansPerSecond.toLocaleString()} spans/s) at load ${t.loadAverage}`,
+      t.attemptSpansPerSecond >= INGEST_TARGET_SPANS_PER_S,
+    ),
+    'traces ingest per CPU second of the process': row(
+      `>= ${INGEST_TARGET_SPANS_PER_S.toLocaleString()} attempt spans`,
+      `${t.attemptSpansPerCpuSecond.toLocaleString()} attempt spans (exporters' side included)`,
+      t.attemptSpansPerCpuSecond >= INGEST_TARGET_SPANS_PER_S,
+    ),
+    'JSON metric ingest: cost of the element count': row(
+      `< ${JSON_COUNT_COST_TARGET * 100}%`,
+      `${round(r.ingest.jsonMetrics.countCost * 100)}%`,
+      r.ingest.jsonMetrics.countCost < JSON_COUNT_COST_TARGET,
+    ),
+    'overview, data layer, 1M calls (worst range)': row(
+      `p95 < ${OVERVIEW_P95_TARGET_MS} ms`,
+      data === undefined ? '-' : `p95 ${data} ms`,
+      data === undefined ? undefined : data < OVERVIEW_P95_TARGET_MS,
+    ),
+    'overview page, built server (worst range)': row(
+      `p95 < ${OVERVIEW_P95_TARGET_MS} ms`,
+      page === undefined ? '- (not built)' : `p95 ${page} ms`,
+      page === undefined ? undefined : page < OVERVIEW_P95_TARGET_MS,
+    ),
+    'Breakers page, 100k breakers (worst query)': row(
+      `p95 < ${BREAKERS_P95_TARGET_MS} ms, < 1 MB`,
+      breakersP95 === undefined
+        ? '- (not built)'
+        : `p95 ${breakersP95} ms, ${round((breakersBytes ?? 0) / 1024)} KiB`,
+      breakersP95 === undefined
+        ? undefined
+        : breakersP95 < BREAKERS_P95_TARGET_MS && (breakersBytes ?? 0) < BREAKERS_PAGE_TARGET_BYTES,
+    ),
+    'attacks (bench/attacks.ts, last run)': attacksRow(row),
+  };
 }
 
 /**

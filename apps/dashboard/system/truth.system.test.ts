@@ -132,6 +132,34 @@ describe('truth at a glance (issue #22)', () => {
     await shot('truth-partial.png');
   });
 
+  it('draws the still-filling bucket apart (dashed) in compare mode too, each group ending solid before it', async () => {
+    // fresh calls, so the still-filling bucket has some when the page renders
+    const agent = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-2' });
+    await agent.run(standardScript('weather'));
+    const r = await fetch(`${dashboard.url}/v1/metrics`, {
+      method: 'POST',
+      body: serialize.metricsProto(await agent.metrics()) as BodyInit,
+      headers: { 'content-type': 'application/x-protobuf' },
+    });
+    expect(r.status).toBe(200);
+    await openPage(page, `${dashboard.url}/?range=15m&compare=service`);
+    const chart = page.locator('[data-testid="compare-calls"]');
+    await chart.locator('.recharts-line').first().waitFor({ state: 'attached' });
+    const groups = (await chart.getAttribute('data-groups'))!.split(',');
+    const solid = chart.locator('.recharts-line:not(.partial-line) .recharts-line-curve');
+    const dashed = chart.locator('.partial-line .recharts-line-curve');
+    expect(await solid.count()).toBe(groups.length);
+    expect(await dashed.count()).toBe(groups.length);
+    for (const d of await dashed.all()) expect(await d.getAttribute('stroke-dasharray')).toBe('4 3');
+    // the solid lines stop before the still-filling bucket (shaded): that bucket is only ever dashed
+    const filling = (await chart.locator('.partial-bucket').first().boundingBox())!;
+    for (const line of await solid.all()) {
+      const box = await line.boundingBox();
+      if (box) expect(box.x + box.width).toBeLessThanOrEqual(filling.x + 1);
+    }
+    await shot('truth-compare-partial.png');
+  });
+
   it('the custom-range inputs show the preset in effect, and apply waits for an edit', async () => {
     for (const [range, ms] of [
       ['15m', 15 * MIN],

@@ -200,8 +200,9 @@ describe('reasons and numbers cut before they cost', () => {
     expect(a.body.length).toBeLessThan(4096);
     const huge = await send(s, a);
     expect(huge.status).toBe(413);
+    // refused as soon as the decompressed name passes the limit, before the rest of it is decompressed
     expect(huge.json().message).toBe(
-      'a string of 500000 bytes in a JSON string (at most 262144, OTLP_MAX_STRING_BYTES)',
+      'a string longer than 262144 bytes in a JSON string (OTLP_MAX_STRING_BYTES)',
     );
     const r = await send(s, longNameUntimedPoints(200_000, 20_000));
     expect(r.status).toBe(200);
@@ -214,7 +215,7 @@ describe('reasons and numbers cut before they cost', () => {
     const s = await server();
     const huge = await send(s, hugeAsInt(19_000_000, Date.now()));
     expect(huge.status).toBe(413);
-    expect(huge.json().message).toMatch(/a string of 19000000 bytes/);
+    expect(huge.json().message).toMatch(/a string longer than 262144 bytes/);
     expect(() => int64('9'.repeat(40), 'asInt')).toThrow(/asInt: integer text longer than 32 characters/);
     const r = await send(s, hugeAsInt(40, Date.now()));
     expect(r.status).toBe(200);

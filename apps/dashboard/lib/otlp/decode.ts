@@ -1,7 +1,9 @@
 import { Rejections, shown } from '../ingest/rejections';
-import { ElementBudget, type ElementLimits } from './element-budget';
+import type { ElementLimits } from './element-budget';
+import { type CountedBody, elementScanner } from './element-scanner';
 import {
   type Attrs,
+  type Encoding,
   type HistogramPoint,
   type Metric,
   type MetricsRequest,
@@ -13,8 +15,6 @@ import {
   type Temporality,
   type TracesRequest,
 } from './model';
-import { scanJson } from './scan-json';
-import { scanProtobuf } from './scan-protobuf';
 import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from './schema';
 import {
   ATTRIBUTE_DEFAULTS,
@@ -31,22 +31,22 @@ import {
   str,
 } from './values';
 
-export type Encoding = 'json' | 'protobuf';
+export type { Encoding };
 
 /**
  * The request as plain objects, once its elements were counted within `elements` (`OtlpLimitError` beyond,
- * before anything is built).
+ * before anything is built; a `CountedBody` was counted as it was decompressed).
  */
 function parse(
-  body: Uint8Array,
+  input: Uint8Array | CountedBody,
   encoding: Encoding,
   signal: 'traces' | 'metrics',
   elements: ElementLimits | undefined,
 ): Record<string, unknown> {
+  const body = input instanceof Uint8Array ? input : input.counted;
   if (body.length === 0) return {};
-  const budget = new ElementBudget(elements);
+  if (input instanceof Uint8Array) elementScanner(encoding, signal, elements).finish(body, body.length);
   if (encoding === 'json') {
-    scanJson(body, budget);
     let value: unknown;
     try {
       value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
@@ -57,7 +57,6 @@ function parse(
     return value;
   }
   const type = signal === 'traces' ? ExportTraceServiceRequest : ExportMetricsServiceRequest;
-  scanProtobuf(body, type, budget);
   try {
     return type.decode(body) as unknown as Record<string, unknown>;
   } catch (error) {
@@ -279,7 +278,11 @@ function metric(m: unknown, rejections: Rejections, limits: AttributeLimits): Me
 }
 
 /** Decodes an `ExportMetricsServiceRequest` (JSON or protobuf). Throws `OtlpDecodeError` when malformed. */
-export function decodeMetrics(body: Uint8Array, encoding: Encoding, options?: DecodeLimits): MetricsRequest {
+export function decodeMetrics(
+  body: Uint8Array | CountedBody,
+  encoding: Encoding,
+  options?: DecodeLimits,
+): MetricsRequest {
   const request = parse(body, encoding, 'metrics', options?.elements);
   const limits = attributeLimits(options);
   const rejections = new Rejections();
@@ -319,7 +322,11 @@ export function decodeMetrics(body: Uint8Array, encoding: Encoding, options?: De
 }
 
 /** Decodes an `ExportTraceServiceRequest` (JSON or protobuf). Throws `OtlpDecodeError` when malformed. */
-export function decodeTraces(body: Uint8Array, encoding: Encoding, options?: DecodeLimits): TracesRequest {
+export function decodeTraces(
+  body: Uint8Array | CountedBody,
+  encoding: Encoding,
+  options?: DecodeLimits,
+): TracesRequest {
   const request = parse(body, encoding, 'traces', options?.elements);
   const limits = attributeLimits(options);
   const rejections = new Rejections();

@@ -132,6 +132,13 @@ export class ElementBudget {
       );
   }
 
+  /** A string still arriving is already longer than `stringBytes`. */
+  longString(what: string): never {
+    throw new OtlpLimitError(
+      `a string longer than ${this.stringBytes} bytes in ${what} (OTLP_MAX_STRING_BYTES)`,
+    );
+  }
+
   nested(depth: number): void {
     if (depth > this.depth) throw new OtlpLimitError(`nested deeper than ${this.depth} levels`);
   }

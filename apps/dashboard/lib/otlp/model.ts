@@ -107,6 +107,9 @@ export interface TracesRequest {
 
 export type Signal = 'traces' | 'metrics';
 
+/** How a request body is encoded. */
+export type Encoding = 'json' | 'protobuf';
+
 /** A malformed request: answered 400 with this message. */
 export class OtlpDecodeError extends Error {
   override readonly name = 'OtlpDecodeError';

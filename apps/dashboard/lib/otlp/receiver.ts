@@ -1,13 +1,16 @@
-import { promisify } from 'node:util';
-import { gunzip, inflate } from 'node:zlib';
 import { SourceUnavailableError, StoreBusyError } from '../source-unavailable';
-import { type DecodeLimits, decodeMetrics, decodeTraces, type Encoding } from './decode';
+import { type DecodeLimits, decodeMetrics, decodeTraces } from './decode';
+import { type ContentEncoding, decompressCounted } from './decompress-counted';
 import { OtlpLimitError } from './element-budget';
-import { type MetricsRequest, OtlpDecodeError, type Signal, type TracesRequest } from './model';
+import { type CountedBody, elementScanner } from './element-scanner';
+import {
+  type Encoding,
+  type MetricsRequest,
+  OtlpDecodeError,
+  type Signal,
+  type TracesRequest,
+} from './model';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from './schema';
-
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
 
 /** What an ingest sink reports: how many points/spans it could not use, and why. */
 export interface IngestResult {
@@ -79,12 +82,11 @@ const MEDIA: Record<string, Encoding> = {
   'application/x-protobuf': 'protobuf',
   'application/protobuf': 'protobuf',
 };
+const ENCODINGS: readonly ContentEncoding[] = ['', 'identity', 'gzip', 'x-gzip', 'deflate'];
 const CONTENT_TYPE: Record<Encoding, string> = {
   json: 'application/json',
   protobuf: 'application/x-protobuf',
 };
-
-class TooLarge extends Error {}
 
 /** How reading a body ended: plain data, the caller answers. */
 type BodyRead =
@@ -160,19 +162,6 @@ async function readBody(
   } finally {
     clearTimeout(timer);
     clearInterval(rateTimer);
-  }
-}
-
-async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
-  if (encoding === '' || encoding === 'identity') return body;
-  try {
-    if (encoding === 'gzip' || encoding === 'x-gzip')
-      return await gunzipAsync(body, { maxOutputLength: max });
-    return await inflateAsync(body, { maxOutputLength: max });
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError)
-      throw new TooLarge();
-    throw new OtlpDecodeError(`invalid ${encoding} body`);
   }
 }
 
@@ -301,7 +290,7 @@ function headerRefusal(
     return refuse(415, INVALID_ARGUMENT, 'content-type must be application/json or application/x-protobuf');
   }
   const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
-  if (!['', 'identity', 'gzip', 'x-gzip', 'deflate'].includes(contentEncoding)) {
+  if (!ENCODINGS.includes(contentEncoding as ContentEncoding)) {
     return refuse(415, INVALID_ARGUMENT, `unsupported content-encoding '${contentEncoding}'`);
   }
   if (req.contentLength !== undefined && req.contentLength > options.maxBodyBytes) {
@@ -378,7 +367,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
       }
       inFlight++;
       try {
-        const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase();
+        const contentEncoding = (req.contentEncoding ?? '').trim().toLowerCase() as ContentEncoding;
         return await ingest(options, limits, { signal, raw: read.body, contentEncoding, encoding }, r);
       } finally {
         inFlight--;
@@ -392,7 +381,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions) {
 interface ReadRequest {
   readonly signal: Signal;
   readonly raw: Buffer;
-  readonly contentEncoding: string;
+  readonly contentEncoding: ContentEncoding;
   readonly encoding: Encoding;
 }
 
@@ -404,19 +393,9 @@ async function ingest(
   r: ReturnType<typeof responder>,
 ): Promise<OtlpHttpResponse> {
   try {
-    let body: Buffer;
-    try {
-      body = await decompress(req.raw, req.contentEncoding, options.maxBodyBytes);
-    } catch (error) {
-      if (error instanceof TooLarge) {
-        return r.fail(
-          413,
-          INVALID_ARGUMENT,
-          `body larger than ${options.maxBodyBytes} bytes (after decompression)`,
-        );
-      }
-      throw error;
-    }
+    // Decompressed and counted at once: the first element beyond the budget stops the decompression (413).
+    const scanner = elementScanner(req.encoding, req.signal, options.decode?.elements);
+    const body = await decompressCounted(req.raw, req.contentEncoding, scanner, options.maxBodyBytes);
     const { rejected, reasons } = decodeAndStore(options, req.signal, body, req.encoding);
     return r.reply(
       200,
@@ -428,7 +407,7 @@ async function ingest(
 }
 
 /** Decodes a body and hands it to the sink: what was rejected by either, and why. */
-function decodeAndStore(options: OtlpReceiverOptions, signal: Signal, body: Buffer, encoding: Encoding) {
+function decodeAndStore(options: OtlpReceiverOptions, signal: Signal, body: CountedBody, encoding: Encoding) {
   let result: IngestResult;
   let rejected: number;
   let reasons: string[];

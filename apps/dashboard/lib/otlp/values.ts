@@ -35,6 +35,7 @@ function inRange(value: bigint, what: string): number {
  */
 export function int64(value: unknown, what: string): number {
   if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return value; // within any 64-bit range, no BigInt to make
     if (Number.isInteger(value)) return inRange(BigInt(value), what);
   } else if (typeof value === 'string') {
     // Checked for length first: BigInt of 19 million digits takes seconds (2^64 has 20 digits).

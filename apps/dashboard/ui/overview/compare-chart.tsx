@@ -42,20 +42,28 @@ export default function CompareChart({
   const nav = useChartNavigation(step, metric === 'efficiency' ? { only: 'retried' } : { only: 'failed' });
   if (!base) return <div className="empty">Nothing to compare in this window.</div>;
   const partialFrom = base.partialFrom;
+  const isPartial = (t: number) => partialFrom !== undefined && t >= partialFrom;
+  const firstPartial = base.points.findIndex((p) => isPartial(p.t));
   const trailing = groups.map((g) => trailingEfficiency(g.efficiency.points, step));
+  // Complete buckets are the solid lines (`g<i>`); still-filling ones are drawn apart (`p<i>`, dashed: "so far"),
+  // joined to the last complete bucket, as on the calls chart.
   const data = base.points.map((p, k) => {
     const row: Record<string, number | null> = { t: p.t };
-    const partial = partialFrom !== undefined && p.t >= partialFrom;
+    const partial = isPartial(p.t);
+    const joinsPartial = firstPartial > 0 && k === firstPartial - 1;
     const elapsed = partial ? Math.min(step, (base.end ?? p.t + step) - p.t) : step;
     for (const [i, g] of groups.entries()) {
+      let value: number | null;
       if (metric === 'calls') {
         const c = g.calls.points[k];
         const n = c ? c.success + c.failure + c.rejected : 0;
         // a still-filling bucket without data yet is a gap, not a drop to 0
-        row[g.key] = partial && n === 0 ? null : elapsed > 0 ? (n * 60_000) / elapsed : 0;
+        value = partial && n === 0 ? null : elapsed > 0 ? (n * 60_000) / elapsed : 0;
       } else {
-        row[g.key] = trailing[i]![k]?.efficiency ?? null;
+        value = trailing[i]![k]?.efficiency ?? null;
       }
+      row[`g${i}`] = partial ? null : value;
+      row[`p${i}`] = partial || joinsPartial ? value : null;
     }
     return row;
   });
@@ -95,7 +103,7 @@ export default function CompareChart({
             <Line
               key={g.key}
               type="monotone"
-              dataKey={g.key}
+              dataKey={`g${i}`}
               name={g.key || '(none)'}
               stroke={PALETTE[i % PALETTE.length]}
               strokeWidth={2}
@@ -103,6 +111,23 @@ export default function CompareChart({
               activeDot={{ r: 5, cursor: 'pointer', ...nav.pointProps(compareGroupLink(by, g.key)) }}
               connectNulls={false}
               isAnimationActive={false}
+            />
+          ))}
+          {groups.map((g, i) => (
+            <Line
+              key={`partial-${g.key}`}
+              type="linear"
+              dataKey={`p${i}`}
+              name={`${g.key || '(none)'} so far`}
+              legendType="none"
+              stroke={PALETTE[i % PALETTE.length]}
+              strokeWidth={2}
+              strokeDasharray="4 3"
+              dot={false}
+              activeDot={{ r: 5, cursor: 'pointer', ...nav.pointProps(compareGroupLink(by, g.key)) }}
+              connectNulls={false}
+              isAnimationActive={false}
+              className="partial-line"
             />
           ))}
         </LineChart>

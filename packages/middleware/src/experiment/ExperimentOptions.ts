@@ -10,7 +10,8 @@ export type VariantOptions = Omit<ResilienceOptions, 'clock' | 'recorder' | 'exp
 
 /**
  * Which key a call is assigned to a variant by (a stable hash of it, so the same key always lands in the same
- * variant): `'call'` (every call on its own), `'endpoint'` (the breaker key: one server stays in one variant),
+ * variant): `'call'` (every call on its own, from an evenly spread sequence: any run of calls gets the split),
+ * `'endpoint'` (the breaker key: one server stays in one variant),
  * `'session'` (the call's `sessionId`, `mcp.session.id` in telemetry; a call without one, on a stdio server or the
  * 2026-07-28 protocol, is assigned per call, with a one-time console warning), or a function of the call's
  * options returning the key, for example the conversation id held in an `AsyncLocalStorage`.

@@ -107,6 +107,26 @@ describe('variants', () => {
     );
   });
 
+  it("with variantKey 'call', gives every run of calls its split share from the first call, in every process", async () => {
+    // Issue #22: the demo's 15 pipelines (agents × servers) made ~70 calls each; a counter hash starting at 1
+    // in every process gave all of them the same first draws, 12% of them in the 10% canary.
+    const shares: number[] = [];
+    for (const start of [0, 0.13, 0.5, 0.77, 0.999]) {
+      clock.setRandom(start);
+      const r = experiment({ split: { control: 0.9, candidate: 0.1 } });
+      let candidates = 0;
+      for (let n = 1; n <= 300; n++) {
+        if (r.variantOf() === 'candidate') candidates++;
+        // within two calls of the share at every count
+        expect(Math.abs(candidates - n * 0.1), `start ${start}, call ${n}`).toBeLessThanOrEqual(2);
+        if (n === 70) shares.push(candidates / n);
+      }
+    }
+    const fleet = shares.reduce((a, b) => a + b, 0) / shares.length;
+    expect(fleet).toBeGreaterThan(0.09);
+    expect(fleet).toBeLessThan(0.11);
+  });
+
   it('keeps one key in one variant, and splits keys by the weights', async () => {
     const r = experiment({ variantKey: 'endpoint', split: { control: 0.9, candidate: 0.1 } });
     const seen = new Map<string, Set<string>>();

@@ -8,7 +8,7 @@ import { assignVariant, splitTable } from './assignVariant.js';
 import { createShadow } from './createShadow.js';
 import { EXPERIMENT_KEYS, type ExperimentOptions, type VariantKey } from './ExperimentOptions.js';
 import { validateExperiment } from './validateExperiment.js';
-import { integerHash, variantHash } from './variantHash.js';
+import { variantHash } from './variantHash.js';
 
 /** A resilience pipeline that runs each call on one of several variants. */
 export interface ExperimentResilience extends Resilience {
@@ -67,7 +67,7 @@ export function createExperiment(
   const names = Object.keys(variants);
   const pipelines = new Map(names.map((name) => [name, build(name, variants[name] ?? {})]));
   const table = splitTable(split);
-  const keyOf = keyFunction(options.variantKey ?? 'call');
+  const keyOf = keyFunction(options.variantKey ?? 'call', options.clock?.random ?? Math.random);
   const variantOf = (call: CallOptions = noOptions) => assignVariant(table, keyOf(call));
 
   return {
@@ -101,14 +101,32 @@ export const SESSIONLESS_WARNING =
   '2026-07-28 protocol, which has no sessions): such calls are assigned per call, as with `variantKey: "call"`. ' +
   'For a sticky assignment, give `variantKey` a function returning your own key (a conversation id).';
 
+/** The golden ratio's fractional part: its multiples mod 1 spread over [0, 1) as evenly as any sequence can. */
+const GOLDEN = 0.6180339887498949;
+
+/**
+ * The per-call draws of one pipeline, in [0, 1): `start`, then a golden-ratio step each call (a Weyl sequence),
+ * so that every run of consecutive calls gets its split share within a call or two, from the first call on.
+ * A hash of a call counter starting at 1 gave every process the same first draws: the demo's 15 short-lived
+ * pipelines (5 agents × 3 servers, ~70 calls each) all drew the first ~70 values of one sequence, 12% of which
+ * fall in a 10% arm. The start is random (`clock.random`), so processes do not move in step either.
+ */
+export function perCallDraws(start: number): () => number {
+  let x = start >= 0 && start < 1 ? start : 0;
+  return () => {
+    x += GOLDEN;
+    if (x >= 1) x -= 1;
+    return x;
+  };
+}
+
 /**
  * The stable hash in [0, 1) of a call's assignment key. A key function that throws or returns nothing falls back
  * to the call. `'session'` without a session id falls back to the call too (not to the endpoint: every call to
  * a sessionless server would land in one variant, turning the canary into 0% or 100%), with a one-time warning.
  */
-function keyFunction(variantKey: VariantKey): (call: CallOptions) => number {
-  let calls = 0;
-  const perCall = () => integerHash(++calls);
+function keyFunction(variantKey: VariantKey, random: () => number): (call: CallOptions) => number {
+  const perCall = perCallDraws(random());
   const endpoint = (call: CallOptions) => variantHash(`endpoint:${call.endpoint ?? 'default'}`);
   if (variantKey === 'call') return perCall;
   if (variantKey === 'endpoint') return endpoint;

@@ -11,11 +11,6 @@ export function variantHash(key: string): number {
   return finalize(h);
 }
 
-/** The same finalizer over an integer (a call counter), to [0, 1): no string to build on the success path. */
-export function integerHash(n: number): number {
-  return finalize(n | 0);
-}
-
 /** The murmur3 finalizer, then to [0, 1). */
 function finalize(x: number): number {
   let h = x;
