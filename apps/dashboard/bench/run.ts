@@ -378,6 +378,7 @@ async function main() {
   const { decodeMetrics } = await import('../lib/otlp/decode');
   const store = rt.store;
   if (!store) throw new Error('the bench needs the embedded store (DASHBOARD_SOURCE=embedded)');
+  const sink = createIngestSink(store);
   // JSON metric ingest (decode + store), every other minute without the element count (as before the bounds):
   // what the count costs, measured in the same run on the same store
   const jsonIngest = { counted: { ms: 0, points: 0 }, uncounted: { ms: 0, points: 0 } };
