@@ -16,20 +16,23 @@ const failFast = (c: FleetCell) =>
     ? undefined
     : Math.max(...c.runs.map((r) => r.allFailFastMs ?? 0));
 
+/** One cell's row of the fleet table. */
+function fleetRow(c: FleetCell, alone: number): string {
+  const rates = c.runs.map(rate);
+  const ff = failFast(c);
+  return (
+    `| ${c.replicas} | ${c.shared ? 'shared (in-memory store)' : 'local only'} | ${downMean(c).toFixed(1)} | ` +
+    `${(downMean(c) / Math.max(1, alone)).toFixed(2)}× | ${pct(success(c))} | ` +
+    `${pct(Math.min(...rates))} – ${pct(Math.max(...rates))} | ${ff === undefined ? 'never' : `${ff} ms`} |`
+  );
+}
+
 /** The fleet section of docs/benchmarks.md, with each target of issue #23 met or not. */
 export function renderFleet(cells: readonly FleetCell[], latency: FleetLatency): string {
   const cell = (n: number, shared: boolean) => cells.find((c) => c.replicas === n && c.shared === shared);
   const alone = downMean(cell(1, false));
   const seeds = cells[0]?.runs.length ?? 0;
-  const rows = cells.map((c) => {
-    const rates = c.runs.map(rate);
-    const ff = failFast(c);
-    return (
-      `| ${c.replicas} | ${c.shared ? 'shared (in-memory store)' : 'local only'} | ${downMean(c).toFixed(1)} | ` +
-      `${(downMean(c) / Math.max(1, alone)).toFixed(2)}× | ${pct(success(c))} | ` +
-      `${pct(Math.min(...rates))} – ${pct(Math.max(...rates))} | ${ff === undefined ? 'never' : `${ff} ms`} |`
-    );
-  });
+  const rows = cells.map((c) => fleetRow(c, alone));
   const ratio = downMean(cell(50, true)) / Math.max(1, alone);
   const margins = [1, 10, 50].map((n) => success(cell(n, true)) - success(cell(n, false)));
   const below = [1, 10, 50].map((n) => {
