@@ -51,10 +51,14 @@ type McpResultOn = NonNullable<NonNullable<McpResilienceOptions['mcp']>['resultO
  * The user's options (flat or grouped) with the proxy's defaults in the `mcp` group: `resultOn` unless the user chose
  * one (`resultOn`, `nonRetryableAs` or `mcp.resultOn`), and the proxy's own `fetch` for an HTTP upstream.
  */
-function withUpstreamDefaults(user: McpResilienceOptions, fetch: ObservedFetch | undefined): McpResilienceOptions {
+function withUpstreamDefaults(
+  user: McpResilienceOptions,
+  fetch: ObservedFetch | undefined,
+): McpResilienceOptions {
   const { fetch: _replaced, ...rest } = user;
   const mcp = { ...user.mcp };
-  const chosen = user.resultOn !== undefined || user.nonRetryableAs !== undefined || mcp.resultOn !== undefined;
+  const chosen =
+    user.resultOn !== undefined || user.nonRetryableAs !== undefined || mcp.resultOn !== undefined;
   if (!chosen) mcp.resultOn = upstreamDefaults.resultOn;
   if (fetch) mcp.fetch = fetch;
   return { ...(fetch ? rest : user), mcp };
