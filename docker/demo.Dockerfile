@@ -9,7 +9,7 @@
 # The build context is the monorepo root:
 #   docker build -f docker/demo.Dockerfile -t mcp-resilience/demo:0.1.0 .
 
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /repo
 ENV CI=true NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
 # better-sqlite3 compiles its addon from source when no prebuilt binary matches: python3, make and g++.
@@ -22,7 +22,7 @@ COPY . .
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 RUN npx turbo run build
 
-FROM node:20.20.2-bookworm-slim
+FROM node:24.22.3-bookworm-slim
 ENV NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1 \
   OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318
 WORKDIR /repo
