@@ -96,8 +96,11 @@ describe('incident view in Chromium', () => {
     await naive.run([...standardScript('weather'), ...down(6)], { maxAttempts: 3 });
     await exportAgent(resilient);
     await exportAgent(naive, true);
-    const summary = await (await fetch(`${dashboard.url}/api/v1/summary`)).json();
-    expect(summary.breakers.find((b: { server: string }) => b.server === 'down').state).toBe('open');
+    const downState = async () => {
+      const summary = await (await fetch(`${dashboard.url}/api/v1/summary`)).json();
+      return summary.breakers.find((b: { server: string }) => b.server === 'down')?.state;
+    };
+    await expect.poll(downState, { timeout: 15_000 }).toBe('open');
   });
 
   it('/breakers: no hydration error, only processes with breakers, in-state and entered agree', async () => {
@@ -161,7 +164,9 @@ describe('incident view in Chromium', () => {
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
     expect(keys.sort()).toEqual(['naive-agent', 'resilient-agent']);
     const chart = page.locator('[data-testid="compare-calls"]');
-    await chart.locator('.recharts-line').first().waitFor();
+    // attached, not visible: when every call is in the still-filling bucket, the solid lines are flat at zero (an
+    // empty box) and the data is the dashed segment alone
+    await chart.locator('.recharts-line:not(.partial-line)').first().waitFor({ state: 'attached' });
     // one solid line per group, and its still-filling bucket drawn apart (dashed)
     expect(await chart.locator('.recharts-line:not(.partial-line)').count()).toBe(2);
     expect(await chart.locator('.recharts-legend-item').count()).toBe(2);
