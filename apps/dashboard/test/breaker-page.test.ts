@@ -69,6 +69,17 @@ describe('Breakers page (breakerPage)', () => {
     expect(last.tiles.every((t) => t.state === 'closed')).toBe(true);
   });
 
+  it('lists a breaker stored after the counts were taken on the first page at once (the summary)', async () => {
+    const store = storeWith([], now);
+    const source = new EmbeddedSource(store, { staleMs: 600_000 });
+    expect(await source.breakers(q)).toEqual([]); // the counts by state (none) are taken and kept
+    const body = Buffer.from(
+      JSON.stringify(breakerGaugeRequest([{ server: 'down', tool: '', state: 'open' }], now - 500)),
+    );
+    createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    expect((await source.breakers(q)).map((b) => `${b.server}:${b.state}`)).toEqual(['down:open']);
+  });
+
   it('filters by text and state; the counts follow the text filter', async () => {
     const source = new EmbeddedSource(storeWith(fleet(500), now), { staleMs: 600_000 });
     const byText = await source.breakerPage(q, { offset: 0, limit: 48, match: 'TOOL-001' });

@@ -396,7 +396,9 @@ export class EmbeddedPrimitives implements Primitives {
     for (const segment of segments) {
       if (keys.length >= page.limit) break;
       const n = counts[segment];
-      if (offset >= n) {
+      // The counts (kept COUNTS_TTL_MS) only skip segments for a later page: the first page reads every segment,
+      // so a breaker stored since the counts were taken is listed at once (the summary, the overview).
+      if (offset > 0 && offset >= n) {
         offset -= n;
         continue;
       }
