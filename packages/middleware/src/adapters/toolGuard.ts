@@ -16,6 +16,7 @@ import { runStages, type StageCall } from '../mcp/stages/Stage.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
 import { coreFromFlat, guardFromFlat } from '../options/fromFlat.js';
 import { mergeGroups } from '../options/mergeGroups.js';
+import { GUARD_PATHS } from '../options/optionPaths.js';
 import { readOptions } from '../options/readOptions.js';
 import {
   idempotency,
@@ -58,15 +59,6 @@ export interface ToolGuardOptions extends ResilienceOptions {
 }
 
 const OWNER = 'resilient tools';
-
-/** Where each `guard` option is given, by its resolved key. */
-const GUARD_PATHS = {
-  server: 'guard.server',
-  idempotency: 'guard.idempotency',
-  negativeCacheTtlMs: 'guard.negativeCache.ttlMs',
-  negativeCacheMaxEntries: 'guard.negativeCache.maxEntries',
-  negativeCacheTypes: 'guard.negativeCache.types',
-} as const;
 
 const GUARD_CHECKS = {
   server: nonEmptyString,

@@ -3,6 +3,7 @@ import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ExperimentOptions } from '../experiment/ExperimentOptions.js';
 import { mcpFromFlat } from '../options/fromFlat.js';
+import { MCP_PATHS } from '../options/optionPaths.js';
 import { isPlainObject, readOptions } from '../options/readOptions.js';
 import {
   idempotency,
@@ -170,20 +171,6 @@ export const mcpDefaults = {
     'payload_too_large',
     'tool_error',
   ] as readonly ErrorType[],
-} as const;
-
-/** Where each `mcp` option is given, by its resolved key. */
-const MCP_PATHS = {
-  server: 'mcp.server',
-  idempotency: 'mcp.idempotency',
-  reconnect: 'mcp.reconnect',
-  breakerScope: 'mcp.breakerScope',
-  fetch: 'mcp.fetch',
-  resultOn: 'mcp.resultOn',
-  negativeCacheTtlMs: 'mcp.negativeCache.ttlMs',
-  negativeCacheMaxEntries: 'mcp.negativeCache.maxEntries',
-  negativeCacheTypes: 'mcp.negativeCache.types',
-  fallbacks: 'mcp.fallbacks',
 } as const;
 
 const MCP_CHECKS = {

@@ -1,5 +1,5 @@
 import { show } from '../checkOptions.js';
-import { CORE_PATHS } from './optionPaths.js';
+import { CORE_PATHS, GUARD_PATHS, MCP_PATHS } from './optionPaths.js';
 import { isPlainObject, type PathTable } from './readOptions.js';
 
 /**
@@ -9,26 +9,14 @@ import { isPlainObject, type PathTable } from './readOptions.js';
  * module and its three calls.
  */
 
-/** The flat names of `withResilience` with a grouped path (`idempotency`, `toolIdempotency`, `nonRetryableAs`: by value). */
-const MCP_FLAT: PathTable = {
-  server: 'mcp.server',
-  reconnect: 'mcp.reconnect',
-  breakerScope: 'mcp.breakerScope',
-  fetch: 'mcp.fetch',
-  resultOn: 'mcp.resultOn',
-  negativeCacheTtlMs: 'mcp.negativeCache.ttlMs',
-  negativeCacheMaxEntries: 'mcp.negativeCache.maxEntries',
-  negativeCacheTypes: 'mcp.negativeCache.types',
-  fallbacks: 'mcp.fallbacks',
-};
+/** The flat names of a group's options, each read at its grouped path, but for `idempotency` (translated by value). */
+const flatOf = ({ idempotency: _byValue, ...paths }: PathTable): PathTable => paths;
+
+/** The flat names of `withResilience` (`idempotency`, `toolIdempotency`, `nonRetryableAs`: by value). */
+const MCP_FLAT = flatOf(MCP_PATHS);
 
 /** The flat names of the framework adapters (`idempotent`: by value). */
-const GUARD_FLAT: PathTable = {
-  server: 'guard.server',
-  negativeCacheTtlMs: 'guard.negativeCache.ttlMs',
-  negativeCacheMaxEntries: 'guard.negativeCache.maxEntries',
-  negativeCacheTypes: 'guard.negativeCache.types',
-};
+const GUARD_FLAT = flatOf(GUARD_PATHS);
 
 /** The core options (`createResilience`) with their flat names moved to their groups. */
 export function coreFromFlat<T>(owner: string, options: T): T {

@@ -52,3 +52,26 @@ export const CORE_PATHS = {
 } as const satisfies { readonly [K in keyof (FlatResilienceOptions & ExperimentOptions)]-?: string };
 
 export type CoreKey = keyof typeof CORE_PATHS;
+
+/** Where each `mcp` option is given, by its resolved key. */
+export const MCP_PATHS = {
+  server: 'mcp.server',
+  idempotency: 'mcp.idempotency',
+  reconnect: 'mcp.reconnect',
+  breakerScope: 'mcp.breakerScope',
+  fetch: 'mcp.fetch',
+  resultOn: 'mcp.resultOn',
+  negativeCacheTtlMs: 'mcp.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'mcp.negativeCache.maxEntries',
+  negativeCacheTypes: 'mcp.negativeCache.types',
+  fallbacks: 'mcp.fallbacks',
+} as const;
+
+/** Where each `guard` option is given, by its resolved key. */
+export const GUARD_PATHS = {
+  server: 'guard.server',
+  idempotency: 'guard.idempotency',
+  negativeCacheTtlMs: 'guard.negativeCache.ttlMs',
+  negativeCacheMaxEntries: 'guard.negativeCache.maxEntries',
+  negativeCacheTypes: 'guard.negativeCache.types',
+} as const;
