@@ -8,10 +8,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createIngestSink } from '../lib/ingest/ingest-sink';
 import { decodeMetrics } from '../lib/otlp/decode';
 import { EmbeddedStore } from '../lib/store/embedded-store';
-import { breakerGaugeRequest, type GaugeBreaker } from '../test/support/breaker-gauges';
+import { storeFleetBreakers } from './fleet-breakers';
 
 const APP_DIR = path.resolve(import.meta.dirname, '..');
 const PER_INSTANCE = 1000;
@@ -33,27 +32,7 @@ function fill(dataDir: string): number {
     maxAttempts: 100_000,
     maxLabelValues: 2000,
   });
-  const now = Date.now();
-  for (const round of [0, 1]) {
-    for (let n = 0; n < INSTANCES; n++) {
-      const breakers = Array.from({ length: PER_INSTANCE }, (_, i): GaugeBreaker => {
-        const k = n * PER_INSTANCE + i;
-        const state =
-          round === 0 ? 'closed' : k % 100 === 7 ? 'open' : k % 200 === 13 ? 'half_open' : 'closed';
-        return {
-          server: `fleet-srv-${String(n).padStart(3, '0')}`,
-          tool: `tool-${String(i).padStart(4, '0')}`,
-          state,
-        };
-      });
-      const request = breakerGaugeRequest(breakers, now - 60_000 + round * 30_000, {
-        service: 'fleet-agent',
-        instance: `fleet-${n}`,
-      });
-      createIngestSink(store).metrics(decodeMetrics(Buffer.from(JSON.stringify(request)), 'json'));
-    }
-  }
-  const stored = store.db.prepare('SELECT COUNT(*) FROM breakers').pluck().get() as number;
+  const stored = storeFleetBreakers(store, decodeMetrics, INSTANCES, PER_INSTANCE);
   store.close();
   return stored;
 }

@@ -38,7 +38,7 @@ import type { MetricsRequest } from '../lib/otlp/model';
 import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from '../lib/otlp/schema';
 import { createRuntime } from '../lib/runtime';
 import { createRequestListener } from '../lib/server/handler';
-import { breakerGaugeRequest, type GaugeBreaker } from '../test/support/breaker-gauges';
+import { storeFleetBreakers } from './fleet-breakers';
 
 const APP_DIR = path.resolve(import.meta.dirname, '..');
 const SERVERS = ['weather', 'search', 'tickets', 'reports', 'files'];
@@ -753,30 +753,8 @@ function fillBreakers(
   decode: (body: Buffer, encoding: 'json') => MetricsRequest,
 ): { breakers: number; seconds: number } {
   const t0 = performance.now();
-  const perInstance = 1000;
-  const instances = BREAKERS_STORED / perInstance;
-  const now = Date.now();
-  for (const round of [0, 1]) {
-    for (let n = 0; n < instances; n++) {
-      const breakers = Array.from({ length: perInstance }, (_, i) => {
-        const k = n * perInstance + i;
-        const state: GaugeBreaker['state'] =
-          round === 0 ? 'closed' : k % 100 === 7 ? 'open' : k % 200 === 13 ? 'half_open' : 'closed';
-        return {
-          server: `fleet-srv-${String(n).padStart(3, '0')}`,
-          tool: `tool-${String(i).padStart(4, '0')}`,
-          state,
-        };
-      });
-      const request = breakerGaugeRequest(breakers, now - 60_000 + round * 30_000, {
-        service: 'fleet-agent',
-        instance: `fleet-${n}`,
-      });
-      createIngestSink(store).metrics(decode(Buffer.from(JSON.stringify(request)), 'json'));
-    }
-  }
-  const { n } = store.db.prepare('SELECT COUNT(*) AS n FROM breakers').get() as { n: number };
-  return { breakers: n, seconds: (performance.now() - t0) / 1000 };
+  const breakers = storeFleetBreakers(store, decode, BREAKERS_STORED / 1000, 1000);
+  return { breakers, seconds: (performance.now() - t0) / 1000 };
 }
 
 main().catch((error) => {
