@@ -141,6 +141,8 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
       expect(result.isError).toBe(true);
     }
     expect(classification(result)).toMatchObject({ reason: 'circuit_open' });
+    // A restart begun before the breaker opened is waited for by the next request; none begins after.
+    await host.callTool(weather);
     const started = startCount();
     const fast = (await host.callTool(weather)) as CallToolResult;
     expect(fast.isError).toBe(true);

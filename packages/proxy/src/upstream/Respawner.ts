@@ -21,9 +21,9 @@ const defaultSleep = (ms: number) =>
 
 /**
  * Restarts a stdio upstream that went away by itself, without waiting for the next request: after a crash it
- * waits (`baseMs`, doubling with each crash in a row, up to `maxMs`), then calls `connect` unless something else
- * connected meanwhile (`connected()`: a request's own reconnection), and tries again, waiting longer, while the
- * connection fails. {@link stop} ends it (the proxy closes the upstream on purpose).
+ * waits (`baseMs`, doubling with each crash in a row, up to `maxMs`), then calls `connect` unless it is no longer
+ * wanted (`needless()`: a request's own reconnection came first, or a breaker is open and only its probe may start
+ * the server), and tries again, waiting longer, while the connection fails. {@link stop} ends it (the proxy closes the upstream on purpose).
  */
 export class Respawner {
   private crashes = 0;
@@ -36,7 +36,7 @@ export class Respawner {
 
   constructor(
     private readonly connect: () => Promise<void>,
-    private readonly connected: () => boolean,
+    private readonly needless: () => boolean,
     private readonly options: RespawnOptions = {},
   ) {
     this.now = options.now ?? Date.now;
@@ -71,7 +71,7 @@ export class Respawner {
   private async restart(): Promise<void> {
     for (;;) {
       await this.sleep(this.delay(this.crashes++));
-      if (this.stopped || this.connected()) return;
+      if (this.stopped || this.needless()) return;
       this.connecting = this.connect();
       try {
         await this.connecting;

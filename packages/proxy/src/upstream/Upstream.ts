@@ -12,6 +12,7 @@ import type {
   Implementation,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { breakerWatch } from './breakerWatch.js';
 import type { HostLink } from './HostLink.js';
 import { noSchemaValidation } from './noSchemaValidation.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
@@ -101,7 +102,10 @@ export class Upstream {
       jsonSchemaValidator: noSchemaValidation,
     });
     const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
-    const resilience = withUpstreamDefaults(options.resilience ?? {}, fetch);
+    const user = options.resilience ?? {};
+    // A shared pipeline (`resilience`) has its recorder already: its breakers stay unseen, restarts unguarded.
+    const watch = user.resilience ? undefined : breakerWatch(user.recorder);
+    const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, raw, serverOf(resilience) ?? 'mcp');
     raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
@@ -116,7 +120,8 @@ export class Upstream {
             await raw.close().catch(() => {});
             throw error;
           }),
-        () => raw.transport !== undefined,
+        // Connected by a request meanwhile, or a breaker is open: the pipeline's probe restarts it when due.
+        () => raw.transport !== undefined || watch?.guarded(upstream.name) === true,
         options.respawn,
       );
       respawner.up();
