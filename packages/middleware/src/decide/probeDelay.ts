@@ -21,7 +21,11 @@ export interface ProbeDelayInput {
 
 /** While nobody waits, the next probe comes when the outage has lasted this share longer (1: when its age doubles). */
 export const IDLE_AGE_SHARE = 1;
-/** While one call waits alone, probes come at least this share of the outage's age apart (no more than a naive loop). */
+/**
+ * While one call waits alone, probes come at least this share of the outage's age apart. Measured (bench, lone
+ * agent, 20 s outages, 10 s deadline): at 1 the success falls below the naive loop's (95.8% vs 97.6%); at 0.5 it is
+ * 98.1%. Sparser would save requests only early in an outage (a dead server: 93 → 85 of the naive loop's 324).
+ */
 export const LONE_AGE_SHARE = 0.5;
 
 /**
@@ -29,8 +33,9 @@ export const LONE_AGE_SHARE = 0.5;
  * probe up to `breakerMaxBreakMs`, or, when the endpoint's past outages say when this one usually ends, then
  * (within the same bounds): calls that wait need a verdict soon. The outage's age stretches it, up to
  * `breakerIdleMaxBreakMs`: to `IDLE_AGE_SHARE` of the age while nobody waits (a long outage that nobody waits for
- * costs one request per that much), to `LONE_AGE_SHARE` of it while one call waits alone (its requests into the
- * outage no denser than a naive loop's backoff). Jittered, so that many clients do not probe in step.
+ * costs one request per that much, and a recovery is seen at most that late: the README's breaker section gives
+ * the measured trade-off of the cap), to `LONE_AGE_SHARE` of it while one call waits alone (sparse enough, still
+ * soon enough for its deadline). Jittered, so that many clients do not probe in step.
  */
 export function probeDelay(input: ProbeDelayInput): number {
   const { breakerBreakMs: base, breakerMaxBreakMs: cap } = input;
