@@ -145,6 +145,49 @@ export function failedAfterOpen(
   return durations;
 }
 
+/**
+ * The requests that reached a down endpoint, split at the breaker's first opening within each down period: before
+ * it (the failures that open it), and after it (what the open breaker let through: its probes).
+ */
+export function downRequestsAroundOpen(
+  sequence: Sequence,
+  calls: readonly CallTrace[],
+  opens: readonly number[],
+): { beforeOpen: number; afterOpen: number } {
+  let beforeOpen = 0;
+  let afterOpen = 0;
+  for (const s of sequence.segments) {
+    if (s.state.kind !== 'down') continue;
+    const opened = opens.find((t) => t >= s.from && t < s.to) ?? Number.POSITIVE_INFINITY;
+    for (const c of calls) {
+      for (const a of c.attempts) {
+        if (!a.down || a.start < s.from || a.start >= s.to) continue;
+        if (a.start < opened) beforeOpen++;
+        else afterOpen++;
+      }
+    }
+  }
+  return { beforeOpen, afterOpen };
+}
+
+/**
+ * For a run whose policy reports its breaker's openings: counts the down requests before and after them
+ * (`downBeforeOpen`, `downAfterOpen`), and returns `soFar` with the durations of the calls that failed after an
+ * opening.
+ */
+function afterOpening(
+  sequence: Sequence,
+  calls: readonly CallTrace[],
+  opens: readonly number[],
+  count: (key: string, n: number) => void,
+  soFar: readonly number[] = [],
+): number[] {
+  const split = downRequestsAroundOpen(sequence, calls, opens);
+  count('downBeforeOpen', split.beforeOpen);
+  count('downAfterOpen', split.afterOpen);
+  return [...soFar, ...failedAfterOpen(sequence, calls, opens)];
+}
+
 /** Runs every policy on every scenario's recorded sequences (one per seed), and pools the seeds. */
 export async function runQuality(
   seeds: readonly number[],
@@ -169,7 +212,7 @@ export async function runQuality(
       for (const sequence of sequences) {
         const run = await simulate(sequence, policy);
         wallMs += run.wallMs;
-        if (run.opens) afterOpen = [...(afterOpen ?? []), ...failedAfterOpen(sequence, run.calls, run.opens)];
+        if (run.opens) afterOpen = afterOpening(sequence, run.calls, run.opens, count, afterOpen);
         successBySeed.push(run.calls.filter((c) => c.ok).length / run.calls.length);
         for (const [key, n] of Object.entries(run.report)) count(key, n);
         const r = rejections(sequence, run.calls);

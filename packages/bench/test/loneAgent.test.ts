@@ -8,7 +8,7 @@ import {
 import { computeMetrics } from '../src/metrics.js';
 import { oracle } from '../src/oracle.js';
 import { mcpResilience, naive } from '../src/policies.js';
-import { failedAfterOpen } from '../src/quality.js';
+import { downRequestsAroundOpen, failedAfterOpen } from '../src/quality.js';
 import { recordSequence, type ScenarioSpec, type Sequence } from '../src/scenarios.js';
 import { type CallTrace, simulate } from '../src/simulate.js';
 
@@ -114,5 +114,20 @@ describe('simulate: one sequential agent', () => {
     expect(after).toHaveLength(run.calls.filter((c) => !c.ok && c.start >= firstOpen).length);
     expect(failedAfterOpen(sequence, run.calls, [])).toEqual([]);
     expect((await simulate(sequence, naive)).opens).toBeUndefined();
+  });
+
+  it('splits the requests into the dead server at the breaker opening: the failures that open it, then its probes', async () => {
+    const sequence = dead(true);
+    const run = await simulate(sequence, mcpResilience);
+    const split = downRequestsAroundOpen(sequence, run.calls, run.opens!);
+    const down = run.calls.flatMap((c) => c.attempts.filter((a) => a.down));
+    expect(split.beforeOpen + split.afterOpen).toBe(down.length);
+    // the defaults open the breaker after 5 failures in a row: the first call's attempts into the outage
+    expect(split.beforeOpen).toBe(5);
+    // never opened: every down request counts before the opening
+    expect(downRequestsAroundOpen(sequence, run.calls, [])).toEqual({
+      beforeOpen: down.length,
+      afterOpen: 0,
+    });
   });
 });
