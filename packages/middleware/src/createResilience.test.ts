@@ -447,6 +447,11 @@ describe('createResilience', () => {
     [{ gate: { wait: 'yes' } }, "option 'gate.wait' must be a boolean, got 'yes'"],
     [{ gate: { maxWaiting: 0 } }, "option 'gate.maxWaiting' must be an integer >= 1, got 0"],
     [{ gate: { waitLimitMs: -1 } }, "option 'gate.waitLimitMs' must be a number >= 0, got -1"],
+    [{ gate: { stayOdds: 2 } }, "option 'gate.stayOdds' must be a number >= 0 and <= 1, got 2"],
+    [
+      { gate: { waitOdds: 0.1, stayOdds: 0.2 } },
+      "option 'gate.waitOdds' must be >= gate.stayOdds (0.2), got 0.1",
+    ],
     [
       { breaker: { breakMs: 1_000, maxBreakMs: 500 } },
       "option 'breaker.maxBreakMs' must be >= breaker.breakMs (1000), got 500",
@@ -459,6 +464,11 @@ describe('createResilience', () => {
     ],
   ])('rejects bad options with a message naming the option: %j', (options, message) => {
     expect(() => createResilience(options as ResilienceOptions)).toThrow(message);
+  });
+
+  it('keeps the odds to stay at an open breaker at most the odds to start waiting when they are not given', () => {
+    expect(createResilience({ breakerWaitOdds: 0 }).options.breakerStayOdds).toBe(0);
+    expect(createResilience().options.breakerStayOdds).toBe(0.01);
   });
 
   it('raises the probe cap with a first break above it when the cap is not given', () => {

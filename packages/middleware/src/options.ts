@@ -86,6 +86,13 @@ export interface FlatResilienceOptions {
    * waits only while the chance is at least 1/2.
    */
   readonly breakerWaitOdds?: number;
+  /**
+   * The least chance of recovery within its limit at which a waiting call keeps waiting, judged again as the
+   * outage ages and the call's time runs out: it leaves, with `circuit_open`, at the moment the chance falls below
+   * this (see `oddsFallBelowMs`). At most `breakerWaitOdds`. A call without a limit of its own keeps waiting only
+   * while the chance is at least 1/2.
+   */
+  readonly breakerStayOdds?: number;
   /** The limit of a call without a deadline (`timeoutMs`, a signal's SDK timeout), from its start, for waits at a breaker. */
   readonly breakerWaitLimitMs?: number;
   /**
@@ -152,6 +159,7 @@ export const defaults = {
   breakerProbeTimeoutMs: 10_000,
   breakerWait: true,
   breakerWaitOdds: 0.25,
+  breakerStayOdds: 0.01,
   breakerWaitLimitMs: 60_000,
   breakerHoldMaxMs: 2_000,
   breakerMaxWaiting: 1_000,
@@ -202,6 +210,7 @@ export const checks: { readonly [K in keyof FlatResilienceOptions]-?: Check } = 
   breakerProbeTimeoutMs: number(0, Number.POSITIVE_INFINITY, true),
   breakerWait: boolean,
   breakerWaitOdds: number(0, 1),
+  breakerStayOdds: number(0, 1),
   breakerWaitLimitMs: number(0),
   breakerHoldMaxMs: number(0),
   breakerMaxWaiting: integer(1),
@@ -251,7 +260,12 @@ export function resolveOptions(options: FlatResilienceOptions = {}): ResolvedOpt
       resolved.breakerMaxBreakMs as number,
     );
   }
+  // The odds to keep waiting never exceed the odds to start.
+  if (options.breakerStayOdds === undefined) {
+    resolved.breakerStayOdds = Math.min(defaults.breakerStayOdds, resolved.breakerWaitOdds as number);
+  }
   const r = resolved as ResolvedOptions;
+  atLeast(r, 'breakerWaitOdds', 'breakerStayOdds');
   atLeast(r, 'backoffMaxMs', 'backoffBaseMs');
   atLeast(r, 'breakerIdleMaxBreakMs', 'breakerMaxBreakMs');
   atLeast(r, 'breakerMaxBreakMs', 'breakerBreakMs');
@@ -259,6 +273,8 @@ export function resolveOptions(options: FlatResilienceOptions = {}): ResolvedOpt
 }
 
 type NumberKey =
+  | 'breakerWaitOdds'
+  | 'breakerStayOdds'
   | 'backoffMaxMs'
   | 'backoffBaseMs'
   | 'breakerIdleMaxBreakMs'

@@ -441,6 +441,59 @@ describe('the breaker gate', () => {
       expect(recorder.ofType('breaker_wait_started')).toEqual([]);
     });
 
+    it('a waiter leaves at the moment its odds, judged again as the outage ages, fall below breakerStayOdds; one the recovery reaches stays', async () => {
+      const r = create({
+        breakerConsecutiveFailures: 1,
+        breakerWaitOdds: 0.25,
+        breakerStayOdds: 0.25,
+        breakerProbeTimeoutMs: 120_000,
+      });
+      const s = server(clock);
+      const settled = (p: Promise<unknown>) =>
+        p.then(
+          (value) => ({ at: clock.now(), value }),
+          (error: ResilienceError) => ({ at: clock.now(), reason: error.reason }),
+        );
+      // the outage starts at 0: both calls' first requests fail (the breaker opens), their retries wait
+      const short = settled(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+      const long = settled(r.execute(s.fn, { endpoint: 'e', timeoutMs: 60_000 }));
+      await clock.advance(0);
+      await s.answer();
+      expect(r.breakers()[0]?.state).toBe('open');
+      // a fresh call is the probe; its request hangs until the server is back
+      const probe = r.execute(s.fn, { endpoint: 'e', maxAttempts: 1 });
+      while (s.inFlight === 0) await clock.advance(100);
+      expect(r.breakers()[0]).toMatchObject({ state: 'half_open', waiting: 2 });
+      // judged again as it waits, the short call's odds are 1 - age / 30 s: below 0.25 from 22.5 s on
+      await clock.advance(22_499 - clock.now());
+      expect(r.breakers()[0]?.waiting).toBe(2);
+      await clock.advance(1);
+      expect(await short).toEqual({ at: 22_500, reason: 'circuit_open' });
+      expect(r.breakers()[0]?.waiting).toBe(1);
+      // the long call's odds, 1 - age / 60 s, stay above 0.25 until 45 s: the recovery at 30 s releases it
+      await clock.advance(30_000 - clock.now());
+      s.setUp(true);
+      await s.answer();
+      expect(await probe).toBe('ok');
+      while (s.inFlight === 0) await clock.advance(10);
+      await s.answer();
+      expect(await long).toMatchObject({ value: 'ok' });
+      expect(s.sent).toHaveLength(4); // two failed first requests, the probe, the long call's released retry
+    });
+
+    it('with breakerStayOdds 0, the same waiter waits to its limit', async () => {
+      const r = create({ breakerConsecutiveFailures: 1, breakerStayOdds: 0, breakerProbeTimeoutMs: 120_000 });
+      const s = server(clock);
+      const short = rejection(r.execute(s.fn, { endpoint: 'e', timeoutMs: 30_000 }));
+      await clock.advance(0);
+      await s.answer();
+      void r.execute(s.fn, { endpoint: 'e', maxAttempts: 1 }).catch(() => {});
+      await clock.advance(29_999);
+      expect(r.breakers()[0]?.waiting).toBe(1);
+      await clock.advance(1);
+      expect(await short).toMatchObject({ reason: 'circuit_open' });
+    });
+
     it("a lone call's attempts are not spent as probes: after many failed probes it still succeeds", async () => {
       const r = create({ maxAttempts: 3 });
       const s = server(clock);

@@ -25,21 +25,28 @@ export interface GateRequest {
   readonly signal?: AbortSignal | undefined;
   /** The call id when the attempt is a retry. */
   readonly retryOf?: number | undefined;
-  /** The limit is the default one (the call has none of its own): the bet is judged again on each failed probe. */
+  /** The limit is the default one (the call has none of its own): the bet asks for better odds. */
   readonly defaultLimit?: boolean;
-  /** When such a call stops waiting if no probe judged it before (the bet's end under the prior). */
-  readonly giveUpAt?: number | undefined;
 }
 
-/** Whether waiting from `now` until `limitAt` is likely to see a recovery (the endpoint judges, `recoveryOdds`). */
-export type RecoveryBet = (now: number, limitAt: number, defaultLimit: boolean) => boolean;
+/** The bet on a recovery, placed by the endpoint from the outage's age and its past outages (`recoveryOdds`). */
+export interface RecoveryBet {
+  /** Whether waiting from `now` until `limitAt` is likely enough to see a recovery to start waiting. */
+  likely(now: number, limitAt: number, defaultLimit: boolean): boolean;
+  /** When a call waiting from `now` stops: the moment its odds, judged again as time passes, fall too low. */
+  leaveAt(now: number, limitAt: number, defaultLimit: boolean): number;
+}
+
+/** Without an endpoint's judgement: every wait is worth it, to the call's limit. */
+const ALWAYS: RecoveryBet = { likely: () => true, leaveAt: (_now, limitAt) => limitAt };
 
 /**
  * The breaker as a gate with a queue, not a wall: a call that meets an open breaker waits, sending nothing, only
- * when recovery before its limit is likely (`RecoveryBet`) and the next probe comes before that limit; otherwise
- * it fails at once with `circuit_open`. Three mechanisms, each in its own file: the wait queue (`WaitQueue`), the
- * suspect hold of retries before the breaker opens (`looksDown`), the paced AIMD ramp after a recovery
- * (`RecoveryRamp`). See the README, "The breaker's gate".
+ * when recovery before its limit is likely (`RecoveryBet`) and the next probe comes before it stops waiting;
+ * otherwise it fails at once with `circuit_open`. It stops waiting, unreleased, at the moment the bet's odds fall
+ * too low (`RecoveryBet.leaveAt`), and on a failed probe if they already have. Three mechanisms, each in its own
+ * file: the wait queue (`WaitQueue`), the suspect hold of retries before the breaker opens (`looksDown`), the
+ * paced AIMD ramp after a recovery (`RecoveryRamp`). See the README, "The breaker's gate".
  */
 export class BreakerGate {
   private readonly queue: WaitQueue;
@@ -51,7 +58,7 @@ export class BreakerGate {
     private readonly breaker: CircuitBreaker,
     private readonly options: BreakerGateOptions,
     private readonly clock: Clock,
-    private readonly bet: RecoveryBet = () => true,
+    private readonly bet: RecoveryBet = ALWAYS,
   ) {
     this.queue = new WaitQueue(clock);
     this.held = new WaitQueue(clock);
@@ -99,24 +106,20 @@ export class BreakerGate {
       retryAfterMs = admission.retryAfterMs;
     }
     if (!this.options.breakerWait || limitAt <= now) return { kind: 'circuit_open', retryAfterMs };
+    const defaultLimit = r.defaultLimit === true;
+    let waitEnd = limitAt;
     if (this.breaker.state !== 'closed') {
-      if (!this.bet(now, limitAt, r.defaultLimit === true)) return this.unlikely(now, retryAfterMs);
-      // the wait ends at the call's limit, or earlier where the bet ends (`giveUpAt`): a probe after it is of no use
-      const waitEnd = Math.min(limitAt, r.giveUpAt ?? limitAt);
+      if (!this.bet.likely(now, limitAt, defaultLimit)) return this.unlikely(now, retryAfterMs);
+      // the wait ends where the bet's odds fall too low, the call's limit at the latest: a probe after it is of no use
+      waitEnd = this.waitEnd(now, limitAt, defaultLimit);
       const nextProbe = this.breaker.expedite(now, waitEnd, this.queue.length + 1);
       if (nextProbe !== undefined && nextProbe > waitEnd) {
         return { kind: 'circuit_open', retryAfterMs: nextProbe - now };
       }
     }
     if (this.waiting >= this.options.breakerMaxWaiting) return { kind: 'shed', waiting: this.waiting };
-    const waiting = this.queue.add(
-      limitAt,
-      r.retryOf === undefined,
-      r.defaultLimit === true,
-      r.signal,
-      Math.min(limitAt, r.giveUpAt ?? limitAt),
-      this.timedOut,
-    );
+    const fresh = r.retryOf === undefined;
+    const waiting = this.queue.add(limitAt, fresh, defaultLimit, r.signal, waitEnd, this.stopped(waitEnd));
     this.release();
     return waiting;
   }
@@ -134,12 +137,16 @@ export class BreakerGate {
       this.ramp.start(this.options.breakerHalfOpenProbes);
       for (const w of this.held.waiters()) w.settle(GO);
     } else if (transition.to === 'open') {
-      // held retries become waiters for the probe, with their own limit
-      for (const w of this.held.waiters()) this.queue.adopt(w, w.limitAt, this.timedOut);
       const now = transition.time;
+      // held retries become waiters for the probe, until their odds fall too low
+      for (const w of this.held.waiters()) {
+        const end = this.waitEnd(now, w.limitAt, w.defaultLimit);
+        this.queue.adopt(w, end, this.stopped(end));
+      }
+      // a failed probe: the waiters whose odds have fallen too low (or whose limit comes before the next) leave
       const openUntil = this.breaker.openUntil ?? now;
       for (const w of this.queue.waiters()) {
-        const hopeless = w.limitAt < openUntil || (w.rebet && !this.bet(now, w.limitAt, true));
+        const hopeless = w.limitAt < openUntil || this.waitEnd(now, w.limitAt, w.defaultLimit) <= now;
         if (hopeless) w.settle({ kind: 'circuit_open', retryAfterMs: openUntil - now });
       }
     }
@@ -177,11 +184,29 @@ export class BreakerGate {
     return { kind: 'circuit_open', retryAfterMs: openUntil === undefined ? retryAfterMs : openUntil - now };
   }
 
+  /** Where a wait from `now` ends: where the bet's odds fall too low, `limitAt` at the latest. */
+  private waitEnd(now: number, limitAt: number, defaultLimit: boolean): number {
+    return Math.max(now, Math.min(limitAt, this.bet.leaveAt(now, limitAt, defaultLimit)));
+  }
+
+  /**
+   * What a waiter whose wait ends at `end` gets then, unreleased: `circuit_open` when the bet ended it before its
+   * limit, else `timeout`; either with `retryAfterMs` until the next probe.
+   */
+  private stopped(end: number): OnTimer {
+    return (w) => {
+      if (end >= w.limitAt) return this.timedOut(w);
+      return { kind: 'circuit_open', retryAfterMs: this.untilProbe() };
+    };
+  }
+
   /** A waiter reached its limit unreleased: `retryAfterMs` until the next probe. */
-  private readonly timedOut: OnTimer = () => ({
-    kind: 'timeout',
-    retryAfterMs: Math.max(0, (this.breaker.openUntil ?? 0) - this.clock.now()),
-  });
+  private readonly timedOut: OnTimer = () => ({ kind: 'timeout', retryAfterMs: this.untilProbe() });
+
+  /** How long from now until the next probe (0 when none is scheduled). */
+  private untilProbe(): number {
+    return Math.max(0, (this.breaker.openUntil ?? 0) - this.clock.now());
+  }
 
   /** Releases waiters, oldest first, as far as the breaker and the ramp allow. */
   private release(): void {

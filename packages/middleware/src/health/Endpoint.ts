@@ -1,7 +1,8 @@
 import type { Clock } from '../Clock.js';
 import type { Classification } from '../classify/Classification.js';
 import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
-import { recoveryOdds } from '../decide/recoveryOdds.js';
+import { oddsFallBelowMs } from '../decide/oddsFallBelowMs.js';
+import { type RecoveryOddsInput, recoveryOdds } from '../decide/recoveryOdds.js';
 import { BreakerGate, type BreakerGateOptions, type GateRequest, type GateVerdict } from './BreakerGate.js';
 import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
 import { EndpointHistory } from './EndpointHistory.js';
@@ -14,6 +15,7 @@ export type EndpointOptions = CircuitBreakerOptions &
     readonly adaptiveHistorySize: number;
     readonly adaptiveBackoff: boolean;
     readonly breakerWaitOdds: number;
+    readonly breakerStayOdds: number;
   };
 
 /** The odds from which a call without a limit of its own keeps waiting: recovery is likely. */
@@ -78,9 +80,10 @@ export class Endpoint {
         waiters: () => this.gate.waiting,
       },
     );
-    this.gate = new BreakerGate(this.breaker, options, clock, (now, limitAt, defaultLimit) =>
-      this.recoveryLikely(now, limitAt, defaultLimit),
-    );
+    this.gate = new BreakerGate(this.breaker, options, clock, {
+      likely: (now, limitAt, defaultLimit) => this.recoveryLikely(now, limitAt, defaultLimit),
+      leaveAt: (now, limitAt, defaultLimit) => this.leaveAt(now, limitAt, defaultLimit),
+    });
     this.budget = new RetryBudget(options);
   }
 
@@ -123,14 +126,9 @@ export class Endpoint {
     this.budget.onCall(now);
   }
 
-  /**
-   * The gate's verdict for an attempt. A call with only the default limit stops waiting, at the latest, when the
-   * time left is less than the outage's age (where the prior's odds fall below `LIKELY`), if no probe judged it.
-   */
+  /** The gate's verdict for an attempt. */
   pass(request: GateRequest): GateVerdict | Promise<GateVerdict> {
-    if (!request.defaultLimit || this.breaker.state === 'closed') return this.gate.pass(request);
-    const since = Math.min(this.history.streakStart ?? request.now, this.breaker.outageSince ?? request.now);
-    return this.gate.pass({ ...request, giveUpAt: (request.limitAt + since) / 2 });
+    return this.gate.pass(request);
   }
 
   /** How long, from now, the endpoint asked not to be called (`Retry-After`); 0 when it did not. */
@@ -145,20 +143,30 @@ export class Endpoint {
   }
 
   /**
-   * Whether recovery before `limitAt` is likely enough to wait for: `recoveryOdds` of this outage's age and the
-   * endpoint's past outages, at least `breakerWaitOdds` for a call with a limit of its own (its caller said how
-   * long it may take), at least `LIKELY` for a call with only the default limit.
+   * Whether recovery before `limitAt` is likely enough to start waiting for: `recoveryOdds` of this outage's age
+   * and the endpoint's past outages, at least `breakerWaitOdds` for a call with a limit of its own (its caller
+   * said how long it may take), at least `LIKELY` for a call with only the default limit.
    */
   recoveryLikely(now: number, limitAt: number, defaultLimit: boolean): boolean {
-    // the outage began with its first unhealthy failure (the breaker opened later)
-    const since = Math.min(this.history.streakStart ?? now, this.breaker.outageSince ?? now);
-    const odds = recoveryOdds({
-      outageAgeMs: now - since,
-      withinMs: limitAt - now,
-      pastOutagesMs: this.history.outages,
-    });
     const least = this.options.breakerWaitOdds;
-    return odds >= (defaultLimit ? Math.max(LIKELY, least) : least);
+    return recoveryOdds(this.oddsInput(now, limitAt)) >= (defaultLimit ? Math.max(LIKELY, least) : least);
+  }
+
+  /**
+   * When a call waiting from `now` for a recovery by `limitAt` stops waiting: the moment its odds, judged again
+   * as the outage ages and its time runs out (`oddsFallBelowMs`), fall below `breakerStayOdds` (below `LIKELY`
+   * for a call with only the default limit); `limitAt` at the latest.
+   */
+  leaveAt(now: number, limitAt: number, defaultLimit: boolean): number {
+    const stay = this.options.breakerStayOdds;
+    const least = defaultLimit ? Math.max(LIKELY, stay) : stay;
+    return now + oddsFallBelowMs(this.oddsInput(now, limitAt), least);
+  }
+
+  /** The odds' input: the outage began with its first unhealthy failure (the breaker opened later). */
+  private oddsInput(now: number, limitAt: number): RecoveryOddsInput {
+    const since = Math.min(this.history.streakStart ?? now, this.breaker.outageSince ?? now);
+    return { outageAgeMs: now - since, withinMs: limitAt - now, pastOutagesMs: this.history.outages };
   }
 
   /** How long the running failure streak usually lasts from now (0: no idea, or `adaptiveBackoff` off). */

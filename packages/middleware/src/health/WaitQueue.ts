@@ -7,8 +7,8 @@ export interface Waiter {
   readonly limitAt: number;
   /** Not sent yet (its first attempt): preferred as a probe, so that failed calls keep their attempts. */
   readonly fresh: boolean;
-  /** Re-judged on each failed probe (a call without a limit of its own waits while recovery is likely). */
-  readonly rebet: boolean;
+  /** Its limit is the default one (the call has none of its own): the gate's bet asks for better odds. */
+  readonly defaultLimit: boolean;
   /** Settles the call's wait once (later verdicts are ignored), leaving its queue, timer and signal. */
   settle(verdict: GateVerdict): void;
 }
@@ -54,7 +54,7 @@ export class WaitQueue {
   add(
     limitAt: number,
     fresh: boolean,
-    rebet: boolean,
+    defaultLimit: boolean,
     signal: AbortSignal | undefined,
     armAt: number,
     onTimer: OnTimer,
@@ -68,7 +68,7 @@ export class WaitQueue {
       const entry: Entry = {
         limitAt,
         fresh,
-        rebet,
+        defaultLimit,
         owner: this,
         settle(verdict) {
           if (done) return;

@@ -84,6 +84,8 @@ export interface GateOptions {
   readonly wait?: boolean;
   /** The least chance of recovery within the call's limit at which a call waits. Default 0.25. */
   readonly waitOdds?: number;
+  /** The least chance, judged again while it waits, at which a waiting call keeps waiting. Default 0.01. */
+  readonly stayOdds?: number;
   /** The limit of a call without a deadline, from its start, for waits at a breaker. Default 60 000. */
   readonly waitLimitMs?: number;
   /** Longest hold of a retry while the endpoint looks down, breaker closed. Default `breaker.maxBreakMs`. */

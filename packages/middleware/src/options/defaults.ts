@@ -59,6 +59,7 @@ export interface Defaults {
   readonly gate: {
     readonly wait: D['breakerWait'];
     readonly waitOdds: D['breakerWaitOdds'];
+    readonly stayOdds: D['breakerStayOdds'];
     readonly waitLimitMs: D['breakerWaitLimitMs'];
     readonly holdMaxMs: D['breakerHoldMaxMs'];
     readonly maxWaiting: D['breakerMaxWaiting'];

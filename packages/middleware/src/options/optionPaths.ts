@@ -33,6 +33,7 @@ export const CORE_PATHS = {
   breakerProbeTimeoutMs: 'breaker.probeTimeoutMs',
   breakerWait: 'gate.wait',
   breakerWaitOdds: 'gate.waitOdds',
+  breakerStayOdds: 'gate.stayOdds',
   breakerWaitLimitMs: 'gate.waitLimitMs',
   breakerHoldMaxMs: 'gate.holdMaxMs',
   breakerMaxWaiting: 'gate.maxWaiting',
