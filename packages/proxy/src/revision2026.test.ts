@@ -1,0 +1,137 @@
+import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
+import { type Gateway, startGateway } from './gateway/startGateway.js';
+import { chaosStdio } from './test-support/commands.js';
+import { connectHost } from './test-support/connectHost.js';
+import { Upstream } from './upstream/Upstream.js';
+
+/**
+ * Upstreams that speak only protocol revision 2026-07-28 (the chaos server on the MCP SDK v2's server, 2025-era
+ * openings refused with -32022), reached through the proxy in every mode, with the same pipeline; and a
+ * 2025-11-25 upstream still spoken to as before.
+ */
+const TOKEN = 'revision-test-token-0123';
+const INVALID_SEARCH = { faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] };
+const SEARCH = { name: 'search', arguments: { query: 'mcp' } };
+const WEATHER = { name: 'get_weather', arguments: { city: 'Paris' } };
+const TOOLS = ['get_weather', 'search', 'create_ticket', 'generate_report'];
+
+const closing: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.allSettled(closing.splice(0).map((c) => c.close()));
+});
+
+const classification = (result: CallToolResult) =>
+  result._meta?.['io.mcp-resilience/classification'] as Record<string, unknown> | undefined;
+
+/** Lists the tools, calls one, then sends invalid arguments twice: one request upstream, the repeat answered. */
+async function exercise(host: Pick<Client, 'listTools' | 'callTool'>, searches: () => number) {
+  expect((await host.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+  const weather = (await host.callTool(WEATHER)) as CallToolResult;
+  expect(weather.isError).toBeFalsy();
+  expect(JSON.stringify(weather.content)).toContain('Paris');
+  const first = (await host.callTool(SEARCH)) as CallToolResult;
+  expect(first.isError).toBe(true);
+  expect(classification(first)).toMatchObject({
+    class: 'non_retryable',
+    type: 'invalid_params',
+    attempts: 1,
+  });
+  expect(searches()).toBe(1);
+  const repeat = (await host.callTool(SEARCH)) as CallToolResult;
+  expect(repeat.isError).toBe(true);
+  expect(searches()).toBe(1);
+}
+
+describe('an upstream that speaks only 2026-07-28', () => {
+  let modern: ChaosHttpServer;
+  beforeAll(async () => {
+    modern = await startChaosHttpServer({ protocol: '2026-07-28', seed: 1, plan: INVALID_SEARCH });
+  });
+  afterAll(async () => {
+    await modern?.close();
+  });
+  const searches = () => modern.log.filter((e) => e.tool === 'search').length;
+
+  it('connect: refused initialize (-32022), then server/discover; tools listed, called, a fault classified', async () => {
+    const host = await connectHost(['connect', modern.url]);
+    closing.push(host);
+    expect(host.getServerVersion()?.name).toBe('mcp-chaos');
+    // The proxy opens as a 2025-11-25 client; the upstream's -32022 makes it speak 2026-07-28.
+    expect(modern.log.slice(0, 2).map((e) => e.method)).toEqual(['initialize', 'server/discover']);
+    await exercise(host, searches);
+    expect(modern.log.filter((e) => e.method === 'initialize')).toHaveLength(1);
+  });
+
+  it('wrap: over stdio, with the SDK v2 entry (serveStdio) of the chaos server', async () => {
+    const chaos = chaosStdio({ ...INVALID_SEARCH });
+    const args = [...chaos.args, '--protocol', '2026-07-28'];
+    const host = await connectHost(['wrap', '--', chaos.command, ...args]);
+    closing.push(host);
+    expect(host.getServerVersion()?.name).toBe('mcp-chaos');
+    await exercise(host, () => chaos.entries().filter((e) => e.tool === 'search').length);
+    expect(chaos.entries().some((e) => e.method === 'server/discover')).toBe(true);
+  });
+
+  it('Upstream.open speaks 2026-07-28 to it and 2025-11-25 to a 2025-11-25 server, which sees no probe', async () => {
+    const legacy = await startChaosHttpServer({ seed: 1 });
+    closing.push(legacy);
+    const [toModern, toLegacy] = await Promise.all([
+      Upstream.open({ spec: { kind: 'http', url: modern.url } }),
+      Upstream.open({ spec: { kind: 'http', url: legacy.url } }),
+    ]);
+    closing.push(toModern, toLegacy);
+    expect([toModern.era, toLegacy.era]).toEqual(['modern', 'legacy']);
+    expect(legacy.log.map((e) => e.method)).toEqual(['initialize']);
+    expect(toModern.capabilities.tools).toBeDefined();
+  });
+});
+
+describe('the gateway in front of 2026-07-28 upstreams (Streamable HTTP and stdio)', () => {
+  let modern: ChaosHttpServer;
+  let gateway: Gateway;
+  const stdio = chaosStdio({ ...INVALID_SEARCH });
+  beforeAll(async () => {
+    modern = await startChaosHttpServer({ protocol: '2026-07-28', seed: 1, plan: INVALID_SEARCH });
+    const config = parseGatewayConfig(
+      {
+        mcpServers: {
+          remote: { url: modern.url },
+          local: { command: stdio.command, args: [...stdio.args, '--protocol', '2026-07-28'] },
+        },
+      },
+      'revision-test.json',
+    );
+    gateway = await startGateway({ config, port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await modern?.close();
+  });
+
+  const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+  const url = (name: string) => new URL(`${gateway.url}/${name}/mcp`);
+
+  it('serves a URL upstream to an SDK v1 host', async () => {
+    const host = new Client({ name: 'test-host', version: '1.0.0' });
+    await host.connect(new StreamableHTTPClientTransport(url('remote'), { requestInit: auth }));
+    closing.push(host);
+    await exercise(host, () => modern.log.filter((e) => e.tool === 'search').length);
+  });
+
+  it('serves a stdio upstream to an SDK v2 host negotiating (auto): it gets 2025-11-25 from the gateway', async () => {
+    const host = new ClientV2(
+      { name: 'test-host-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await host.connect(new HttpV2(url('local'), { requestInit: auth }));
+    closing.push(host);
+    expect(host.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    await exercise(host as never, () => stdio.entries().filter((e) => e.tool === 'search').length);
+  });
+});
