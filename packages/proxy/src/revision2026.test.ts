@@ -1,13 +1,14 @@
-import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
+import { type ChaosHttpServer, type FaultPlan, startChaosHttpServer } from '@mcp-resilience/chaos';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, startGateway } from './gateway/startGateway.js';
 import { chaosStdio } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
+import { type ModernServer, startModernServer } from './test-support/startModernServer.js';
 import { Upstream } from './upstream/Upstream.js';
 
 /**
@@ -16,7 +17,7 @@ import { Upstream } from './upstream/Upstream.js';
  * 2025-11-25 upstream still spoken to as before.
  */
 const TOKEN = 'revision-test-token-0123';
-const INVALID_SEARCH = { faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] };
+const INVALID_SEARCH: FaultPlan = { faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] };
 const SEARCH = { name: 'search', arguments: { query: 'mcp' } };
 const WEATHER = { name: 'get_weather', arguments: { city: 'Paris' } };
 const TOOLS = ['get_weather', 'search', 'create_ticket', 'generate_report'];
@@ -133,5 +134,47 @@ describe('the gateway in front of 2026-07-28 upstreams (Streamable HTTP and stdi
     closing.push(host);
     expect(host.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     await exercise(host as never, () => stdio.entries().filter((e) => e.tool === 'search').length);
+  });
+});
+
+describe('input_required rounds of a 2026-07-28 upstream, for a 2025-11-25 host', () => {
+  let server: ModernServer;
+  beforeAll(async () => {
+    server = await startModernServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const confirm = { name: 'confirm', arguments: { action: 'deploy' } };
+
+  it('each embedded request reaches the host as a server-to-client request; the call completes', async () => {
+    const asked: unknown[] = [];
+    const host = await connectHost(['connect', server.url], { elicitation: {} }, (client) => {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { confirm: true } };
+      });
+    });
+    closing.push(host);
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'deploy: done' }]);
+    expect(asked).toMatchObject([{ message: 'deploy?' }]);
+    expect(server.confirmations).toEqual([{ answered: false }, { answered: true }]);
+  });
+
+  it('a host without the capability gets a clear non-retryable failure, after one request', async () => {
+    const before = server.confirmations.length;
+    const host = await connectHost(['connect', server.url]);
+    closing.push(host);
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(classification(result)).toMatchObject({
+      class: 'non_retryable',
+      source: 'mcp.protocol.missing_capability',
+      attempts: 1,
+    });
+    expect(JSON.stringify(result.content)).toContain('do not declare the required capability');
+    expect(server.confirmations.length - before).toBe(1);
   });
 });
