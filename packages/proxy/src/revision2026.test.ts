@@ -9,6 +9,7 @@ import { type Gateway, startGateway } from './gateway/startGateway.js';
 import { chaosStdio } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
 import { type ModernServer, startModernServer } from './test-support/startModernServer.js';
+import { waitFor } from './test-support/waitFor.js';
 import { Upstream } from './upstream/Upstream.js';
 
 /**
@@ -125,15 +126,60 @@ describe('the gateway in front of 2026-07-28 upstreams (Streamable HTTP and stdi
     await exercise(host, () => modern.log.filter((e) => e.tool === 'search').length);
   });
 
-  it('serves a stdio upstream to an SDK v2 host negotiating (auto): it gets 2025-11-25 from the gateway', async () => {
-    const host = new ClientV2(
-      { name: 'test-host-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
+  it('serves a stdio upstream to an SDK v2 host negotiating (auto): 2026-07-28 on both sides', async () => {
+    const sessions = gateway.sessions();
+    const host = modernHost();
     await host.connect(new HttpV2(url('local'), { requestInit: auth }));
     closing.push(host);
-    expect(host.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect(host.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(host.getServerVersion()?.name).toBe('mcp-chaos');
     await exercise(host as never, () => stdio.entries().filter((e) => e.tool === 'search').length);
+    expect(gateway.sessions()).toBeLessThanOrEqual(sessions); // 2026-07-28 opens no session
+  });
+});
+
+const modernHost = () =>
+  new ClientV2({ name: 'test-host-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+
+describe('the gateway, to a host on 2026-07-28, in front of a 2025-11-25 upstream', () => {
+  let legacy: ChaosHttpServer;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    legacy = await startChaosHttpServer({ seed: 1, stepMs: 50, plan: INVALID_SEARCH });
+    const config = parseGatewayConfig({ mcpServers: { legacy: { url: legacy.url } } }, 'revision-test.json');
+    gateway = await startGateway({ config, port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await legacy?.close();
+  });
+  const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+
+  it('answers server/discover, forwards the calls with the pipeline, progress and cancellation', async () => {
+    const host = modernHost();
+    await host.connect(new HttpV2(new URL(`${gateway.url}/legacy/mcp`), { requestInit: auth }));
+    closing.push(host);
+    expect(host.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    await exercise(host as never, () => legacy.log.filter((e) => e.tool === 'search').length);
+    const progress: unknown[] = [];
+    const report = (await host.callTool(
+      { name: 'generate_report', arguments: { topic: 'mcp', steps: 2 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    )) as CallToolResult;
+    expect(report.isError).toBeFalsy();
+    expect(progress).toEqual([0, 1]);
+    // Closing the request's stream cancels it (the revision's cancellation on HTTP): the upstream is told.
+    const stop = new AbortController();
+    const slow = host.callTool(
+      { name: 'generate_report', arguments: { topic: 'slow', steps: 40 } },
+      { signal: stop.signal, onprogress: () => stop.abort('enough') },
+    );
+    await expect(slow).rejects.toThrow();
+    const started = legacy.log.filter((e) => e.tool === 'generate_report').at(-1);
+    const cancelled = await waitFor('the upstream to log the cancellation', () =>
+      legacy.log.find((e) => e.method === 'notifications/cancelled' && e.requestId === started?.requestId),
+    );
+    expect(cancelled.via).toBe('notification');
   });
 });
 
