@@ -141,12 +141,27 @@ describe('the gateway in front of 2026-07-28 upstreams (Streamable HTTP and stdi
 const modernHost = () =>
   new ClientV2({ name: 'test-host-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
 
+/** A 2025-11-25 stdio server (SDK v1) whose `grow` tool adds a tool: the SDK sends `tools/list_changed`. */
+const GROWING_SERVER = `
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+const server = new McpServer({ name: 'growing', version: '1.0.0' });
+let n = 0;
+server.registerTool('grow', {}, async () => {
+  server.registerTool('grown' + ++n, {}, async () => ({ content: [] }));
+  return { content: [{ type: 'text', text: 'grown' + n }] };
+});
+await server.connect(new StdioServerTransport());
+`;
+
 describe('the gateway, to a host on 2026-07-28, in front of a 2025-11-25 upstream', () => {
   let legacy: ChaosHttpServer;
   let gateway: Gateway;
   beforeAll(async () => {
     legacy = await startChaosHttpServer({ seed: 1, stepMs: 50, plan: INVALID_SEARCH });
-    const config = parseGatewayConfig({ mcpServers: { legacy: { url: legacy.url } } }, 'revision-test.json');
+    const growing = { command: process.execPath, args: ['--input-type=module', '-e', GROWING_SERVER] };
+    const servers = { legacy: { url: legacy.url }, growing };
+    const config = parseGatewayConfig({ mcpServers: servers }, 'revision-test.json');
     gateway = await startGateway({ config, port: 0, token: TOKEN });
   });
   afterAll(async () => {
@@ -180,6 +195,21 @@ describe('the gateway, to a host on 2026-07-28, in front of a 2025-11-25 upstrea
       legacy.log.find((e) => e.method === 'notifications/cancelled' && e.requestId === started?.requestId),
     );
     expect(cancelled.via).toBe('notification');
+  });
+
+  it("passes the upstream's tools/list_changed to a subscriptions/listen stream that asked for it", async () => {
+    const host = modernHost();
+    const changed: unknown[] = [];
+    host.setNotificationHandler('notifications/tools/list_changed', (n) => void changed.push(n.method));
+    await host.connect(new HttpV2(new URL(`${gateway.url}/growing/mcp`), { requestInit: auth }));
+    closing.push(host);
+    const subscription = await host.listen({ toolsListChanged: true });
+    closing.push(subscription);
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    await host.callTool({ name: 'grow', arguments: {} });
+    await waitFor('the list_changed on the listen stream', () => (changed.length > 0 ? changed : undefined));
+    expect(changed).toEqual(['notifications/tools/list_changed']);
+    expect((await host.listTools()).tools.map((t) => t.name)).toEqual(['grow', 'grown1']);
   });
 });
 

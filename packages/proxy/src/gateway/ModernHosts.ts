@@ -20,12 +20,30 @@ export function isModernRequest(req: IncomingMessage): boolean {
 }
 
 /**
+ * The upstream's change notifications, published to the hosts' `subscriptions/listen` streams that opted in (the
+ * revision's only way to them); other notifications outside a request (logging) have no way to such hosts.
+ */
+const toSubscriptions =
+  (handler: McpHttpHandler) =>
+  (notification: { method: string; params?: Record<string, unknown> }): void => {
+    const { notify } = handler;
+    if (notification.method === 'notifications/tools/list_changed') notify.toolsChanged();
+    else if (notification.method === 'notifications/prompts/list_changed') notify.promptsChanged();
+    else if (notification.method === 'notifications/resources/list_changed') notify.resourcesChanged();
+    else if (notification.method === 'notifications/resources/updated') {
+      const uri = notification.params?.uri;
+      if (typeof uri === 'string') notify.resourceUpdated(uri);
+    }
+  };
+
+/**
  * The gateway's hosts on protocol revision 2026-07-28: no sessions, each request on its own, answered by the SDK
  * v2 `createMcpHandler` of the server (one per server of the config, built on first use) with a forwarding
  * `Server` per request. At most `maxRequests` such requests in flight over all servers (503 beyond).
  */
 export class ModernHosts {
   private readonly handlers = new Map<string, McpHttpHandler>();
+  private readonly unwatch: (() => void)[] = [];
   private inFlight = 0;
 
   constructor(
@@ -62,6 +80,7 @@ export class ModernHosts {
   }
 
   async close(): Promise<void> {
+    for (const stop of this.unwatch.splice(0)) stop();
     await Promise.allSettled([...this.handlers.values()].map((handler) => handler.close()));
     this.handlers.clear();
   }
@@ -71,6 +90,7 @@ export class ModernHosts {
     if (!handler) {
       handler = createMcpHandler(() => createModernHostServer(upstream, this.forward), { legacy: 'reject' });
       this.handlers.set(name, handler);
+      this.unwatch.push(upstream.watch(toSubscriptions(handler)));
     }
     return handler;
   }

@@ -83,6 +83,7 @@ export class Upstream {
   private readonly raw: UpstreamClient;
   private resilient: UpstreamClient | undefined;
   private readonly hosts = new Set<HostLink>();
+  private readonly watchers = new Set<(notification: JsonRpcRequestLike) => void>();
   private readonly inFlight = new Map<object, InFlight>();
   private readonly progress = new ProgressRouter();
   private respawner: Respawner | undefined;
@@ -181,6 +182,15 @@ export class Upstream {
   }
 
   /**
+   * Watches the upstream's notifications without becoming a host (the server-to-client requests never go to a
+   * watcher): how hosts without a session of their own (2026-07-28) hear of `list_changed`.
+   */
+  watch(listener: (notification: JsonRpcRequestLike) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /**
    * Sends a host's request through the resilience pipeline. `options` are the SDK's request options (`signal`,
    * `timeout`...): the SDK tells the upstream of a cancellation. With `onProgress`, each attempt asks for
    * progress (a token of its own) and the upstream's progress notifications go to `onProgress`.
@@ -235,6 +245,7 @@ export class Upstream {
   }
 
   private async broadcast(notification: JsonRpcRequestLike): Promise<void> {
+    for (const watcher of this.watchers) watcher(notification);
     await Promise.allSettled([...this.hosts].map((host) => host.notify(stripJsonRpc(notification))));
   }
 }
