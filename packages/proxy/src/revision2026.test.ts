@@ -2,7 +2,11 @@ import { type ChaosHttpServer, type FaultPlan, startChaosHttpServer } from '@mcp
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, startGateway } from './gateway/startGateway.js';
@@ -252,5 +256,16 @@ describe('input_required rounds of a 2026-07-28 upstream, for a 2025-11-25 host'
     });
     expect(JSON.stringify(result.content)).toContain('do not declare the required capability');
     expect(server.confirmations.length - before).toBe(1);
+  });
+
+  it("passes the upstream's tools/list_changed (sent on the proxy's subscriptions/listen stream) to the host", async () => {
+    const changed: string[] = [];
+    const host = await connectHost(['connect', server.url], {}, (client) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changed.push(n.method));
+    });
+    closing.push(host);
+    await host.callTool({ name: 'grow', arguments: {} });
+    await waitFor('the list_changed at the host', () => (changed.length > 0 ? changed : undefined));
+    expect(changed).toEqual(['notifications/tools/list_changed']);
   });
 });

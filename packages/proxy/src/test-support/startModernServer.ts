@@ -15,7 +15,8 @@ export interface ModernServer {
 /**
  * A real MCP server of the TypeScript SDK v2 (`@modelcontextprotocol/server`) that speaks only 2026-07-28
  * (`legacy: 'reject'`), on Streamable HTTP at 127.0.0.1: `confirm` asks for a confirmation with an
- * `input_required` result (an embedded `elicitation/create`) and completes once it has it.
+ * `input_required` result (an embedded `elicitation/create`) and completes once it has it; `grow` publishes
+ * `tools/list_changed` to the open `subscriptions/listen` streams.
  */
 export async function startModernServer(): Promise<ModernServer> {
   const confirmations: { answered: boolean }[] = [];
@@ -39,6 +40,10 @@ export async function startModernServer(): Promise<ModernServer> {
           return { content: [{ type: 'text', text: `${action}: done` }] };
         },
       );
+      server.registerTool('grow', { inputSchema: z.object({}) }, async () => {
+        handler.notify.toolsChanged();
+        return { content: [{ type: 'text', text: 'the tool list changed' }] };
+      });
       return server;
     },
     { legacy: 'reject' },

@@ -64,6 +64,7 @@ export function upstreamClient(
     jsonSchemaValidator: noSchemaValidation as never,
     versionNegotiation: { mode: { pin: MODERN_REVISION } },
   });
+  listenOnEachConnection(client);
   for (const [method, capability] of Object.entries(INPUT_METHODS)) {
     if (capabilities[capability] === undefined) continue;
     client.setRequestHandler(
@@ -72,6 +73,42 @@ export function upstreamClient(
     );
   }
   return client as unknown as UpstreamClient;
+}
+
+/** The change notifications of 2026-07-28, which come only on a `subscriptions/listen` stream. */
+const CHANGES = [
+  ['tools', 'toolsListChanged', 'notifications/tools/list_changed'],
+  ['prompts', 'promptsListChanged', 'notifications/prompts/list_changed'],
+  ['resources', 'resourcesListChanged', 'notifications/resources/list_changed'],
+] as const;
+
+/** How long a connection waits for the upstream to acknowledge its `subscriptions/listen`. */
+const LISTEN_ACK_MS = 5000;
+
+/**
+ * On 2026-07-28 the upstream's `list_changed` notifications come only on a `subscriptions/listen` stream: after
+ * each connection (the first and every reconnection), one is opened for the lists the server says change, and
+ * what it delivers goes where a 2025-era notification goes (`fallbackNotificationHandler`, to the hosts). A
+ * failed listen leaves the calls alone.
+ */
+function listenOnEachConnection(client: ModernClient): void {
+  for (const [, , method] of CHANGES) {
+    client.setNotificationHandler(method, (notification) =>
+      (client as unknown as UpstreamClient).fallbackNotificationHandler?.(notification as Message),
+    );
+  }
+  const connect = client.connect.bind(client);
+  client.connect = async (...args: Parameters<typeof connect>) => {
+    await connect(...args);
+    const capabilities = client.getServerCapabilities() ?? {};
+    const filter = Object.fromEntries(
+      CHANGES.filter(([list]) => capabilities[list]?.listChanged === true).map(([, key]) => [key, true]),
+    );
+    // Awaited (its acknowledgement, at most LISTEN_ACK_MS): a change after the connection reaches the hosts.
+    if (Object.keys(filter).length > 0) {
+      await client.listen(filter, { timeout: LISTEN_ACK_MS }).catch(() => {});
+    }
+  };
 }
 
 /**
