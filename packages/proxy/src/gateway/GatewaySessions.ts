@@ -6,6 +6,7 @@ import { createHostServer } from '../host/createHostServer.js';
 import type { ForwardOptions } from '../host/forwardRequest.js';
 import { type AccessPolicy, checkRequest } from './checkRequest.js';
 import { cancelOnClose, reply } from './httpReplies.js';
+import { isModernRequest, ModernHosts } from './ModernHosts.js';
 import { readJsonBody } from './readJsonBody.js';
 import type { UpstreamPool } from './UpstreamPool.js';
 
@@ -23,16 +24,22 @@ export interface SessionLimits {
   readonly maxPendingRequests: number;
 }
 
-/** The gateway's host sessions: one SDK Streamable HTTP transport and host-facing `Server` each. */
+/**
+ * The gateway's host sessions: one SDK Streamable HTTP transport and host-facing `Server` each. Hosts on
+ * 2026-07-28, which has no sessions, go to {@link ModernHosts} (at most `maxSessions` requests in flight).
+ */
 export class GatewaySessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly modern: ModernHosts;
 
   constructor(
     private readonly pool: UpstreamPool,
     private readonly policy: AccessPolicy,
     private readonly limits: SessionLimits,
     private readonly forward: ForwardOptions,
-  ) {}
+  ) {
+    this.modern = new ModernHosts(pool, limits.maxSessions, forward);
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -65,6 +72,7 @@ export class GatewaySessions {
       cancelOnClose(req, res, session.transport, body);
       return session.transport.handleRequest(req, res, body);
     }
+    if (isModernRequest(req)) return this.modern.handle(name, req, res, body);
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return reply(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
@@ -80,6 +88,7 @@ export class GatewaySessions {
 
   async closeAll(): Promise<void> {
     await Promise.allSettled([...this.sessions.values()].map((s) => s.transport.close()));
+    await this.modern.close();
   }
 
   /** A new host session on server `name`, answering its `initialize`. */

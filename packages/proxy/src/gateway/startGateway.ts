@@ -41,6 +41,7 @@ export const gatewayDefaults = {
   sessionIdleMs: 10 * 60_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
 } as const;
 
 /** A running gateway. */
@@ -77,6 +78,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   http.headersTimeout = o.headersTimeoutMs;
   http.requestTimeout = o.requestTimeoutMs;
+  // Node's default (5 s) closes idle keep-alive sockets while busy clients reuse them: "fetch failed"
+  // (ECONNRESET) on the host. Longer than the hosts' idle reuse (undici keeps a socket up to the server's hint).
+  http.keepAliveTimeout = o.keepAliveTimeoutMs;
   http.maxHeadersCount = 100;
   const sweep = setInterval(
     () => sessions.closeIdle(Date.now() - o.sessionIdleMs),

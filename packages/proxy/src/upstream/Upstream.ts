@@ -5,7 +5,7 @@ import {
   observeFetch,
   TERMINAL_OUTCOMES,
 } from '@mcp-resilience/middleware/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   ClientCapabilities,
@@ -14,13 +14,13 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { breakerWatch } from './breakerWatch.js';
 import type { HostLink } from './HostLink.js';
-import { noSchemaValidation } from './noSchemaValidation.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { passthroughResult } from './passthroughResult.js';
 import { Respawner, type RespawnOptions } from './Respawner.js';
 import { type InFlight, routeToHost } from './routeToHost.js';
 import { transportFactory } from './transportFactory.js';
 import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
+import { refusesLegacyEra, type UpstreamClient, type UpstreamEra, upstreamClient } from './upstreamClient.js';
 
 type JsonRpcRequestLike = { method: string; params?: Record<string, unknown> };
 
@@ -72,20 +72,25 @@ const serverOf = (options: McpResilienceOptions): string | undefined => options.
  * One upstream MCP server behind the proxy: an SDK `Client` connected through `connectWithResilience` (so every
  * request runs the same pipeline as in-process: classified, retried when safe, breaker, budget, negative cache,
  * telemetry, reconnection after a crash or a lost session), shared by the hosts attached to it. Server-to-client
- * requests and notifications from the upstream go back to the hosts.
+ * requests and notifications from the upstream go back to the hosts. Both protocol eras: 2025-11-25 (and earlier)
+ * first, then 2026-07-28 when the upstream refuses those (see {@link Upstream.open}).
  */
 export class Upstream {
   readonly spec: UpstreamSpec;
   private serverName: string;
-  private readonly raw: Client;
-  private resilient: Client | undefined;
+  /** The protocol era spoken with the upstream. */
+  readonly era: UpstreamEra;
+  private readonly raw: UpstreamClient;
+  private resilient: UpstreamClient | undefined;
   private readonly hosts = new Set<HostLink>();
+  private readonly watchers = new Set<(notification: JsonRpcRequestLike) => void>();
   private readonly inFlight = new Map<object, InFlight>();
   private readonly progress = new ProgressRouter();
   private respawner: Respawner | undefined;
 
-  private constructor(spec: UpstreamSpec, raw: Client, name: string) {
+  private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
+    this.era = era;
     this.raw = raw;
     this.serverName = name;
   }
@@ -95,21 +100,37 @@ export class Upstream {
     return this.serverName;
   }
 
-  /** Connects to the upstream (retried like any call); rejects with a `ResilienceError` when it cannot. */
+  /**
+   * Connects to the upstream (retried like any call); rejects with a `ResilienceError` when it cannot. The
+   * protocol revision is negotiated as a 2025-11-25 client does (`initialize`, so that a host of that revision
+   * gets the upstream's server-to-client requests, sessions, `logging/setLevel` as they are); an upstream that
+   * answers it `-32022` (it speaks only 2026-07-28) is connected again with `server/discover`.
+   */
   static async open(options: UpstreamOptions): Promise<Upstream> {
-    const raw = new Client(options.clientInfo ?? upstreamDefaults.clientInfo, {
-      capabilities: options.capabilities ?? {},
-      jsonSchemaValidator: noSchemaValidation,
-    });
+    try {
+      return await Upstream.openOn('legacy', options);
+    } catch (error) {
+      if (!refusesLegacyEra(error)) throw error;
+      return await Upstream.openOn('modern', options);
+    }
+  }
+
+  private static async openOn(era: UpstreamEra, options: UpstreamOptions): Promise<Upstream> {
+    const raw = upstreamClient(
+      era,
+      options.clientInfo ?? upstreamDefaults.clientInfo,
+      options.capabilities ?? {},
+      // Called only once connected, when `upstream` exists.
+      (request, signal) => upstream.toHost(request, signal),
+    );
     const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
     const user = options.resilience ?? {};
     // A shared pipeline (`resilience`) has its recorder already: its breakers stay unseen, restarts unguarded.
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
-    const upstream = new Upstream(options.spec, raw, serverOf(resilience) ?? 'mcp');
-    raw.fallbackRequestHandler = (request, extra) => upstream.toHost(request, extra.signal) as never;
+    const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
-    const factory = transportFactory(options.spec, fetch);
+    const factory = transportFactory(options.spec, fetch, era);
     const connection = () => upstream.progress.hook(factory());
     const resilient = await connectWithResilience(raw, connection, resilience);
     upstream.resilient = resilient;
@@ -134,10 +155,13 @@ export class Upstream {
     return upstream;
   }
 
-  /** The connected client behind the resilience layer (a fallback target for other upstreams). */
+  /**
+   * The connected client behind the resilience layer (a fallback target for other upstreams). Typed as the v1
+   * `Client` that `fallbacks` name; on 2026-07-28 it is the v2 one, which has the same calls.
+   */
   get client(): Client {
     if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
-    return this.resilient;
+    return this.resilient as unknown as Client;
   }
 
   /** What the upstream answered `initialize` with: its capabilities, identity and instructions. */
@@ -155,6 +179,15 @@ export class Upstream {
   attach(host: HostLink): () => void {
     this.hosts.add(host);
     return () => this.hosts.delete(host);
+  }
+
+  /**
+   * Watches the upstream's notifications without becoming a host (the server-to-client requests never go to a
+   * watcher): how hosts without a session of their own (2026-07-28) hear of `list_changed`.
+   */
+  watch(listener: (notification: JsonRpcRequestLike) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
   }
 
   /**
@@ -212,6 +245,7 @@ export class Upstream {
   }
 
   private async broadcast(notification: JsonRpcRequestLike): Promise<void> {
+    for (const watcher of this.watchers) watcher(notification);
     await Promise.allSettled([...this.hosts].map((host) => host.notify(stripJsonRpc(notification))));
   }
 }

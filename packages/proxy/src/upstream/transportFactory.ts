@@ -1,15 +1,23 @@
 import type { ObservedFetch } from '@mcp-resilience/middleware/mcp';
+import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
 import type { UpstreamSpec } from './UpstreamSpec.js';
+import type { UpstreamEra } from './upstreamClient.js';
 
 /**
  * A function making a fresh transport to the upstream for each connection (a transport starts once): the first
  * connection, and each reconnection after a crash or a lost session. A stdio child inherits the proxy's
- * environment plus `env`, and its stderr goes to the proxy's stderr; its stdout carries only the protocol.
+ * environment plus `env`, and its stderr goes to the proxy's stderr; its stdout carries only the protocol. On
+ * HTTP, the `modern` era (2026-07-28) needs the SDK v2 transport (its per-request headers and streams); stdio is
+ * the same pipe on both eras.
  */
-export function transportFactory(spec: UpstreamSpec, fetch: ObservedFetch | undefined): () => object {
+export function transportFactory(
+  spec: UpstreamSpec,
+  fetch: ObservedFetch | undefined,
+  era: UpstreamEra = 'legacy',
+): () => object {
   if (spec.kind === 'stdio') {
     return () =>
       JsonLineBuffer.install(
@@ -23,8 +31,9 @@ export function transportFactory(spec: UpstreamSpec, fetch: ObservedFetch | unde
       );
   }
   const url = new URL(spec.url);
+  const Transport = era === 'modern' ? ModernHttpTransport : StreamableHTTPClientTransport;
   return () =>
-    new StreamableHTTPClientTransport(url, {
+    new Transport(url, {
       ...(fetch ? { fetch } : {}),
       requestInit: { headers: { ...spec.headers } },
     });
