@@ -330,27 +330,7 @@ export class EmbeddedStore {
         }
         persist.push([key, next]);
       }
-      const acc = new Map<
-        string,
-        { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
-      >();
-      for (const f of batch.facts) {
-        const dim = this.dim(f.labels);
-        for (const tier of this.tiers) {
-          const bucket = alignDown(f.timeMs, tier.res);
-          if (bucket < now - tier.keepMs) continue;
-          const k = `${tier.id}|${f.metric}|${bucket}|${dim}`;
-          const a = acc.get(k);
-          if (a) {
-            a.value += f.value;
-            a.count += f.count;
-          } else acc.set(k, { tier: tier.id, metric: f.metric, bucket, dim, value: f.value, count: f.count });
-        }
-      }
-      for (const f of acc.values()) {
-        this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
-        if (f.bucket < factsFrom) factsFrom = f.bucket;
-      }
+      factsFrom = this.writeFacts(batch.facts, now);
     });
     // Only after the commit: a rolled-back write must not leave its states in the cache.
     for (const [key, state] of persist) this.remember(key, state);
@@ -358,6 +338,33 @@ export class EmbeddedStore {
     this.trackedSeriesBytes += addedBytes;
     if (factsFrom !== Number.POSITIVE_INFINITY) this.emitFactsChanged(factsFrom);
     this.emit(changed, 'metrics', batch.points);
+  }
+
+  /** Adds the facts of a batch to every tier still keeping their buckets; returns the earliest bucket written. */
+  private writeFacts(facts: MetricBatch['facts'], now: number): number {
+    const acc = new Map<
+      string,
+      { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
+    >();
+    for (const f of facts) {
+      const dim = this.dim(f.labels);
+      for (const tier of this.tiers) {
+        const bucket = alignDown(f.timeMs, tier.res);
+        if (bucket < now - tier.keepMs) continue;
+        const k = `${tier.id}|${f.metric}|${bucket}|${dim}`;
+        const a = acc.get(k);
+        if (a) {
+          a.value += f.value;
+          a.count += f.count;
+        } else acc.set(k, { tier: tier.id, metric: f.metric, bucket, dim, value: f.value, count: f.count });
+      }
+    }
+    let from = Number.POSITIVE_INFINITY;
+    for (const f of acc.values()) {
+      this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
+      if (f.bucket < from) from = f.bucket;
+    }
+    return from;
   }
 
   private emitFactsChanged(from: number): void {
