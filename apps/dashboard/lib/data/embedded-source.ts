@@ -8,6 +8,7 @@ import { asState, type InstanceBreakerState, RANK } from './breakers';
 import { bucketQuantile } from './bucket-quantile';
 import { cumulativeBuckets } from './cumulative-buckets';
 import type { ShadowExample } from './experiments-types';
+import { PieceCache } from './piece-cache';
 import type {
   BreakerKeysPage,
   BucketPlan,
@@ -126,10 +127,20 @@ export class EmbeddedPrimitives implements Primitives {
   private readonly statements = new Map<string, Statement<unknown[], unknown>>();
   private readonly countsCache = new Map<string, { at: number; counts: BreakerCounts }>();
 
+  /** Aggregates over facts, kept until a write reaches their buckets. */
+  private readonly pieces = new PieceCache();
+
   constructor(
     private readonly store: EmbeddedStore,
     private readonly options: EmbeddedSourceOptions,
-  ) {}
+  ) {
+    store.subscribe({ factsChanged: (from) => this.pieces.changedFrom(from) });
+  }
+
+  /** The rows of an aggregate over buckets before `to`: kept by `pieces` until a write reaches them. */
+  private aggregate<R>(sql: string, to: number, args: readonly unknown[]): readonly R[] {
+    return this.pieces.rows(`${sql}\u0000${args.join('\u0001')}`, to, () => this.all<R>(sql, ...args));
+  }
 
   now(): number {
     return this.store.now();
@@ -214,7 +225,13 @@ export class EmbeddedPrimitives implements Primitives {
     const merged = new Map<string, Sum>();
     const keyCols = [...by, ...(bounds ? ['bucket_lower', 'bucket_le'] : [])];
     for (const piece of planRange(q.from, q.to, this.now(), this.store.tiers)) {
-      for (const row of this.all<Row>(sql, piece.tier, metric, piece.from, piece.to, ...w.args)) {
+      for (const row of this.aggregate<Row>(sql, piece.to, [
+        piece.tier,
+        metric,
+        piece.from,
+        piece.to,
+        ...w.args,
+      ])) {
         const v = row.v;
         if (v === null) continue;
         const key = keyCols.map((c) => row[c]).join('\u0001');
@@ -257,16 +274,25 @@ export class EmbeddedPrimitives implements Primitives {
       FROM facts f JOIN dims d ON d.id = f.dim
       WHERE f.tier = ? AND f.metric = ? AND f.bucket >= ? AND f.bucket < ?${w.sql}
       GROUP BY k${by.map((d) => `, d.${col(d)}`).join('')}`;
-    const rows = this.all<Sum & { k: number }>(
-      sql,
-      plan.origin,
-      plan.step,
-      tier.id,
-      METRIC[metric],
-      plan.origin,
-      plan.origin + plan.count * plan.step,
-      ...w.args,
+    // the complete buckets (kept until a write reaches them), then the ones still filling
+    const end = plan.origin + plan.count * plan.step;
+    const split = Math.min(
+      end,
+      plan.origin + Math.max(0, Math.floor((now - plan.origin) / plan.step)) * plan.step,
     );
+    const read = (from: number, to: number) =>
+      to > from
+        ? this.aggregate<Sum & { k: number }>(sql, to, [
+            plan.origin,
+            plan.step,
+            tier.id,
+            METRIC[metric],
+            from,
+            to,
+            ...w.args,
+          ])
+        : [];
+    const rows = [...read(plan.origin, split), ...read(split, end)];
     return rows
       .filter((r) => r.v !== 0 || r.c !== 0)
       .map((r) => ({ k: r.k, labels: EmbeddedPrimitives.labels(r, by), value: r.v, count: r.c }));

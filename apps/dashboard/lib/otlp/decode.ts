@@ -1,4 +1,5 @@
 import { Rejections, shown } from '../ingest/rejections';
+import { decodeTracesProtobuf, MAX_SPAN_EVENTS } from './decode-traces-protobuf';
 import type { ElementLimits } from './element-budget';
 import { type CountedBody, elementScanner } from './element-scanner';
 import {
@@ -33,6 +34,19 @@ import {
 
 export type { Encoding };
 
+/** The bytes of a body, its elements counted within `elements` (a `CountedBody` was, as it was decompressed). */
+function countedBytes(
+  input: Uint8Array | CountedBody,
+  encoding: Encoding,
+  signal: 'traces' | 'metrics',
+  elements: ElementLimits | undefined,
+): Uint8Array {
+  const body = input instanceof Uint8Array ? input : input.counted;
+  if (body.length > 0 && input instanceof Uint8Array)
+    elementScanner(encoding, signal, elements).finish(body, body.length);
+  return body;
+}
+
 /**
  * The request as plain objects, once its elements were counted within `elements` (`OtlpLimitError` beyond,
  * before anything is built; a `CountedBody` was counted as it was decompressed).
@@ -43,9 +57,8 @@ function parse(
   signal: 'traces' | 'metrics',
   elements: ElementLimits | undefined,
 ): Record<string, unknown> {
-  const body = input instanceof Uint8Array ? input : input.counted;
+  const body = countedBytes(input, encoding, signal, elements);
   if (body.length === 0) return {};
-  if (input instanceof Uint8Array) elementScanner(encoding, signal, elements).finish(body, body.length);
   if (encoding === 'json') {
     let value: unknown;
     try {
@@ -100,7 +113,7 @@ function boundsRefusal(bounds: readonly number[]): string | undefined {
 }
 
 /** Events kept per span (OTel's default span event count limit). */
-const MAX_EVENTS = 128;
+const MAX_EVENTS = MAX_SPAN_EVENTS;
 
 const cutName = (s: string, limits: AttributeLimits) =>
   s.length > limits.maxLength ? s.slice(0, limits.maxLength) : s;
@@ -327,8 +340,45 @@ export function decodeTraces(
   encoding: Encoding,
   options?: DecodeLimits,
 ): TracesRequest {
-  const request = parse(body, encoding, 'traces', options?.elements);
   const limits = attributeLimits(options);
+  if (encoding === 'protobuf') {
+    // straight from the wire (the same result as protobufjs then `tracesFromObject`, a third of the CPU)
+    const bytes = countedBytes(body, encoding, 'traces', options?.elements);
+    return bytes.length === 0 ? tracesFromObject({}, limits) : decodeTracesProtobuf(bytes, limits);
+  }
+  return tracesFromObject(parse(body, encoding, 'traces', options?.elements), limits);
+}
+
+/** One span object (OTLP/JSON or protobufjs) in the ingest's shape; throws `OtlpDecodeError` naming the field. */
+function spanFromObject(s: Record<string, unknown>, limits: AttributeLimits): Span {
+  const status = isObject(s.status) ? s.status : {};
+  return {
+    traceId: id(s.traceId, 16, 'traceId'),
+    spanId: id(s.spanId, 8, 'spanId'),
+    parentSpanId: id(s.parentSpanId, 8, 'parentSpanId'),
+    name: cutName(str(s.name), limits),
+    kind: enumValue(s.kind, 'kind', 'span.kind'),
+    startMs: nanosToMs(s.startTimeUnixNano, 'span.startTimeUnixNano'),
+    endMs: nanosToMs(s.endTimeUnixNano, 'span.endTimeUnixNano'),
+    attributes: attributes(s.attributes, limits),
+    events: list(s.events, 'span.events')
+      .filter(isObject)
+      .slice(0, MAX_EVENTS)
+      .map((e) => ({
+        name: cutName(str(e.name), limits),
+        timeMs: nanosToMs(e.timeUnixNano, 'event.timeUnixNano'),
+        attributes: attributes(e.attributes, limits),
+      })),
+    statusCode: enumValue(status.code, 'status', 'span.status.code'),
+    statusMessage: cutName(str(status.message), limits),
+  };
+}
+
+/**
+ * The conversion of a decoded traces request (OTLP/JSON, or protobufjs's objects) into the ingest's shapes:
+ * the generic path, which `decodeTracesProtobuf` matches for protobuf bodies.
+ */
+export function tracesFromObject(request: Record<string, unknown>, limits: AttributeLimits): TracesRequest {
   const rejections = new Rejections();
   const resources: ResourceSpans[] = [];
   let total = 0;
@@ -345,33 +395,7 @@ export function decodeTraces(
           rejections.add(1, 'span is not an object');
           continue;
         }
-        const span = point(
-          () => {
-            const status = isObject(s.status) ? s.status : {};
-            return {
-              traceId: id(s.traceId, 16, 'traceId'),
-              spanId: id(s.spanId, 8, 'spanId'),
-              parentSpanId: id(s.parentSpanId, 8, 'parentSpanId'),
-              name: cutName(str(s.name), limits),
-              kind: enumValue(s.kind, 'kind', 'span.kind'),
-              startMs: nanosToMs(s.startTimeUnixNano, 'span.startTimeUnixNano'),
-              endMs: nanosToMs(s.endTimeUnixNano, 'span.endTimeUnixNano'),
-              attributes: attributes(s.attributes, limits),
-              events: list(s.events, 'span.events')
-                .filter(isObject)
-                .slice(0, MAX_EVENTS)
-                .map((e) => ({
-                  name: cutName(str(e.name), limits),
-                  timeMs: nanosToMs(e.timeUnixNano, 'event.timeUnixNano'),
-                  attributes: attributes(e.attributes, limits),
-                })),
-              statusCode: enumValue(status.code, 'status', 'span.status.code'),
-              statusMessage: cutName(str(status.message), limits),
-            };
-          },
-          'span',
-          rejections,
-        );
+        const span = point(() => spanFromObject(s, limits), 'span', rejections);
         if (!span) continue;
         if (span.traceId === '' || span.spanId === '') {
           rejections.add(1, 'span without traceId or spanId');

@@ -77,6 +77,11 @@ export interface StoreEvents {
   breakers?(changed: readonly BreakerKey[]): void;
   /** After every committed ingest. */
   ingested?(signal: 'metrics' | 'traces', count: number): void;
+  /**
+   * After a committed write of facts: the earliest bucket start it wrote (every tier), or `-Infinity` when
+   * facts were deleted (retention). Aggregates over buckets before it are unchanged (`PieceCache`).
+   */
+  factsChanged?(from: number): void;
 }
 
 const MAX_STATE_CACHE = 200_000;
@@ -297,6 +302,7 @@ export class EmbeddedStore {
     const persist: Array<[string, CachedState]> = [];
     let added = 0;
     let addedBytes = 0;
+    let factsFrom = Number.POSITIVE_INFINITY;
     this.run(() => {
       for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
@@ -324,30 +330,51 @@ export class EmbeddedStore {
         }
         persist.push([key, next]);
       }
-      const acc = new Map<
-        string,
-        { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
-      >();
-      for (const f of batch.facts) {
-        const dim = this.dim(f.labels);
-        for (const tier of this.tiers) {
-          const bucket = alignDown(f.timeMs, tier.res);
-          if (bucket < now - tier.keepMs) continue;
-          const k = `${tier.id}|${f.metric}|${bucket}|${dim}`;
-          const a = acc.get(k);
-          if (a) {
-            a.value += f.value;
-            a.count += f.count;
-          } else acc.set(k, { tier: tier.id, metric: f.metric, bucket, dim, value: f.value, count: f.count });
-        }
-      }
-      for (const f of acc.values()) this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
+      factsFrom = this.writeFacts(batch.facts, now);
     });
     // Only after the commit: a rolled-back write must not leave its states in the cache.
     for (const [key, state] of persist) this.remember(key, state);
     this.trackedSeries += added;
     this.trackedSeriesBytes += addedBytes;
+    if (factsFrom !== Number.POSITIVE_INFINITY) this.emitFactsChanged(factsFrom);
     this.emit(changed, 'metrics', batch.points);
+  }
+
+  /** Adds the facts of a batch to every tier still keeping their buckets; returns the earliest bucket written. */
+  private writeFacts(facts: MetricBatch['facts'], now: number): number {
+    const acc = new Map<
+      string,
+      { tier: number; metric: number; bucket: number; dim: number; value: number; count: number }
+    >();
+    for (const f of facts) {
+      const dim = this.dim(f.labels);
+      for (const tier of this.tiers) {
+        const bucket = alignDown(f.timeMs, tier.res);
+        if (bucket < now - tier.keepMs) continue;
+        const k = `${tier.id}|${f.metric}|${bucket}|${dim}`;
+        const a = acc.get(k);
+        if (a) {
+          a.value += f.value;
+          a.count += f.count;
+        } else acc.set(k, { tier: tier.id, metric: f.metric, bucket, dim, value: f.value, count: f.count });
+      }
+    }
+    let from = Number.POSITIVE_INFINITY;
+    for (const f of acc.values()) {
+      this.stmt.fact.run(f.tier, f.metric, f.bucket, f.dim, f.value, f.count);
+      if (f.bucket < from) from = f.bucket;
+    }
+    return from;
+  }
+
+  private emitFactsChanged(from: number): void {
+    for (const l of this.listeners) {
+      try {
+        l.factsChanged?.(from);
+      } catch {
+        // a listener never breaks ingest
+      }
+    }
   }
 
   /** Writes what the ingest made of one traces request, in one transaction. */
@@ -540,6 +567,7 @@ export class EmbeddedStore {
     this.dims.clear();
     this.labels.reset();
     this.countSeries();
+    this.emitFactsChanged(Number.NEGATIVE_INFINITY);
     return { deleted };
   }
 }
