@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/client';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ClientCapabilities, Implementation, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
@@ -6,6 +7,7 @@ import { Upstream, type UpstreamOptions } from '../upstream/Upstream.js';
 import { createHostServer } from './createHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import { HeldTransport } from './HeldTransport.js';
+import { isModernOpening } from './isModernOpening.js';
 
 /** Options of {@link runStdioProxy}. All optional but `upstream`. */
 export interface StdioProxyOptions extends ForwardOptions {
@@ -24,9 +26,13 @@ export interface StdioProxy {
 
 /**
  * `wrap` and `connect`: MCP over stdio to the host, the upstream (a stdio child or a Streamable HTTP URL) behind the
- * resilience layer. The upstream is connected when the host's `initialize` arrives, with the host's identity
- * and capabilities (so the upstream sees what the host can do: sampling, elicitation, roots). When it cannot be
- * reached, the host's `initialize` gets a JSON-RPC error that says so, and the proxy ends.
+ * resilience layer, in the protocol revision the host opens with. `initialize` (2025-11-25 and earlier): the
+ * upstream is connected with the host's identity and capabilities (so the upstream sees what the host can do:
+ * sampling, elicitation, roots), and {@link createHostServer} serves the session. A request with the 2026-07-28
+ * envelope (`server/discover`): the upstream is connected with the host's identity only (that revision has no
+ * server-to-client requests), and {@link serveModernStdio} serves the host as the gateway serves its hosts of that
+ * revision. When the upstream cannot be reached, the host's first request gets a JSON-RPC error that says so, and
+ * the proxy ends.
  */
 export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioProxy> {
   const stdin = options.stdin ?? process.stdin;
@@ -34,6 +40,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioPr
     JsonLineBuffer.install(new StdioServerTransport(stdin, options.stdout ?? process.stdout)),
   );
   let upstream: Upstream | undefined;
+  let served: { close(): Promise<void> } | undefined;
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -41,6 +48,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioPr
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      await served?.close().catch(() => {});
       await host.close().catch(() => {});
       await upstream?.close().catch(() => {});
       resolveClosed();
@@ -55,18 +63,27 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioPr
     await close();
     return { closed, close };
   }
-  const init = initializeParams(first);
+  const modern = isModernOpening(first);
   try {
-    upstream = await Upstream.open({
-      ...options.upstream,
-      ...(init?.capabilities ? { capabilities: init.capabilities } : {}),
-      ...(init?.clientInfo ? { clientInfo: init.clientInfo } : {}),
-    });
+    upstream = await Upstream.open({ ...options.upstream, ...hostIdentity(first, modern) });
   } catch (error) {
     await refuse(host, first, options.upstream, error);
     await close();
     throw error;
   }
+  served = modern
+    ? (await import('./serveModernStdio.js')).serveModernStdio(host, upstream, options)
+    : await serveLegacy(host, upstream, options, close);
+  return { closed, close };
+}
+
+/** A 2025-11-25 session: the SDK v1 `Server` facing the host; the proxy ends when it closes. */
+async function serveLegacy(
+  host: HeldTransport,
+  upstream: Upstream,
+  options: StdioProxyOptions,
+  close: () => Promise<void>,
+): Promise<{ close(): Promise<void> }> {
   const server = createHostServer(upstream, options);
   const onclose = server.onclose;
   server.onclose = () => {
@@ -74,7 +91,30 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioPr
     void close();
   };
   await server.connect(host);
-  return { closed, close };
+  // Closing the host's transport closes the server.
+  return { close: () => Promise.resolve() };
+}
+
+/**
+ * What the upstream is told of the host: its `initialize`'s `clientInfo` and capabilities, or on 2026-07-28 the
+ * envelope's `clientInfo` (capabilities none: the revision's hosts get no server-to-client requests).
+ */
+function hostIdentity(
+  first: JSONRPCMessage,
+  modern: boolean,
+): { capabilities?: ClientCapabilities; clientInfo?: Implementation } {
+  if (modern) return envelopeParams(first) ?? {};
+  const init = initializeParams(first);
+  return {
+    ...(init?.capabilities ? { capabilities: init.capabilities } : {}),
+    ...(init?.clientInfo ? { clientInfo: init.clientInfo } : {}),
+  };
+}
+
+function envelopeParams(message: JSONRPCMessage): { clientInfo?: Implementation } | undefined {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const clientInfo = meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined;
+  return clientInfo && typeof clientInfo.name === 'string' ? { clientInfo } : undefined;
 }
 
 function initializeParams(
