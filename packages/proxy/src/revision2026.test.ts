@@ -269,3 +269,50 @@ describe('input_required rounds of a 2026-07-28 upstream, for a 2025-11-25 host'
     expect(changed).toEqual(['notifications/tools/list_changed']);
   });
 });
+
+describe('input_required rounds of a 2026-07-28 upstream shared by the gateway', () => {
+  let server: ModernServer;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    server = await startModernServer();
+    const config = parseGatewayConfig({ mcpServers: { modern: { url: server.url } } }, 'revision-test.json');
+    gateway = await startGateway({ config, port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await server?.close();
+  });
+  const confirm = { name: 'confirm', arguments: { action: 'deploy' } };
+  const legacyHost = async (capabilities: Record<string, object>) => {
+    const host = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities });
+    const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+    await host.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }),
+    );
+    closing.push(host);
+    return host;
+  };
+
+  it('reach the host whose call it is, when it declared the capability; the call completes', async () => {
+    const host = await legacyHost({ elicitation: {} });
+    const asked: unknown[] = [];
+    host.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'deploy: done' }]);
+    expect(asked).toMatchObject([{ message: 'deploy?' }]);
+  });
+
+  it('are refused for a host without the capability: a non-retryable failure, after one request', async () => {
+    const before = server.confirmations.length;
+    const host = await legacyHost({});
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(classification(result)).toMatchObject({ class: 'non_retryable', attempts: 1 });
+    expect(JSON.stringify(result.content)).toContain('did not declare the \\"elicitation\\" capability');
+    expect(server.confirmations.length - before).toBe(1);
+  });
+});

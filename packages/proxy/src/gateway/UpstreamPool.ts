@@ -3,6 +3,13 @@ import { Upstream } from '../upstream/Upstream.js';
 import type { GatewayConfig, GatewayServer } from './GatewayConfig.js';
 
 /**
+ * What a shared upstream on 2026-07-28 is told the proxy can answer: every input method, so that its
+ * `input_required` rounds are taken on and sent to the host whose call is in flight (which refuses what it did
+ * not declare) instead of being refused by the upstream (-32021) for every host.
+ */
+const INPUT_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} } as const;
+
+/**
  * The gateway's upstreams, one shared connection per server of the config, opened on demand (and at start):
  * a server is opened after its fallbacks, which it then routes to. A failed open is retried by the next session.
  */
@@ -59,7 +66,7 @@ export class UpstreamPool {
       ...(fallbacks.length > 0 ? { fallbacks } : {}),
     };
     try {
-      return await Upstream.open({ spec: server.spec, resilience });
+      return await Upstream.open({ spec: server.spec, resilience, modernCapabilities: INPUT_CAPABILITIES });
     } catch (error) {
       if (error instanceof TypeError) {
         throw new TypeError(

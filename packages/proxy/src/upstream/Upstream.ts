@@ -33,6 +33,13 @@ export interface UpstreamOptions {
   readonly clientInfo?: Implementation;
   /** The client capabilities announced to the upstream (the host's, in `wrap` and `connect`). */
   readonly capabilities?: ClientCapabilities;
+  /**
+   * The client capabilities announced instead when the upstream speaks 2026-07-28, where they only decide which
+   * `input_required` rounds the proxy takes on (each is sent to the host whose call is in flight, as a
+   * server-to-client request of 2025-11-25 is). Default: `capabilities`. The gateway's shared upstreams announce none on 2025-11-25 (a server could act on
+   * them at once: `roots/list` with no host to answer) but every input method on 2026-07-28.
+   */
+  readonly modernCapabilities?: ClientCapabilities;
   /** How a stdio upstream that exits by itself is restarted (at once, with backoff); `false`: at the next request. */
   readonly respawn?: RespawnOptions | false;
 }
@@ -119,7 +126,7 @@ export class Upstream {
     const raw = upstreamClient(
       era,
       options.clientInfo ?? upstreamDefaults.clientInfo,
-      options.capabilities ?? {},
+      (era === 'modern' ? options.modernCapabilities : undefined) ?? options.capabilities ?? {},
       // Called only once connected, when `upstream` exists.
       (request, signal) => upstream.toHost(request, signal),
     );
