@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { serveFetch } from '@mcp-resilience/middleware/testing';
 import { acceptedContent, createMcpHandler, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
@@ -49,7 +48,7 @@ export async function startModernServer(): Promise<ModernServer> {
     { legacy: 'reject' },
   );
   const http = createServer((req, res) => {
-    serve(handler.fetch, req, res).catch(() => res.destroy());
+    serveFetch(handler.fetch, req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
@@ -62,29 +61,4 @@ export async function startModernServer(): Promise<ModernServer> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** `node:http` to the web-standard handler and back. */
-async function serve(
-  fetch: (request: Request) => Promise<Response>,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-  }
-  const body = req.method === 'POST' ? Buffer.concat(chunks) : undefined;
-  const response = await fetch(
-    new Request(`http://127.0.0.1${req.url ?? '/'}`, {
-      method: req.method ?? 'GET',
-      headers,
-      ...(body ? { body } : {}),
-    }),
-  );
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) return void res.end();
-  Readable.fromWeb(response.body as WebReadableStream).pipe(res);
 }
