@@ -137,6 +137,35 @@ describe('wrap, to an SDK v2 host over stdio', () => {
   });
 });
 
+/** A 2025-11-25 stdio server (SDK v1) whose `grow` tool adds a tool: the SDK sends `tools/list_changed`. */
+const GROWING_SERVER = `
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+const server = new McpServer({ name: 'growing', version: '1.0.0' });
+let n = 0;
+server.registerTool('grow', {}, async () => {
+  server.registerTool('grown' + ++n, {}, async () => ({ content: [] }));
+  return { content: [{ type: 'text', text: 'grown' + n }] };
+});
+await server.connect(new StdioServerTransport());
+`;
+
+describe('wrap, to an SDK v2 host over stdio, notifications', () => {
+  it("passes the upstream's tools/list_changed to a subscriptions/listen stream that asked for it", async () => {
+    const growing = ['--', process.execPath, '--input-type=module', '-e', GROWING_SERVER];
+    const client = await host(['wrap', ...growing], PIN);
+    const changed: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', (n) => void changed.push(n.method));
+    const subscription = await client.listen({ toolsListChanged: true });
+    closing.push(subscription);
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    await client.callTool({ name: 'grow', arguments: {} });
+    await waitFor('the list_changed on the listen stream', () => (changed.length > 0 ? changed : undefined));
+    expect(changed).toEqual(['notifications/tools/list_changed']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['grow', 'grown1']);
+  });
+});
+
 describe('connect, to an SDK v2 host over stdio', () => {
   let chaos: ChaosHttpServer;
   beforeAll(async () => {
