@@ -238,6 +238,28 @@ export function skippableClock(realUpToMs = 1_000): SkippableClock {
 }
 
 /**
+ * Cuts attempt number `attempt` of a call at its time limit (`limitMs`, longer than the clock's real waits): waits
+ * until it has started (its request is on its way), then moves the clock past the limit until the attempt has
+ * finished. A server that answers later than that (a slow tool) cannot win the race on a loaded machine, as it
+ * could against a short real limit.
+ */
+export async function cutAttempt(
+  clock: SkippableClock,
+  recorder: MemoryRecorder,
+  { attempt, limitMs, operation = 'tools/call' }: { attempt: number; limitMs: number; operation?: string },
+): Promise<void> {
+  const seen = (type: 'attempt_started' | 'attempt_finished') =>
+    recorder.ofType(type).some((e) => e.operation === operation && e.attempt === attempt);
+  await until(() => seen('attempt_started'), 15_000, `attempt ${attempt} of ${operation} to start`);
+  const cut = () => {
+    if (seen('attempt_finished')) return true;
+    clock.skip(limitMs);
+    return false;
+  };
+  await until(cut, 15_000, `attempt ${attempt} of ${operation} to end at its limit`);
+}
+
+/**
  * The client-side sockets that `fetch` (undici) opens from now on, seen through its public diagnostics channel:
  * `closed(port)` resolves once every one of them to `port` is closed (the client has seen a server restart).
  */
