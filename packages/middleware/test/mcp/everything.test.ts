@@ -216,7 +216,8 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     // Annotated readOnlyHint: a timeout (it may have run) is retried.
     const retried = mcp.callTool(slow);
     observed(retried);
-    for (const attempt of [1, 2]) await cutAttempt(clock, seen, { attempt, limitMs: LIMIT_MS });
+    for (const attempt of [1, 2])
+      await cutAttempt(clock, seen, { tool: slow.name, attempt, limitMs: LIMIT_MS });
     const readOnly = await rejection(retried);
     expect(readOnly).toMatchObject({
       attempts: 2,
@@ -237,7 +238,7 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
     });
     const distrusted = distrusting.callTool(slow);
     observed(distrusted);
-    await cutAttempt(clock, recorder, { attempt: 1, limitMs: LIMIT_MS });
+    await cutAttempt(clock, recorder, { tool: slow.name, attempt: 1, limitMs: LIMIT_MS });
     const once = await rejection(distrusted);
     expect(once).toMatchObject({
       attempts: 1,
