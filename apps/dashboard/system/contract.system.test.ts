@@ -14,8 +14,8 @@ import {
   PROM_MCP_RESILIENCE_ERRORS_TOTAL,
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
-  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE as STATE,
   PROM_LABEL_MCP_RESILIENCE_SERVER as SERVER,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE as STATE,
 } from '@mcp-resilience/middleware/semconv';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
