@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts'],
-    testTimeout: 20_000,
+    // The CLI and proxy tests spawn processes (tsx, server-everything): > 20 s on a loaded 2-core CI machine.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

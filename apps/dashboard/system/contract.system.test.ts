@@ -14,6 +14,8 @@ import {
   PROM_MCP_RESILIENCE_ERRORS_TOTAL,
   PROM_MCP_RESILIENCE_RETRIES_TOTAL,
   PROM_MCP_RESILIENCE_RETRY_WASTED_TIME_SECONDS_TOTAL,
+  PROM_LABEL_MCP_RESILIENCE_SERVER as SERVER,
+  PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE as STATE,
 } from '@mcp-resilience/middleware/semconv';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -188,6 +190,16 @@ async function scrapedAfter(t: number) {
   }
 }
 
+/** Until Prometheus has scraped `server`'s breaker in `state` (polled: a scrape on a busy machine can be late). */
+async function scrapedInState(server: string, state: string) {
+  const expr = `${PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE}{${SERVER}="${server}",${STATE}="${state}"} == 1`;
+  const deadline = Date.now() + 20_000;
+  while ((await prometheus.query(expr)).length === 0) {
+    if (Date.now() > deadline) throw new Error(`Prometheus did not scrape ${server}'s breaker ${state}`);
+    await sleep(100);
+  }
+}
+
 beforeAll(async () => {
   embedded = await startTestServer({ BREAKER_STALE_MS: '600000' });
   agents = [
@@ -212,7 +224,9 @@ beforeAll(async () => {
   // checkout-1: the standard mix on 'weather', and 'tickets' whose breaker opens and stays open (rejections).
   await drive(a.steady, standardScript('weather'));
   await drive(a.resilience({ ...TRIP, breakerBreakMs: 600_000 }), failing('tickets', 6));
-  await sleep(1200); // another scrape step before the next breaker changes
+  // another scrape step before the next breaker changes: Prometheus has seen 'tickets' open
+  await scrapedInState('tickets', 'open');
+  await scrapedAfter(Date.now());
   // Numbers of other branches' middleware (CONTRACT.md): model retries avoided, shed and waiting calls.
   const agentLoop = {
     'mcp.resilience.server': 'weather',
@@ -231,7 +245,9 @@ beforeAll(async () => {
   await drive(b.steady, [...standardScript('weather'), ...standardScript('weather').slice(10, 20)]);
   const bouncy = b.resilience({ ...TRIP, breakerBreakMs: 1500, breakerHalfOpenProbes: 1 });
   await drive(bouncy, failing('bouncy', 3));
-  await sleep(2500); // > 1 scrape in open, then the timer moves it to half-open
+  // > 1 scrape in open, then the timer moves it to half-open (seen by a scrape: the probe may go)
+  await scrapedInState('bouncy', 'open');
+  await scrapedInState('bouncy', 'half_open');
   await drive(bouncy, [{ server: 'bouncy', tool: 'ping', steps: ['ok'] }]);
   // search-1: another service, rate limits (conditional), and a tool of its own.
   await drive(c.steady, [

@@ -92,8 +92,9 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
     const startCount = () => readFileSync(starts, 'utf8').split('\n').length - 1;
     const ticket = { name: 'create_ticket', arguments: { title: 'x', description: 'y' } };
     const crashed = (await host.callTool(ticket)) as CallToolResult;
-    expect(classification(crashed)).toMatchObject({ reason: 'not_idempotent' });
-    expect(startCount()).toBe(1);
+    expect(classification(crashed)).toMatchObject({ reason: 'not_idempotent', attempts: 1 });
+    // (no count here: the restart, 100 ms after the crash, may come before the host has the answer on a loaded
+    // machine; the call was not retried, so nothing but the proxy itself starts the child again)
     // No request after the crash: the child comes back by itself.
     await waitFor('the upstream to be started again', () => (startCount() === 2 ? true : undefined));
     // (each chaos process counts on its own: this one would crash on create_ticket too)

@@ -14,6 +14,7 @@ import {
 } from '../../src/mcp/index.js';
 import { createMemoryRecorder, type MemoryRecorder } from '../../src/record/createMemoryRecorder.js';
 import {
+  cutAttempt,
   type EverythingHttp,
   everythingStdio,
   fast,
@@ -115,6 +116,12 @@ async function rejection(promise: Promise<unknown>): Promise<ResilienceError> {
   return error;
 }
 
+/** An attempt's time limit that only the test ends (`cutAttempt`), once the attempt has started. */
+const LIMIT_MS = 20_000;
+
+/** Marks a call the test awaits later as observed (no unhandled rejection if an assertion fails before). */
+const observed = (call: Promise<unknown>) => void call.catch(() => {});
+
 const text = (result: unknown) =>
   ((result as CallToolResult).content as Array<{ text?: string }>).map((c) => c.text).join('\n');
 
@@ -199,13 +206,19 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
   });
 
   it('retries a timeout of a read-only tool, and not of a tool overridden as not idempotent', async () => {
-    // each attempt's limit (the SDK's `timeout` would be the whole call's)
-    const { mcp, client } = setup({ maxAttempts: 2, attemptTimeoutMs: 150 });
+    // each attempt's limit (the SDK's `timeout` would be the whole call's), ended by the test once it started
+    const clock = skippableClock();
+    const { mcp, client, recorder: seen } = setup({ maxAttempts: 2, attemptTimeoutMs: LIMIT_MS, clock });
     await mcp.listTools();
-    const slow = { name: 'trigger-long-running-operation', arguments: { duration: 0.5, steps: 1 } };
+    // answered long after its attempts are cut
+    const slow = { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 1 } };
 
     // Annotated readOnlyHint: a timeout (it may have run) is retried.
-    const readOnly = await rejection(mcp.callTool(slow));
+    const retried = mcp.callTool(slow);
+    observed(retried);
+    for (const attempt of [1, 2])
+      await cutAttempt(clock, seen, { tool: slow.name, attempt, limitMs: LIMIT_MS });
+    const readOnly = await rejection(retried);
     expect(readOnly).toMatchObject({
       attempts: 2,
       reason: 'max_attempts',
@@ -219,10 +232,14 @@ describe.each<Kind>(['stdio', 'http'])('server-everything over %s', (kind) => {
       recorder,
       server: 'everything-distrusting',
       maxAttempts: 2,
-      attemptTimeoutMs: 150,
+      attemptTimeoutMs: LIMIT_MS,
+      clock,
       toolIdempotency: { 'trigger-long-running-operation': false },
     });
-    const once = await rejection(distrusting.callTool(slow));
+    const distrusted = distrusting.callTool(slow);
+    observed(distrusted);
+    await cutAttempt(clock, recorder, { tool: slow.name, attempt: 1, limitMs: LIMIT_MS });
+    const once = await rejection(distrusted);
     expect(once).toMatchObject({
       attempts: 1,
       reason: 'not_idempotent',

@@ -238,6 +238,56 @@ export function skippableClock(realUpToMs = 1_000): SkippableClock {
 }
 
 /**
+ * Cuts attempt number `attempt` of a tool's call at its time limit (`limitMs`, longer than the clock's real
+ * waits): waits until it has started (its request is on its way) and, with `reached`, until the server has it,
+ * then moves the clock past the limit until the attempt has finished. A server that answers later than that (a
+ * slow tool) cannot win the race on a loaded machine, as it could against a short real limit.
+ */
+export async function cutAttempt(
+  clock: SkippableClock,
+  recorder: MemoryRecorder,
+  cut: AttemptCut,
+): Promise<void> {
+  const { attempt, limitMs, tool, reached } = cut;
+  const seen = (type: 'attempt_started' | 'attempt_finished') =>
+    recorder
+      .ofType(type)
+      .some(
+        (e) => e.attributes['gen_ai.tool.name'] === tool && e.attempt === attempt && e.callId === callId(),
+      );
+  // the tool's last call
+  const callId = () =>
+    recorder
+      .ofType('call_started')
+      .filter((e) => e.attributes['gen_ai.tool.name'] === tool)
+      .at(-1)?.callId;
+  await until(() => seen('attempt_started'), 15_000, `attempt ${attempt} of ${tool} to start`);
+  const started = Date.now();
+  while (reached && !(await reached())) {
+    if (Date.now() - started > 15_000)
+      throw new Error(`timed out waiting for attempt ${attempt} of ${tool} at the server`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const ended = () => {
+    if (seen('attempt_finished')) return true;
+    clock.skip(limitMs);
+    return false;
+  };
+  await until(ended, 15_000, `attempt ${attempt} of ${tool} to end at its limit`);
+}
+
+/**
+ * Which attempt {@link cutAttempt} cuts: number `attempt` of the last call of `tool`, at its limit `limitMs`;
+ * `reached`: the server has it (by default: it started).
+ */
+export interface AttemptCut {
+  readonly tool: string;
+  readonly attempt: number;
+  readonly limitMs: number;
+  readonly reached?: () => boolean | Promise<boolean>;
+}
+
+/**
  * The client-side sockets that `fetch` (undici) opens from now on, seen through its public diagnostics channel:
  * `closed(port)` resolves once every one of them to `port` is closed (the client has seen a server restart).
  */

@@ -12,7 +12,7 @@ import {
 import { createOtelRecorder } from '../../src/otel/index.js';
 import { createOtelHarness } from '../../src/otel/test-support/otelHarness.js';
 import { createMemoryRecorder } from '../../src/record/createMemoryRecorder.js';
-import { fast } from './harness.js';
+import { cutAttempt, fast, skippableClock } from './harness.js';
 import { startV2HttpServer } from './v2/startV2HttpServer.js';
 import type { V2ServerLog } from './v2/v2ToolServer.js';
 
@@ -23,6 +23,9 @@ afterEach(async () => {
 });
 
 type Era = '2025-11-25' | '2026-07-28';
+
+/** An attempt's time limit that only the test ends (`cutAttempt`), once the server runs the attempt. */
+const LIMIT_MS = 20_000;
 
 /** A v2 SDK client, on the 2025 handshake (the SDK's default) or pinned to 2026-07-28. */
 const v2Client = (era: Era) =>
@@ -62,6 +65,7 @@ describe.each([
 ] as const)('an SDK v2 client, %s, protocol %s', (transport, era) => {
   it('calls through the loop; a timed-out read-only call is re-issued with a new request id, and the server is told to stop each attempt', async () => {
     const { client, fetch, serverLog } = await connectV2(transport, era);
+    const clock = skippableClock();
     expect(client.getNegotiatedProtocolVersion()).toBe(era);
     await client.listTools(); // the server is up (stdio: the process started)
     const recorder = createMemoryRecorder();
@@ -69,7 +73,8 @@ describe.each([
       ...fast,
       server: 'v2',
       recorder,
-      attemptTimeoutMs: 400,
+      attemptTimeoutMs: LIMIT_MS, // ended by the test once the server runs the attempt (cutAttempt)
+      clock,
       maxAttempts: 2,
       ...(fetch ? { fetch } : {}),
     });
@@ -77,10 +82,21 @@ describe.each([
     const echoed = await mcp.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(echoed.content).toEqual([{ type: 'text', text: 'hi' }]);
 
-    const error = await mcp.callTool({ name: 'slow', arguments: { ms: 10_000 } }).then(
+    const call = mcp.callTool({ name: 'slow', arguments: { ms: 60_000 } }).then(
       () => undefined,
       (e: unknown) => e,
     );
+    const running = (n: number) => async () =>
+      (await serverLog()).executions.filter((e) => e.tool === 'slow').length >= n;
+    for (const attempt of [1, 2]) {
+      await cutAttempt(clock, recorder, {
+        tool: 'slow',
+        attempt,
+        limitMs: LIMIT_MS,
+        reached: running(attempt),
+      });
+    }
+    const error = await call;
     expect(isResilienceError(error) && error.classification.type).toBe('timeout');
     expect(isResilienceError(error) && error.attempts).toBe(2);
 
@@ -91,7 +107,7 @@ describe.each([
     expect([meta.type, meta.attempts]).toEqual(['tool_error', 1]);
 
     await expect
-      .poll(async () => (await serverLog()).cancelled.length, { timeout: 3000 })
+      .poll(async () => (await serverLog()).cancelled.length, { timeout: 15_000, interval: 50 })
       .toBe(
         // A 2025-era request on the SDK's stateless HTTP serving runs on a per-request instance that never sees the
         // `notifications/cancelled` the client sends (the chaos server's sessions do: test/mcp/cancellation.test.ts).

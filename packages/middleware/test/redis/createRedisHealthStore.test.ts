@@ -23,9 +23,11 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
     await admin?.close();
     await redis?.kill();
   });
+  // Operations' limit: long enough that a loaded machine does not cross it (the pause test sets its own).
+  const LIMIT = { operationTimeoutMs: 5_000 };
   const store = (extra: object = {}) => {
     const keyPrefix = `unit${++n}:`;
-    return { keyPrefix, store: createRedisHealthStore({ url: redis.url, keyPrefix, ...extra }) };
+    return { keyPrefix, store: createRedisHealthStore({ url: redis.url, keyPrefix, ...LIMIT, ...extra }) };
   };
   const next = (s: HealthStore, which: (m: StoreMessage) => boolean) =>
     new Promise<StoreMessage>((resolve) => {
@@ -43,7 +45,7 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
 
   it('stores each piece under a TTL, announces it, and gives the probe lease to one owner at a time', async () => {
     const { keyPrefix, store: s } = store({ ttlMs: 60_000 });
-    const other = createRedisHealthStore({ url: redis.url, keyPrefix });
+    const other = createRedisHealthStore({ url: redis.url, keyPrefix, ...LIMIT });
     await Promise.all([s.ready, other.ready]);
     const heard = next(other, (m) => m.kind === 'update' && m.update.kind === 'verdict');
     const verdict = { state: 'open' as const, since: 1, until: 2, by: 'me' };
@@ -68,7 +70,7 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
 
   it("counts the fleet's failures in a row under a TTL, and a success resets them", async () => {
     const { keyPrefix, store: s } = store();
-    const other = createRedisHealthStore({ url: redis.url, keyPrefix });
+    const other = createRedisHealthStore({ url: redis.url, keyPrefix, ...LIMIT });
     await Promise.all([s.ready, other.ready]);
     expect(await s.failureStreak('svc', true, 5_000)).toBe(1);
     expect(await other.failureStreak('svc', true, 5_000)).toBe(2);
@@ -138,7 +140,11 @@ describe('createRedisHealthStore', { timeout: 30_000 }, () => {
 
   it('fails each operation within its time limit while Redis is paused, and answers again after', async () => {
     const { store: s } = store({ operationTimeoutMs: 100 });
-    await s.read('svc');
+    // The first read also connects: on a loaded machine it may take over 100 ms, so it is retried until it answers.
+    await vi.waitFor(async () => expect(await s.read('svc')).toMatchObject({ kind: 'empty' }), {
+      timeout: 10_000,
+      interval: 20,
+    });
     redis.pause();
     try {
       const started = performance.now();

@@ -69,7 +69,7 @@ describe('a fleet on Redis', { timeout: 60_000 }, () => {
   });
 
   it('one failure in each of three replicas is three in a row for the fleet: every breaker opens', async () => {
-    const replicasOf = (await fleet(['a', 'b', 'c'], { BREAK_MS: '5000' })) as [Replica, Replica, Replica];
+    const replicasOf = (await fleet(['a', 'b', 'c'])) as [Replica, Replica, Replica];
     for (const r of replicasOf) expect((await r.call()).ok).toBe(true);
     endpoint.mode = 'down';
     for (const r of replicasOf) expect(await r.call()).toMatchObject({ ok: false, reason: 'max_attempts' });
@@ -92,11 +92,13 @@ describe('a fleet on Redis', { timeout: 60_000 }, () => {
   });
 
   it('a replica started during the outage sends nothing but the fleet probe', async () => {
-    const [a] = (await fleet(['a'])) as [Replica];
+    // The first break ends (2 s, 2/3 of it for a fleet); the one after the failed probe is twice as long.
+    const breaks = { BREAK_MS: '2000', MAX_BREAK_MS: '600000' };
+    const [a] = (await fleet(['a'], breaks)) as [Replica];
     expect((await a.call()).ok).toBe(true);
     endpoint.mode = 'down';
     await trip(a);
-    const d = await join('d');
+    const d = await join('d', breaks);
     // until the fleet's break is over, d's calls are refused without sending; the first call after it takes
     // the probe lease and is the fleet's probe (the endpoint is still down)
     let answer = await d.call();
@@ -111,7 +113,7 @@ describe('a fleet on Redis', { timeout: 60_000 }, () => {
   });
 
   it('kill -9 of the probe owner hands the probe to another replica within its lease', async () => {
-    const env = { PROBE_TIMEOUT_MS: '1000' }; // lease: 2 s
+    const env = { BREAK_MS: '300', PROBE_TIMEOUT_MS: '1000' }; // the break ends; lease: 2 s
     const [a, b, c] = (await fleet(['a', 'b', 'c'], env)) as [Replica, Replica, Replica];
     for (const r of [a, b, c]) expect((await r.call()).ok).toBe(true);
     endpoint.mode = 'down';

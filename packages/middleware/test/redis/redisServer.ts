@@ -42,8 +42,7 @@ export async function freePort(): Promise<number> {
 /** Starts one and resolves when it logs that it accepts connections. */
 export async function startRedis(): Promise<RedisServer> {
   const binary = redisServerBinary();
-  const port = await freePort();
-  let child: ChildProcess = await launch(binary, port);
+  let { port, child } = await launchOnFreePort(binary);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -57,6 +56,21 @@ export async function startRedis(): Promise<RedisServer> {
       child = await launch(binary, port);
     },
   };
+}
+
+/**
+ * On a free port: another process (a parallel test run) may take the port between `freePort` and the server's
+ * bind, so a server that cannot bind it is started again on another one.
+ */
+async function launchOnFreePort(binary: string): Promise<{ port: number; child: ChildProcess }> {
+  for (let tries = 1; ; tries++) {
+    const port = await freePort();
+    try {
+      return { port, child: await launch(binary, port) };
+    } catch (error) {
+      if (tries >= 5 || !/already in use|Could not create server TCP/i.test(String(error))) throw error;
+    }
+  }
 }
 
 function launch(binary: string, port: number): Promise<ChildProcess> {

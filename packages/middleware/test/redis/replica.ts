@@ -22,7 +22,8 @@ const reported = new Set(['breaker_transition', 'fleet_decision', 'health_store'
 const healthStore = createRedisHealthStore({
   url: env('REDIS_URL'),
   keyPrefix: env('KEY_PREFIX'),
-  operationTimeoutMs: 200,
+  // (the store's limit: a loaded machine does not cross it; a paused Redis still fails each operation within 1 s)
+  operationTimeoutMs: 1_000,
   reconnectBaseMs: 50,
   reconnectMaxMs: 200,
 });
@@ -32,11 +33,14 @@ const resilience = createResilience({
   fleetSyncIntervalMs: 200,
   maxAttempts: 1,
   breakerConsecutiveFailures: 3,
-  breakerBreakMs: Number(process.env.BREAK_MS ?? 300),
-  breakerMaxBreakMs: Number(process.env.BREAK_MS ?? 300),
+  // Long by default (600 s, 300 s): no time a loaded machine takes crosses them; a test that needs a break to end
+  // or a probe to time out sets its own. The first call waits for the fleet's first read up to 5 s.
+  breakerBreakMs: Number(process.env.BREAK_MS ?? 600_000),
+  breakerMaxBreakMs: Number(process.env.MAX_BREAK_MS ?? process.env.BREAK_MS ?? 600_000),
   breakerJitter: 0,
   breakerWait: false,
-  breakerProbeTimeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 10_000),
+  breakerProbeTimeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 300_000),
+  fleetFirstReadWaitMs: 5_000,
   adaptiveBackoff: false,
   recorder: {
     record(event: ResilienceEvent) {
