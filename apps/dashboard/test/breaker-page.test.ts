@@ -151,8 +151,8 @@ describe('Breakers page (breakerPage)', () => {
   });
 });
 
-describe('breaker timeline before the first data', () => {
-  it('paints no state before the breaker was first seen', async () => {
+describe('breaker timeline: only where there is data', () => {
+  it('paints no state before the breaker was first seen, nor after its last report once it is gone', async () => {
     let now = Date.UTC(2026, 11, 1, 12);
     const store = new EmbeddedStore({
       dataDir: tempDir(),
@@ -163,14 +163,30 @@ describe('breaker timeline before the first data', () => {
     });
     open.push(store);
     const firstSeen = now;
-    const body = Buffer.from(
-      JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
-    );
-    createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    const report = () => {
+      const body = Buffer.from(
+        JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
+      );
+      createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    };
+    report();
+    now += 2 * 60_000;
+    report();
+    const lastReport = now;
     now += 10 * 60_000;
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
-    const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
-    expect(row?.segments).toEqual([{ from: firstSeen, to: now, state: 'closed' }]);
+    const window = () => ({ from: now - 3_600_000, to: now, filters: {} });
+    // its process exited after the second report: the band stops there, "No data (gone)" after
+    const [gone] = await source.breakerTimeline(window());
+    expect(gone?.segments).toEqual([{ from: firstSeen, to: lastReport, state: 'closed' }]);
+    expect(gone?.goneFrom).toBe(lastReport);
+    const [paged] = (await source.breakerPage(window(), { offset: 0, limit: 48 })).timeline;
+    expect(paged?.goneFrom).toBe(lastReport);
+    // reporting again: live, the band runs to now
+    report();
+    const [live] = await source.breakerTimeline(window());
+    expect(live?.segments).toEqual([{ from: firstSeen, to: now, state: 'closed' }]);
+    expect(live?.goneFrom).toBeUndefined();
   });
 });
 

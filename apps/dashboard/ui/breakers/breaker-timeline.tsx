@@ -3,8 +3,13 @@ import { fmtMs, STATE_LABEL } from '@/lib/format';
 import LocalTime from '../local-time';
 
 const COLORS: Record<string, string> = { closed: '#1a9e55', half_open: '#f08c00', open: '#d93636' };
+const GONE_COLOR = '#d5d9e0';
+const GONE_LABEL = 'No data (gone)';
 
-/** Grafana-style state timeline: one band per breaker, coloured by state (server-rendered SVG). */
+/**
+ * Grafana-style state timeline: one band per breaker, coloured by state (server-rendered SVG); a breaker whose
+ * processes exited ends at its last report, grey "No data (gone)" after it.
+ */
 export default function BreakerTimeline({
   rows,
   from,
@@ -45,6 +50,18 @@ export default function BreakerTimeline({
                 <title>{`${STATE_LABEL[s.state]} for ${fmtMs(s.to - s.from)}`}</title>
               </rect>
             ))}
+            {r.goneFrom === undefined ? null : (
+              <rect
+                className="timeline-gone"
+                x={pct(r.goneFrom)}
+                width={Math.max(0.2, 100 - pct(r.goneFrom))}
+                y={2}
+                height={14}
+                fill={GONE_COLOR}
+              >
+                <title>{`${GONE_LABEL} since its last report`}</title>
+              </rect>
+            )}
           </svg>
         </div>
       ))}
@@ -69,6 +86,12 @@ export default function BreakerTimeline({
             {STATE_LABEL[s]}
           </span>
         ))}
+        {rows.some((r) => r.goneFrom !== undefined) ? (
+          <span>
+            <i style={{ background: GONE_COLOR }} />
+            {GONE_LABEL}
+          </span>
+        ) : null}
       </div>
     </div>
   );
