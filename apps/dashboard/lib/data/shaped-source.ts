@@ -7,10 +7,10 @@ import {
 import { breakerTimeline } from './breaker-timeline';
 import {
   aggregateBreakers,
-  goneBreakers,
   breakerSummaries,
   compareTiles,
   GONE_AFTER_MS,
+  goneBreakers,
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
@@ -671,7 +671,10 @@ export class ShapedSource implements MetricsSource {
   }
 
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    const [instances, changes] = await Promise.all([this.p.instanceBreakers(q.filters), this.p.stateChanges(q)]);
+    const [instances, changes] = await Promise.all([
+      this.p.instanceBreakers(q.filters),
+      this.p.stateChanges(q),
+    ]);
     return breakerTimeline(q, changes, goneBreakers(instances, this.p.now()));
   }
 
