@@ -151,8 +151,31 @@ describe('Breakers page (breakerPage)', () => {
   });
 });
 
-describe('breaker timeline before the first data', () => {
-  it('paints no state before the breaker was first seen', async () => {
+describe('breaker timeline: only where there is data', () => {
+  it('paints a backfilled breaker from its data, not from when the data was received', async () => {
+    const now = Date.UTC(2026, 11, 1, 12);
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: 7 * 86_400_000,
+      maxCalls: 100,
+      maxAttempts: 100,
+      now: () => now,
+    });
+    open.push(store);
+    // an hour of reports sent at once (an exporter catching up, the demo's seed): closed all along
+    for (const ago of [40, 30, 20, 10, 0]) {
+      const at = now - ago * 60_000 - 1000;
+      const body = Buffer.from(
+        JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], at)),
+      );
+      createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    }
+    const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
+    const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
+    expect(row?.segments).toEqual([{ from: now - 40 * 60_000 - 1000, to: now, state: 'closed' }]);
+  });
+
+  it('paints no state before the breaker was first seen, nor after its last report once it is gone', async () => {
     let now = Date.UTC(2026, 11, 1, 12);
     const store = new EmbeddedStore({
       dataDir: tempDir(),
@@ -162,15 +185,31 @@ describe('breaker timeline before the first data', () => {
       now: () => now,
     });
     open.push(store);
-    const firstSeen = now;
-    const body = Buffer.from(
-      JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
-    );
-    createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    const firstSeen = now; // received now, its first report's data 1 s older
+    const report = () => {
+      const body = Buffer.from(
+        JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
+      );
+      createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+    };
+    report();
+    now += 2 * 60_000;
+    report();
+    const lastReport = now;
     now += 10 * 60_000;
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
-    const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
-    expect(row?.segments).toEqual([{ from: firstSeen, to: now, state: 'closed' }]);
+    const window = () => ({ from: now - 3_600_000, to: now, filters: {} });
+    // its process exited after the second report: the band stops there, "No data (gone)" after
+    const [gone] = await source.breakerTimeline(window());
+    expect(gone?.segments).toEqual([{ from: firstSeen - 1000, to: lastReport, state: 'closed' }]);
+    expect(gone?.goneFrom).toBe(lastReport);
+    const [paged] = (await source.breakerPage(window(), { offset: 0, limit: 48 })).timeline;
+    expect(paged?.goneFrom).toBe(lastReport);
+    // reporting again: live, the band runs to now
+    report();
+    const [live] = await source.breakerTimeline(window());
+    expect(live?.segments).toEqual([{ from: firstSeen - 1000, to: now, state: 'closed' }]);
+    expect(live?.goneFrom).toBeUndefined();
   });
 });
 

@@ -1,9 +1,17 @@
 import { PROM_LABEL_MCP_RESILIENCE_SERVER } from '@mcp-resilience/middleware/semconv';
 import Link from 'next/link';
 import type { AlertInstance } from '@/lib/alerts/alert-store';
+import { CANARY_RULE } from '@/lib/alerts/canary-rule';
 import { fmtAgo } from '@/ui/time';
 
 const SERVER = PROM_LABEL_MCP_RESILIENCE_SERVER;
+
+/**
+ * The Experiments page filtered to the canary alert's server and window: the alert is per server, the page's
+ * verdict pooled over servers unless filtered, so the link shows the verdict the alert speaks of.
+ */
+const experimentsHref = (server: string) =>
+  `/experiments?${new URLSearchParams({ range: `${Math.round(CANARY_RULE.windowMs / 3_600_000)}h`, server })}`;
 
 /** Shown on every page while an alert fires (built-in rule or Alertmanager). */
 export default function AlertBanner({ alerts }: { alerts: AlertInstance[] }) {
@@ -20,6 +28,14 @@ export default function AlertBanner({ alerts }: { alerts: AlertInstance[] }) {
             <b>{a.name}</b>
             {a.labels[SERVER] ? ` (${a.labels[SERVER]})` : ''}: {a.summary}{' '}
             <span className="muted">since {fmtAgo(a.firedAt ?? a.updated)}</span>
+            {a.name === CANARY_RULE.name && a.labels[SERVER] ? (
+              <>
+                {' '}
+                <Link href={experimentsHref(a.labels[SERVER])} data-testid="banner-experiments">
+                  see on Experiments ({a.labels[SERVER]})
+                </Link>
+              </>
+            ) : null}
           </li>
         ))}
       </ul>

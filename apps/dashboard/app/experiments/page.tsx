@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { fetchExperiment } from '@/lib/data/experiments-fetch';
 import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
 import ConfusionMatrix from '@/ui/experiments/confusion-matrix';
+import ServerVerdicts from '@/ui/experiments/server-verdicts';
 import VariantTable from '@/ui/experiments/variant-table';
 import Verdicts from '@/ui/experiments/verdicts';
 
@@ -27,6 +28,12 @@ export default async function ExperimentsPage(props: { searchParams: Promise<Pag
     if (typeof sp.service === 'string') p.set('service', sp.service);
     return `/calls?${p}#call-${e.callSpanId}`;
   };
+  const serverHref = (server: string) => {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(sp)) if (typeof v === 'string' && k !== 'server') p.set(k, v);
+    p.set('server', server);
+    return `/experiments?${p}`;
+  };
   return (
     <main>
       <section className="panel" style={{ marginBottom: 14 }}>
@@ -39,6 +46,7 @@ export default async function ExperimentsPage(props: { searchParams: Promise<Pag
         ) : (
           <>
             <Verdicts comparisons={experiment.comparisons} />
+            <ServerVerdicts servers={experiment.servers} differ={experiment.differ} href={serverHref} />
             <div style={{ overflowX: 'auto', marginTop: 12 }}>
               <VariantTable variants={experiment.variants} />
             </div>

@@ -5,9 +5,14 @@ import type { BreakerTimelineRow, TimelineSegment, TimeQuery } from './types';
  * The breaker timeline of a window from the backends' state changes: per breaker, one segment from each change
  * to the next (the last to the window's end). The first change of a breaker is where its data begins, so a
  * breaker has no state before any of its data existed; changes at the same time keep the last; equal
- * neighbours are one segment.
+ * neighbours are one segment. A breaker in `gone` (every instance stopped reporting, with its last report)
+ * ends there: no state is painted after its data stopped.
  */
-export function breakerTimeline(q: TimeQuery, changes: readonly StateChange[]): BreakerTimelineRow[] {
+export function breakerTimeline(
+  q: TimeQuery,
+  changes: readonly StateChange[],
+  gone: ReadonlyMap<string, number> = new Map(),
+): BreakerTimelineRow[] {
   const byBreaker = new Map<string, StateChange[]>();
   for (const c of changes) {
     const key = `${c.server}\u0001${c.tool}`;
@@ -16,13 +21,12 @@ export function breakerTimeline(q: TimeQuery, changes: readonly StateChange[]): 
     else byBreaker.set(key, [c]);
   }
   const rows: BreakerTimelineRow[] = [];
-  for (const list of byBreaker.values()) {
+  for (const [key, list] of byBreaker) {
     const first = list[0]!;
-    rows.push({
-      server: first.server,
-      tool: first.tool === '' ? null : first.tool,
-      segments: segmentsOf(q, list),
-    });
+    const row = { server: first.server, tool: first.tool === '' ? null : first.tool };
+    const goneFrom = gone.get(key);
+    if (goneFrom === undefined || goneFrom >= q.to) rows.push({ ...row, segments: segmentsOf(q, list) });
+    else rows.push({ ...row, segments: endedAt(segmentsOf(q, list), goneFrom), goneFrom });
   }
   return rows.sort((a, b) => a.server.localeCompare(b.server) || (a.tool ?? '').localeCompare(b.tool ?? ''));
 }
@@ -49,4 +53,9 @@ function segmentsOf(q: TimeQuery, changes: readonly StateChange[]): TimelineSegm
   }
   push({ from, to: q.to, state });
   return segments;
+}
+
+/** The segments cut at `t` (the breaker's last report): nothing after it. */
+function endedAt(segments: readonly TimelineSegment[], t: number): TimelineSegment[] {
+  return segments.filter((s) => s.from < t).map((s) => (s.to > t ? { ...s, to: t } : s));
 }

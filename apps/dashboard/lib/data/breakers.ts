@@ -48,6 +48,23 @@ export const GONE_AFTER_MS = 3 * 60_000;
 const isGone = (r: InstanceBreakerState, now: number | undefined) =>
   now !== undefined && r.lastSeen !== undefined && now - r.lastSeen > GONE_AFTER_MS;
 
+/**
+ * The breakers none of whose instances reported for `GONE_AFTER_MS` (their processes exited), keyed
+ * `server\u0001tool`, with their last report: the timeline stops there ("No data (gone)" after). A breaker
+ * with an instance whose last report the backend does not know is left out (never cut on a guess).
+ */
+export function goneBreakers(rows: readonly InstanceBreakerState[], now: number): Map<string, number> {
+  const last = new Map<string, number>();
+  const live = new Set<string>();
+  for (const r of rows) {
+    const key = `${r.server}\u0001${r.tool}`;
+    if (r.lastSeen === undefined || !isGone(r, now)) live.add(key);
+    else last.set(key, Math.max(last.get(key) ?? r.lastSeen, r.lastSeen));
+  }
+  for (const key of live) last.delete(key);
+  return last;
+}
+
 /** Per breaker: the worst state of its live instances (else of the gone ones, else stale), since when. */
 export function aggregateBreakers(rows: readonly InstanceBreakerState[], now?: number): AggregatedBreaker[] {
   const groups = new Map<string, { server: string; tool: string; rows: InstanceBreakerState[] }>();

@@ -569,7 +569,7 @@ export class EmbeddedPrimitives implements Primitives {
       b.instances.set(ik, i);
       return i;
     };
-    for (const r of current) instance(r).current = r.state;
+    for (const r of current) Object.assign(instance(r), { current: r.state, since: r.since });
     for (const r of before) instance(r).initial = r.to_state;
     return { instance, all: () => [...breakers.values()] };
   }
@@ -816,6 +816,8 @@ interface InstanceHistory {
   /** The `from` of its first transition in the window: its state before that one. */
   firstFrom?: string;
   firstSeen: number | undefined;
+  /** Since when its data puts it in its current state (a backfilled hour is data before it was received). */
+  since?: number;
   readonly events: Array<{ ts: number; to: string }>;
 }
 
@@ -837,7 +839,11 @@ function worstChanges(q: TimeQuery, b: BreakerHistory): StateChange[] {
     const from =
       i.initial !== undefined
         ? q.from
-        : Math.min(i.events[0]?.ts ?? Number.POSITIVE_INFINITY, i.firstSeen ?? Number.POSITIVE_INFINITY);
+        : Math.min(
+            i.events[0]?.ts ?? Number.POSITIVE_INFINITY,
+            i.firstSeen ?? Number.POSITIVE_INFINITY,
+            i.since ?? Number.POSITIVE_INFINITY,
+          );
     knownFrom = Math.min(knownFrom, Number.isFinite(from) ? Math.max(q.from, from) : q.from);
   }
   events.sort((x, y) => x.ts - y.ts);

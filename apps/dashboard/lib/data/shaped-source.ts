@@ -10,6 +10,7 @@ import {
   breakerSummaries,
   compareTiles,
   GONE_AFTER_MS,
+  goneBreakers,
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
@@ -554,10 +555,11 @@ export class ShapedSource implements MetricsSource {
     const shown = new Set(listed.keys.map((k) => `${k.server}\u0001${k.tool}`));
     const isShown = (server: string, tool: string | null) => shown.has(`${server}\u0001${tool ?? ''}`);
     const scoped: TimeQuery = { ...q, filters: { ...q.filters, breakers: listed.keys } };
-    const [instances, timeline] = await Promise.all([
+    const [instances, changes] = await Promise.all([
       this.p.instanceBreakers(scoped.filters),
-      this.breakerTimeline(scoped),
+      this.p.stateChanges(scoped),
     ]);
+    const timeline = breakerTimeline(scoped, changes, goneBreakers(instances, this.p.now()));
     const tiles = await this.tilesOf(
       scoped,
       instances.filter((i) => isShown(i.server, i.tool)),
@@ -669,7 +671,11 @@ export class ShapedSource implements MetricsSource {
   }
 
   async breakerTimeline(q: TimeQuery): Promise<BreakerTimelineRow[]> {
-    return breakerTimeline(q, await this.p.stateChanges(q));
+    const [instances, changes] = await Promise.all([
+      this.p.instanceBreakers(q.filters),
+      this.p.stateChanges(q),
+    ]);
+    return breakerTimeline(q, changes, goneBreakers(instances, this.p.now()));
   }
 
   instances(q: TimeQuery): Promise<AgentInstance[]> {

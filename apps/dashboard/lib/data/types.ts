@@ -262,6 +262,8 @@ export interface BreakerTimelineRow {
   readonly server: string;
   readonly tool: string | null;
   readonly segments: TimelineSegment[];
+  /** Its last report, when every instance stopped reporting (exited): no state after it ("No data (gone)"). */
+  readonly goneFrom?: number;
 }
 
 export interface AttemptRow {

@@ -3,8 +3,13 @@ import { fmtMs, STATE_LABEL } from '@/lib/format';
 import LocalTime from '../local-time';
 
 const COLORS: Record<string, string> = { closed: '#1a9e55', half_open: '#f08c00', open: '#d93636' };
+const GONE_COLOR = '#d5d9e0';
+const GONE_LABEL = 'No data (gone)';
 
-/** Grafana-style state timeline: one band per breaker, coloured by state (server-rendered SVG). */
+/**
+ * Grafana-style state timeline: one band per breaker, coloured by state (server-rendered SVG); a breaker whose
+ * processes exited ends at its last report, grey "No data (gone)" after it.
+ */
 export default function BreakerTimeline({
   rows,
   from,
@@ -20,56 +25,88 @@ export default function BreakerTimeline({
   return (
     <div data-testid="breaker-timeline">
       {rows.map((r) => (
-        <div key={`${r.server}|${r.tool ?? ''}`} className="timeline-row">
-          <span title={r.tool ? `${r.server} / ${r.tool}` : r.server}>
-            {r.server}
-            {r.tool ? <span className="muted"> / {r.tool}</span> : null}
-          </span>
-          <svg
-            width="100%"
-            height="18"
-            viewBox="0 0 100 18"
-            preserveAspectRatio="none"
-            role="img"
-            aria-label={`${r.server} state timeline`}
-          >
-            {r.segments.map((s) => (
-              <rect
-                key={s.from}
-                x={pct(s.from)}
-                width={Math.max(0.2, pct(s.to) - pct(s.from))}
-                y={2}
-                height={14}
-                fill={COLORS[s.state]}
-              >
-                <title>{`${STATE_LABEL[s.state]} for ${fmtMs(s.to - s.from)}`}</title>
-              </rect>
-            ))}
-          </svg>
-        </div>
+        <TimelineRow key={`${r.server}|${r.tool ?? ''}`} row={r} pct={pct} />
       ))}
-      <div className="timeline-row muted">
-        <span />
-        <span style={{ display: 'flex', justifyContent: 'space-between' }}>
-          <span>
-            <LocalTime t={from} format="axis" spanMs={span} />
-          </span>
-          <span>
-            <LocalTime t={from + span / 2} format="axis" spanMs={span} />
-          </span>
-          <span>
-            <LocalTime t={to} format="axis" spanMs={span} />
-          </span>
-        </span>
-      </div>
-      <div className="legend">
-        {Object.entries(COLORS).map(([s, c]) => (
-          <span key={s}>
-            <i style={{ background: c }} />
-            {STATE_LABEL[s]}
+      <TimelineAxis from={from} span={span} />
+      <TimelineLegend gone={rows.some((r) => r.goneFrom !== undefined)} />
+    </div>
+  );
+}
+
+function TimelineRow({ row: r, pct }: { row: BreakerTimelineRow; pct: (t: number) => number }) {
+  return (
+    <div className="timeline-row">
+      <span title={r.tool ? `${r.server} / ${r.tool}` : r.server}>
+        {r.server}
+        {r.tool ? <span className="muted"> / {r.tool}</span> : null}
+      </span>
+      <svg
+        width="100%"
+        height="18"
+        viewBox="0 0 100 18"
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`${r.server} state timeline`}
+      >
+        {r.segments.map((s) => (
+          <rect
+            key={s.from}
+            x={pct(s.from)}
+            width={Math.max(0.2, pct(s.to) - pct(s.from))}
+            y={2}
+            height={14}
+            fill={COLORS[s.state]}
+          >
+            <title>{`${STATE_LABEL[s.state]} for ${fmtMs(s.to - s.from)}`}</title>
+          </rect>
+        ))}
+        {r.goneFrom === undefined ? null : (
+          <rect
+            className="timeline-gone"
+            x={pct(r.goneFrom)}
+            width={Math.max(0.2, 100 - pct(r.goneFrom))}
+            y={2}
+            height={14}
+            fill={GONE_COLOR}
+          >
+            <title>{`${GONE_LABEL} since its last report`}</title>
+          </rect>
+        )}
+      </svg>
+    </div>
+  );
+}
+
+function TimelineAxis({ from, span }: { from: number; span: number }) {
+  return (
+    <div className="timeline-row muted">
+      <span />
+      <span style={{ display: 'flex', justifyContent: 'space-between' }}>
+        {[0, 0.5, 1].map((f) => (
+          <span key={f}>
+            <LocalTime t={from + span * f} format="axis" spanMs={span} />
           </span>
         ))}
-      </div>
+      </span>
+    </div>
+  );
+}
+
+function TimelineLegend({ gone }: { gone: boolean }) {
+  return (
+    <div className="legend">
+      {Object.entries(COLORS).map(([s, c]) => (
+        <span key={s}>
+          <i style={{ background: c }} />
+          {STATE_LABEL[s]}
+        </span>
+      ))}
+      {gone ? (
+        <span>
+          <i style={{ background: GONE_COLOR }} />
+          {GONE_LABEL}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { type Comparison, MIN_RETRIES } from '@/lib/data/experiments';
 import styles from './experiments.module.css';
 
-const LABEL = {
+export const VERDICT_LABEL = {
   better: 'Better',
   worse: 'Worse',
   not_significant: 'Not yet significant',
@@ -14,7 +14,7 @@ export default function Verdicts({ comparisons }: { comparisons: Comparison[] })
     <div data-testid="experiment-verdicts">
       {comparisons.map((c) => (
         <div key={c.candidate} className={`${styles.verdict} ${styles[c.verdict]}`} data-verdict={c.verdict}>
-          <span className={styles.tag}>{LABEL[c.verdict]}</span>
+          <span className={styles.tag}>{VERDICT_LABEL[c.verdict]}</span>
           <span>{c.text}</span>
         </div>
       ))}
