@@ -13,7 +13,8 @@
  *   `wrap`.
  *
  * Options (env): BENCH_RATE (calls/s, default 100), BENCH_CALLS (per scenario, default 500),
- * BENCH_CONCURRENCY (default 100), BENCH_THROUGHPUT_CALLS (default 3000).
+ * BENCH_CONCURRENCY (default 100), BENCH_THROUGHPUT_CALLS (default 3000), BENCH_ROUNDS (interleaved rounds of
+ * the stdio paths, default 3), BENCH_BASELINE_CLI (another build's dist/cli.js, one more stdio path).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,10 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 3000);
 const WARMUP = 50;
+/** Rounds of the stdio paths, interleaved (a load spike then hits every path, not one). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Another build's `dist/cli.js` (for example the previous commit's), measured as one more stdio path. */
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
 /** V8's own semi-space sizing: a semi-space flag the user set, so the CLI keeps it (the reference of before). */
 const V8_YOUNG = '--max-semi-space-size=0';
 const cli = join(here, '..', 'dist', 'cli.js');
@@ -103,7 +108,15 @@ function rssMb(pid: number | undefined): number | undefined {
   return line ? Number(line.split(/\s+/)[1]) / 1024 : undefined;
 }
 
-async function stdioRow(name: string, command: string, args: string[]): Promise<Row> {
+/** One run of a stdio path: its latencies, the proxy process's CPU per call, its RSS. */
+interface StdioSample {
+  readonly latencies: number[];
+  readonly cpuMs: number;
+  readonly rssMb: number | undefined;
+  readonly failed: number;
+}
+
+async function stdioSample(command: string, args: string[], isProxy: boolean): Promise<StdioSample> {
   const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
@@ -111,16 +124,59 @@ async function stdioRow(name: string, command: string, args: string[]): Promise<
   const cpu0 = cpuMs(pid);
   const latencies = await measure(client);
   const cpu = (cpuMs(pid) - cpu0) / (CALLS + WARMUP);
-  const rss = name === 'direct' ? undefined : rssMb(pid);
+  const rss = isProxy ? rssMb(pid) : undefined;
   await client.close();
+  return { latencies, cpuMs: cpu, rssMb: rss, failed: failures };
+}
+
+/** The runs of one path, rounds interleaved with the other paths': their latencies merged, CPU and RSS averaged. */
+function stdioRow(name: string, samples: readonly StdioSample[]): Row {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const mean = (values: readonly (number | undefined)[]) =>
+    values.every((v) => v !== undefined)
+      ? values.reduce((a, b) => a + (b ?? 0), 0) / values.length
+      : undefined;
+  const rss = mean(samples.map((s) => s.rssMb));
+  const isProxy = name !== 'direct';
   return {
     name,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     ...(rss ? { rssMb: rss } : {}),
-    ...(name === 'direct' ? {} : { cpuMs: cpu }),
-    failed: failures,
+    ...(isProxy ? { cpuMs: mean(samples.map((s) => s.cpuMs)) } : {}),
+    failed: samples.reduce((sum, s) => sum + s.failed, 0),
   };
+}
+
+/** The stdio paths: direct, the floor, wrap, wrap with V8's young generation, and a baseline build when given. */
+function stdioPaths(): [string, string[]][] {
+  const wrap = (cliPath: string, flags: string[] = []) => [
+    ...flags,
+    cliPath,
+    'wrap',
+    '--',
+    process.execPath,
+    ...everything,
+  ];
+  const paths: [string, string[]][] = [
+    ['direct', everything],
+    ['line passthrough (floor)', [passthrough, process.execPath, ...everything]],
+    ['wrap', wrap(cli)],
+    [`wrap ${V8_YOUNG} (V8's young generation)`, wrap(cli, [V8_YOUNG])],
+  ];
+  if (BASELINE_CLI) paths.push([`wrap, baseline build (${BASELINE_CLI})`, wrap(BASELINE_CLI)]);
+  return paths;
+}
+
+async function stdioRows(): Promise<Row[]> {
+  const paths = stdioPaths();
+  const samples = paths.map((): StdioSample[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, [name, args]] of paths.entries()) {
+      samples[i]?.push(await stdioSample(process.execPath, args, name !== 'direct'));
+    }
+  }
+  return paths.map(([name], i) => stdioRow(name, samples[i] ?? []));
 }
 
 const freePort = () =>
@@ -248,25 +304,7 @@ async function gatewayWithTen(env: NodeJS.ProcessEnv): Promise<number | undefine
 async function main() {
   const rows: Row[] = [];
   const closedLoop: Throughput[] = [];
-  rows.push(await stdioRow('direct', process.execPath, everything));
-  rows.push(
-    await stdioRow('line passthrough (floor)', process.execPath, [
-      passthrough,
-      process.execPath,
-      ...everything,
-    ]),
-  );
-  rows.push(await stdioRow('wrap', process.execPath, [cli, 'wrap', '--', process.execPath, ...everything]));
-  rows.push(
-    await stdioRow(`wrap ${V8_YOUNG} (V8's young generation)`, process.execPath, [
-      V8_YOUNG,
-      cli,
-      'wrap',
-      '--',
-      process.execPath,
-      ...everything,
-    ]),
-  );
+  rows.push(...(await stdioRows()));
   const dir = mkdtempSync(join(tmpdir(), 'proxy-bench-'));
   writeFileSync(
     join(dir, 'one.json'),
@@ -315,7 +353,7 @@ function report(rows: Row[], closedLoop: Throughput[], tenRss?: number, tenRssV8
   const fmt = (n: number) => n.toFixed(2);
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const lines = [
-    `# proxy bench: ${CALLS} calls of echo (server-everything) at ${RATE} calls/s, after ${WARMUP} warm-up calls`,
+    `# proxy bench: ${CALLS} calls of echo (server-everything) at ${RATE} calls/s, after ${WARMUP} warm-up calls; stdio paths: ${ROUNDS} interleaved rounds, merged`,
     '',
     '| path | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU ms/call (proxy process) | RSS MB (proxy process) | failed |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
