@@ -50,6 +50,9 @@ describe('keepYoungGenerationSmall', () => {
 
   it('runs as started where the platform cannot replace a process', () => {
     expect(keepYoungGenerationSmall(proc({ execve: undefined }))).toEqual({ kind: 'unavailable' });
+    const bundled = proc({ argv: ['/usr/local/bin/mcp-resilience'] });
+    expect(keepYoungGenerationSmall(bundled)).toEqual({ kind: 'unavailable' });
+    expect(bundled.execve).not.toHaveBeenCalled();
   });
 
   it('gives a real Node process a small young generation, keeping its process id and arguments', () => {

@@ -22,14 +22,15 @@ export interface ProcessLike {
  * heap exists, so the process replaces itself (`process.execve`, Node 22.15+ and 23.11+ on POSIX) with the same
  * Node, arguments and environment plus the flag: the same process id, stdio and parent, one more Node start
  * (about 40 ms) and no second process. A semi-space size chosen by the user (on the command line or in
- * `NODE_OPTIONS`, any value) is kept. Where `execve` is missing (Windows, older Node), the proxy runs as it was
- * started. Call it before anything is read from stdin.
+ * `NODE_OPTIONS`, any value) is kept. Where `execve` is missing (Windows, older Node) or the process has no script
+ * path, the proxy runs as it was started. Call it before anything is read from stdin.
  */
 export function keepYoungGenerationSmall(proc: ProcessLike = process): YoungGeneration {
   if (proc.execArgv.some(isSemiSpaceFlag)) return { kind: 'set', by: 'execArgv' };
   if ((proc.env.NODE_OPTIONS ?? '').split(/\s+/).some(isSemiSpaceFlag))
     return { kind: 'set', by: 'NODE_OPTIONS' };
-  if (typeof proc.execve !== 'function') return { kind: 'unavailable' };
+  // Without a script path (a bundled executable), the arguments could not be given again as they came.
+  if (typeof proc.execve !== 'function' || proc.argv[1] === undefined) return { kind: 'unavailable' };
   const args = [proc.execPath, youngGenerationDefaults.flag, ...proc.execArgv, ...proc.argv.slice(1)];
   return proc.execve(proc.execPath, args, proc.env);
 }
