@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ResultSchema as ResultSchemaLoose } from '@modelcontextprotocol/sdk/types.js';
+import { leanDispatch } from '../transport/leanDispatch.js';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import { noSchemaValidation } from '../upstream/noSchemaValidation.js';
@@ -28,11 +29,13 @@ export function createHostServer(
 ): Server {
   const maxPending = options.maxPendingRequests ?? hostDefaults.maxPendingRequests;
   let pending = 0;
-  const server = new Server(upstream.serverInfo, {
-    capabilities: upstream.capabilities,
-    jsonSchemaValidator: noSchemaValidation,
-    ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
-  });
+  const server = leanDispatch(
+    new Server(upstream.serverInfo, {
+      capabilities: upstream.capabilities,
+      jsonSchemaValidator: noSchemaValidation,
+      ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
+    }),
+  );
   // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.
   server.removeRequestHandler('logging/setLevel');
   const link: HostLink = {

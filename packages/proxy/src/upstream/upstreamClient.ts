@@ -6,6 +6,7 @@ import type {
   Implementation,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { leanDispatch } from '../transport/leanDispatch.js';
 import { noSchemaValidation } from './noSchemaValidation.js';
 
 /** The revision without `initialize` and sessions, which the SDK v2 client speaks (`server/discover`). */
@@ -54,7 +55,9 @@ export function upstreamClient(
   toHost: ToHost,
 ): UpstreamClient {
   if (era === 'legacy') {
-    const client = new Client(clientInfo, { capabilities, jsonSchemaValidator: noSchemaValidation });
+    const client = leanDispatch(
+      new Client(clientInfo, { capabilities, jsonSchemaValidator: noSchemaValidation }),
+    );
     client.fallbackRequestHandler = (request, extra) => toHost(request, extra.signal) as never;
     return client as unknown as UpstreamClient;
   }
