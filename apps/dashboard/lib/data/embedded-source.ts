@@ -696,8 +696,10 @@ export class EmbeddedPrimitives implements Primitives {
    */
   async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
     const w = EmbeddedPrimitives.callsWhere(q);
+    // ties on the start broken by the ids: the order of `calls_start`, so a deep page is not sorted
     const calls = this.all<StoredCall>(
-      `SELECT ${CALL_COLUMNS} FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
+      `SELECT ${CALL_COLUMNS} FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, span_id DESC, trace_id DESC
+       LIMIT ? OFFSET ?`,
       ...w.args,
       limit,
       offset,
