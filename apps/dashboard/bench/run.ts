@@ -3,7 +3,6 @@
  * 1 million calls stored. Results go to bench-results.json and a table on stdout.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,40 +12,30 @@ import { gzipSync } from 'node:zlib';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_RESILIENCE_ATTEMPT,
-  ATTR_MCP_RESILIENCE_ATTEMPTS,
   ATTR_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
-  ATTR_MCP_RESILIENCE_DECISION,
-  ATTR_MCP_RESILIENCE_DELAY_MS,
   ATTR_MCP_RESILIENCE_ERROR_CLASS,
   ATTR_MCP_RESILIENCE_ERROR_TYPE,
   ATTR_MCP_RESILIENCE_OUTCOME,
   ATTR_MCP_RESILIENCE_SERVER,
-  EVENT_MCP_RESILIENCE_CLASSIFICATION,
   METRIC_MCP_RESILIENCE_CALL_DURATION,
   METRIC_MCP_RESILIENCE_CALLS,
   METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   METRIC_MCP_RESILIENCE_ERRORS,
   METRIC_MCP_RESILIENCE_RETRIES,
   METRIC_MCP_RESILIENCE_RETRY_WASTED_TIME,
-  SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
 import { loadConfig } from '../lib/config';
 import type { TimeQuery } from '../lib/data/types';
 import { createIngestSink } from '../lib/ingest/ingest-sink';
 import type { MetricsRequest } from '../lib/otlp/model';
-import { ExportMetricsServiceRequest, ExportTraceServiceRequest } from '../lib/otlp/schema';
+import { ExportMetricsServiceRequest } from '../lib/otlp/schema';
 import { createRuntime } from '../lib/runtime';
 import { createRequestListener } from '../lib/server/handler';
 import { storeFleetBreakers } from './fleet-breakers';
 import { measureTraceStages } from './trace-ingest-stages';
+import { kv, ns, SERVERS, TOOLS, tracesPayload } from './traces-payload';
 
 const APP_DIR = path.resolve(import.meta.dirname, '..');
-const SERVERS = ['weather', 'search', 'tickets', 'reports', 'files'];
-const TOOLS = ['get', 'list', 'create', 'update'];
-const kv = (key: string, v: string | number) =>
-  typeof v === 'string' ? { key, value: { stringValue: v } } : { key, value: { intValue: v } };
-const ns = (ms: number) => BigInt(Math.round(ms)) * 1_000_000n;
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
@@ -63,87 +52,6 @@ const INGEST_TARGET_SPANS_PER_S = 20_000;
 /** What counting the elements of a JSON metrics export may cost, against decoding it without the count. */
 const JSON_COUNT_COST_TARGET = 0.1;
 const log = (...a: unknown[]) => console.error('[bench]', ...a);
-
-/** A traces export: `calls` calls, 40% of them retried (1-2 failed attempts with classification events). */
-function tracesPayload(calls: number, t0: number) {
-  const spans: unknown[] = [];
-  let attempts = 0;
-  for (let i = 0; i < calls; i++) {
-    const traceId = randomBytes(16);
-    const callId = randomBytes(8);
-    const server = SERVERS[i % SERVERS.length]!;
-    const tool = TOOLS[i % TOOLS.length]!;
-    const r = (i * 7919) % 100;
-    const n = r < 60 ? 1 : r < 85 ? 2 : 3;
-    const failedAll = r >= 85;
-    const start = t0 + i;
-    const base = [
-      kv(ATTR_MCP_RESILIENCE_SERVER, server),
-      kv(ATTR_MCP_METHOD_NAME, 'tools/call'),
-      kv(ATTR_GEN_AI_TOOL_NAME, tool),
-    ];
-    for (let a = 1; a <= n; a++) {
-      attempts++;
-      const ok = a === n && !failedAll;
-      spans.push({
-        traceId,
-        spanId: randomBytes(8),
-        parentSpanId: callId,
-        name: `tools/call ${tool}`,
-        kind: 3,
-        startTimeUnixNano: ns(start + a * 3),
-        endTimeUnixNano: ns(start + a * 3 + 2),
-        attributes: [
-          ...base,
-          kv(ATTR_MCP_RESILIENCE_ATTEMPT, a),
-          ...(ok ? [] : [kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable')]),
-        ],
-        events: ok
-          ? []
-          : [
-              {
-                timeUnixNano: ns(start + a * 3 + 2),
-                name: EVENT_MCP_RESILIENCE_CLASSIFICATION,
-                attributes: [
-                  kv(ATTR_MCP_RESILIENCE_ERROR_CLASS, 'retryable'),
-                  kv(ATTR_MCP_RESILIENCE_ERROR_TYPE, 'unavailable'),
-                  kv(ATTR_MCP_RESILIENCE_DECISION, a < n ? 'retry' : 'give_up'),
-                  kv(ATTR_MCP_RESILIENCE_DELAY_MS, 100),
-                ],
-              },
-            ],
-        status: { code: ok ? 1 : 2, message: ok ? '' : 'HTTP 503' },
-      });
-    }
-    spans.push({
-      traceId,
-      spanId: callId,
-      name: SPAN_MCP_RESILIENCE_CALL,
-      kind: 1,
-      startTimeUnixNano: ns(start),
-      endTimeUnixNano: ns(start + n * 3 + 2),
-      attributes: [
-        ...base,
-        kv(ATTR_MCP_RESILIENCE_OUTCOME, failedAll ? 'failure' : 'success'),
-        kv(ATTR_MCP_RESILIENCE_ATTEMPTS, n),
-      ],
-      status: { code: failedAll ? 2 : 0 },
-    });
-  }
-  const message = ExportTraceServiceRequest.fromObject({
-    resourceSpans: [
-      {
-        resource: { attributes: [kv('service.name', 'bench-agent'), kv('service.instance.id', 'bench-1')] },
-        scopeSpans: [{ scope: { name: '@mcp-resilience/middleware' }, spans }],
-      },
-    ],
-  });
-  return {
-    body: gzipSync(ExportTraceServiceRequest.encode(message).finish()),
-    spans: spans.length,
-    attempts,
-  };
-}
 
 /** One cumulative metrics export of one instance (the contract's instruments, all series). */
 function metricsExport(instance: string, start: number, time: number, k: number, callsPerExport: number) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
@@ -5,12 +6,15 @@ import {
   ATTR_MCP_RESILIENCE_SERVER,
   SPAN_MCP_RESILIENCE_CALL,
 } from '@mcp-resilience/middleware/semconv';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource, MAX_ATTEMPTS_PER_CALL } from '@/lib/data/embedded-source';
 import type { CallsQuery } from '@/lib/data/types';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeTraces } from '@/lib/otlp/decode';
+import { ATTEMPT_BUCKET_MS } from '@/lib/store/attempt-buckets';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
+import { MIGRATIONS } from '@/lib/store/schema';
 import { nanos } from './support/otlp-json';
 import { tempDir } from './support/runtime';
 
@@ -35,6 +39,7 @@ interface SpanSpec {
   parent?: number;
   name: string;
   startMs: number;
+  durationMs?: number;
   attributes: unknown[];
 }
 
@@ -53,7 +58,7 @@ function traces(spans: readonly SpanSpec[]) {
               name: s.name,
               kind: s.parent === undefined ? 1 : 3,
               startTimeUnixNano: nanos(s.startMs),
-              endTimeUnixNano: nanos(s.startMs + 5),
+              endTimeUnixNano: nanos(s.startMs + (s.durationMs ?? 5)),
               attributes: s.attributes,
               status: { code: 2 },
             })),
@@ -84,9 +89,9 @@ const attempt = (trace: number, span: number, parent: number, n: number, startMs
   attributes: [str(ATTR_MCP_RESILIENCE_SERVER, 'weather'), int(ATTR_MCP_RESILIENCE_ATTEMPT, n)],
 });
 
-function setup(now: number) {
+function setup(now: number, dataDir = tempDir()) {
   const store = new EmbeddedStore({
-    dataDir: tempDir(),
+    dataDir,
     retentionMs: 7 * 86_400_000,
     maxCalls: 10_000,
     maxAttempts: 100_000,
@@ -138,5 +143,83 @@ describe('Calls page reads', () => {
     expect(first[0]!.startMs).toBeGreaterThan(third[0]!.startMs);
     expect(third[19]!.startMs).toBe(now - 100_000);
     expect(await source.countCalls({ ...q, filters: { server: 'elsewhere' } })).toBe(0);
+  });
+
+  it("finds attempts in their call's time buckets: before its start's bucket, and late in a long call", async () => {
+    const { source, ingest } = setup(now);
+    // the call starts 1 ms after a bucket boundary and lasts 35 s (four more buckets)
+    const t0 = Math.floor((now - 120_000) / ATTEMPT_BUCKET_MS) * ATTEMPT_BUCKET_MS + 1;
+    ingest([
+      { ...call(3, 30, t0, 3), durationMs: 35_000 },
+      attempt(3, 301, 30, 1, t0 - 2),
+      attempt(3, 302, 30, 2, t0 + 17_000),
+      attempt(3, 303, 30, 3, t0 + 34_990),
+    ]);
+    const [c] = await source.recentCalls(q, { limit: 10 });
+    expect(c?.attemptRows.map((a) => a.startMs)).toEqual([t0 - 2, t0 + 17_000, t0 + 34_990]);
+  });
+
+  it('stores a re-sent export once (same spans: same start, same ids), and retention drops the attempts', async () => {
+    let clock = now;
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: 3_600_000,
+      maxCalls: 10_000,
+      maxAttempts: 100_000,
+      now: () => clock,
+    });
+    open.push(store);
+    const t0 = now - 60_000;
+    const spans = [call(4, 40, t0, 2), attempt(4, 401, 40, 1, t0 + 1), attempt(4, 402, 40, 2, t0 + 3)];
+    const body = Buffer.from(JSON.stringify(traces(spans)));
+    const sink = createIngestSink(store);
+    sink.traces(decodeTraces(body, 'json'));
+    sink.traces(decodeTraces(body, 'json'));
+    const rows = (table: string) => store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get();
+    expect([rows('calls'), rows('attempts')]).toEqual([1, 2]);
+    clock = now + 3_600_000;
+    store.enforceRetention();
+    expect([rows('calls'), rows('attempts')]).toEqual([0, 0]);
+  });
+
+  it('migrates a database of schema 4: its calls and attempts are kept and joined, re-sent spans still ignored', async () => {
+    const dir = tempDir();
+    const db = new Database(path.join(dir, 'dashboard.db'));
+    for (const step of MIGRATIONS.slice(0, 4)) {
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '4'), ('created_at', '1')").run();
+    const t0 = now - 60_000;
+    // what the code of schema 4 stored for a call of two attempts (the old indexes were in place)
+    const spans = [call(5, 50, t0, 2), attempt(5, 501, 50, 1, t0 + 1), attempt(5, 502, 50, 2, t0 + 3)];
+    db.prepare(
+      `INSERT INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, start_ms, duration_ms,
+         outcome, attempts, error_class, error_type, wasted_retries, wasted_time_ms, message)
+       VALUES (?, ?, 'agent', 'i-1', 'weather', '', '', '', ?, 5, 'failure', 2, '', '', 0, 0, '')`,
+    ).run(hex(5, 32), hex(50, 16), t0);
+    for (const a of spans.slice(1)) {
+      db.prepare(
+        `INSERT INTO attempts (trace_id, span_id, parent_span_id, name, attempt, start_ms, duration_ms, ok, error_class,
+           error_type, decision, delay_ms, give_up_reason, execution, source, message)
+         VALUES (?, ?, ?, 'tools/call get', ?, ?, 5, 0, '', '', '', 0, '', '', '', '')`,
+      ).run(hex(5, 32), hex(a.span, 16), hex(50, 16), a.span - 500, a.startMs);
+    }
+    db.close();
+    const { store, source, ingest } = setup(now, dir);
+    const indexes = store.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('calls', 'attempts') ORDER BY name",
+      )
+      .pluck()
+      .all();
+    expect(indexes).toEqual(['attempts_call', 'calls_start']);
+    const [c] = await source.recentCalls(q, { limit: 10 });
+    expect(c?.attemptRows.map((a) => a.attempt)).toEqual([1, 2]);
+    // the same spans exported again (an exporter retry of what schema 4 stored): nothing new
+    ingest(spans);
+    const rows = (table: string) => store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get();
+    expect([rows('calls'), rows('attempts')]).toEqual([1, 2]);
+    expect(store.db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
   });
 });

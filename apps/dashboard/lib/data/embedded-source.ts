@@ -1,5 +1,6 @@
 import { OUTCOME_VALUE_SUCCESS } from '@mcp-resilience/middleware/semconv';
 import type { Statement } from 'better-sqlite3';
+import { attemptBucketSql, attemptProbes } from '../store/attempt-buckets';
 import type { EmbeddedStore } from '../store/embedded-store';
 import { VARIANTS_SQL } from '../store/experiment-facts';
 import { M } from '../store/metric-ids';
@@ -690,25 +691,33 @@ export class EmbeddedPrimitives implements Primitives {
   /**
    * The newest calls of the query (a page: `offset`), each with its attempt spans: the spans of the same
    * trace whose parent is the call's span (trace id AND span id: a span id alone can be claimed by spans of
-   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept.
+   * any trace), at most `MAX_ATTEMPTS_PER_CALL` per call, the count of the others kept. Attempts are looked up
+   * in the time buckets of their call (`callBuckets`): one index probe per bucket.
    */
   async recentCalls(q: CallsQuery, limit: number, offset = 0): Promise<CallRow[]> {
     const w = EmbeddedPrimitives.callsWhere(q);
+    // ties on the start broken by the ids: the order of `calls_start`, so a deep page is not sorted
     const calls = this.all<StoredCall>(
-      `SELECT ${CALL_COLUMNS} FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, id DESC LIMIT ? OFFSET ?`,
+      `SELECT ${CALL_COLUMNS} FROM calls WHERE ${w.sql} ORDER BY start_ms DESC, span_id DESC, trace_id DESC
+       LIMIT ? OFFSET ?`,
       ...w.args,
       limit,
       offset,
     );
     if (calls.length === 0) return [];
+    const probes = attemptProbes(calls);
     const attempts = this.all<StoredAttempt>(
-      `SELECT * FROM (
+      `WITH RECURSIVE wanted (b, hi, parent, trace) AS (
+         SELECT * FROM (VALUES ${probes.map(() => '(?, ?, ?, ?)').join(', ')})
+         UNION ALL SELECT b + 1, hi, parent, trace FROM wanted WHERE b < hi)
+       SELECT * FROM (
          SELECT ${ATTEMPT_COLUMNS}, a.trace_id AS traceId, a.parent_span_id AS parentSpanId,
                 ROW_NUMBER() OVER (PARTITION BY a.trace_id, a.parent_span_id ORDER BY a.attempt, a.start_ms, a.id) AS n,
                 COUNT(*) OVER (PARTITION BY a.trace_id, a.parent_span_id) AS of
-         FROM attempts a WHERE (a.parent_span_id, a.trace_id) IN (VALUES ${calls.map(() => '(?, ?)').join(', ')}))
+         FROM wanted w CROSS JOIN attempts a
+         WHERE ${attemptBucketSql('a.start_ms')} = w.b AND a.parent_span_id = w.parent AND a.trace_id = w.trace)
        WHERE n <= ? ORDER BY n`,
-      ...calls.flatMap((c) => [c.spanId, c.traceId]),
+      ...probes.flatMap((p) => [p.lo, p.hi, p.spanId, p.traceId]),
       MAX_ATTEMPTS_PER_CALL,
     );
     const byParent = new Map<string, AttemptRow[]>();

@@ -4,6 +4,7 @@ import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
 import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
 import { SERIES_BYTES_SQL, seriesRowBytes } from '../ingest/series-room';
 import { StoreBusyError } from '../source-unavailable';
+import { attemptBucket, attemptBucketSql } from './attempt-buckets';
 import { type Db, isBusyError, openDatabase } from './database';
 import { pruneShadowExamples, storeShadowExamples, VARIANTS_SQL } from './experiment-facts';
 import { ALL_METRIC_IDS } from './metric-ids';
@@ -554,9 +555,13 @@ export class EmbeddedStore {
       deleted += db
         .prepare('DELETE FROM calls WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM calls) - ?')
         .run(cutoff, this.options.maxCalls).changes;
+      // by time through the bucket (the index's first column), then by the cap
       deleted += db
-        .prepare('DELETE FROM attempts WHERE start_ms < ? OR id <= (SELECT MAX(id) FROM attempts) - ?')
-        .run(cutoff, this.options.maxAttempts).changes;
+        .prepare(
+          `DELETE FROM attempts WHERE (${attemptBucketSql()} <= ? AND start_ms < ?)
+           OR id <= (SELECT MAX(id) FROM attempts) - ?`,
+        )
+        .run(attemptBucket(cutoff), cutoff, this.options.maxAttempts).changes;
       deleted += pruneShadowExamples(db, cutoff);
       // Label sets no fact uses any more: their values free room under the label caps.
       deleted += db

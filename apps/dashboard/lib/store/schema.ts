@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { attemptBucketSql } from './attempt-buckets';
 import { splitDimsExtra } from './split-dims-extra';
 
 /** One step of the schema: SQL, or a function for steps that rewrite data (run in the step's transaction). */
@@ -130,4 +131,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS breakers_by_key ON breakers (server, tool, state, updated);
     `);
   },
+  `
+  -- Time-local keys for the span tables (\`attempt-buckets.ts\`): an index that starts with a random id sends each
+  -- insert to a random page. Calls: one index, by start, that also keeps a re-sent span out (same start, same ids).
+  -- Attempts: one index, by the start's 10-second bucket, then the call's span and trace ids (the Calls page's
+  -- join), that also keeps a re-sent span out and serves retention by time.
+  DROP INDEX calls_start;
+  DROP INDEX calls_span;
+  CREATE UNIQUE INDEX calls_start ON calls (start_ms, span_id, trace_id);
+  DROP INDEX attempts_parent;
+  DROP INDEX attempts_start;
+  DROP INDEX attempts_span;
+  CREATE UNIQUE INDEX attempts_call ON attempts (${attemptBucketSql()}, parent_span_id, trace_id, span_id);
+  `,
 ];
