@@ -12,6 +12,7 @@ import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, startGateway } from './gateway/startGateway.js';
 import { chaosStdio } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
+import { classification, expectInvalidOnce } from './test-support/hostExpectations.js';
 import { type ModernServer, startModernServer } from './test-support/startModernServer.js';
 import { waitFor } from './test-support/waitFor.js';
 import { Upstream } from './upstream/Upstream.js';
@@ -23,7 +24,6 @@ import { Upstream } from './upstream/Upstream.js';
  */
 const TOKEN = 'revision-test-token-0123';
 const INVALID_SEARCH: FaultPlan = { faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] };
-const SEARCH = { name: 'search', arguments: { query: 'mcp' } };
 const WEATHER = { name: 'get_weather', arguments: { city: 'Paris' } };
 const TOOLS = ['get_weather', 'search', 'create_ticket', 'generate_report'];
 
@@ -32,26 +32,13 @@ afterEach(async () => {
   await Promise.allSettled(closing.splice(0).map((c) => c.close()));
 });
 
-const classification = (result: CallToolResult) =>
-  result._meta?.['io.mcp-resilience/classification'] as Record<string, unknown> | undefined;
-
 /** Lists the tools, calls one, then sends invalid arguments twice: one request upstream, the repeat answered. */
 async function exercise(host: Pick<Client, 'listTools' | 'callTool'>, searches: () => number) {
   expect((await host.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
   const weather = (await host.callTool(WEATHER)) as CallToolResult;
   expect(weather.isError).toBeFalsy();
   expect(JSON.stringify(weather.content)).toContain('Paris');
-  const first = (await host.callTool(SEARCH)) as CallToolResult;
-  expect(first.isError).toBe(true);
-  expect(classification(first)).toMatchObject({
-    class: 'non_retryable',
-    type: 'invalid_params',
-    attempts: 1,
-  });
-  expect(searches()).toBe(1);
-  const repeat = (await host.callTool(SEARCH)) as CallToolResult;
-  expect(repeat.isError).toBe(true);
-  expect(searches()).toBe(1);
+  await expectInvalidOnce((params) => host.callTool(params), searches);
 }
 
 describe('an upstream that speaks only 2026-07-28', () => {

@@ -2,13 +2,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ChaosHttpServer, startChaosHttpServer } from '@mcp-resilience/chaos';
-import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chaosStdio } from './test-support/commands.js';
 import { connectModernHost } from './test-support/connectModernHost.js';
+import {
+  classification,
+  expectCancellationCrosses,
+  expectInvalidOnce,
+} from './test-support/hostExpectations.js';
 import { waitFor } from './test-support/waitFor.js';
 
 /**
@@ -18,7 +22,6 @@ import { waitFor } from './test-support/waitFor.js';
  * still gets 2025-11-25.
  */
 const INVALID_SEARCH = { faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] };
-const SEARCH = { name: 'search', arguments: { query: 'mcp' } };
 const WEATHER = { name: 'get_weather', arguments: { city: 'Paris' } };
 const PIN = { pin: '2026-07-28' } as const;
 
@@ -26,9 +29,6 @@ const closing: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
   await Promise.allSettled(closing.splice(0).map((c) => c.close()));
 });
-
-const classification = (result: CallToolResult) =>
-  result._meta?.['io.mcp-resilience/classification'] as Record<string, unknown> | undefined;
 
 async function host(args: string[], mode?: Parameters<typeof connectModernHost>[1]) {
   const client = await connectModernHost(args, mode);
@@ -44,21 +44,6 @@ async function directTools(command: string, args: string[]) {
   return (await direct.listTools()).tools;
 }
 
-/** Invalid arguments: one request upstream, a non-retryable `isError` result; the model's repeat is answered. */
-async function invalidOnce(client: ClientV2, searches: () => number) {
-  const first = (await client.callTool(SEARCH)) as CallToolResult;
-  expect(first.isError).toBe(true);
-  expect(classification(first)).toMatchObject({
-    class: 'non_retryable',
-    type: 'invalid_params',
-    attempts: 1,
-  });
-  expect(searches()).toBe(1);
-  const repeat = (await client.callTool(SEARCH)) as CallToolResult;
-  expect(repeat.isError).toBe(true);
-  expect(searches()).toBe(1);
-}
-
 describe('wrap, to an SDK v2 host over stdio', () => {
   it("negotiates 2026-07-28 ('auto'): tools/list unchanged, invalid arguments sent upstream once", async () => {
     const chaos = chaosStdio(INVALID_SEARCH);
@@ -72,7 +57,10 @@ describe('wrap, to an SDK v2 host over stdio', () => {
     const weather = (await client.callTool(WEATHER)) as CallToolResult;
     expect(weather.isError).toBeFalsy();
     expect(JSON.stringify(weather.content)).toContain('Paris');
-    await invalidOnce(client, () => chaos.entries().filter((e) => e.tool === 'search').length);
+    await expectInvalidOnce(
+      (params) => client.callTool(params),
+      () => chaos.entries().filter((e) => e.tool === 'search').length,
+    );
   });
 
   it('serves 2025-11-25 to a host that opens with initialize', async () => {
@@ -85,27 +73,7 @@ describe('wrap, to an SDK v2 host over stdio', () => {
   it('forwards progress, and the host cancellation reaches the upstream as notifications/cancelled', async () => {
     const chaos = chaosStdio({ faults: [] });
     const client = await host(['wrap', '--', chaos.command, ...chaos.args], PIN);
-    const stop = new AbortController();
-    const progress: number[] = [];
-    const call = client
-      .callTool(
-        { name: 'generate_report', arguments: { topic: 'mcp', steps: 40 } },
-        {
-          signal: stop.signal,
-          onprogress: (p) => {
-            progress.push(p.progress);
-            if (progress.length === 2) stop.abort('the user pressed stop');
-          },
-        },
-      )
-      .catch((error: unknown) => error);
-    expect(await call).toBeInstanceOf(Error);
-    expect(progress.slice(0, 2)).toEqual([0, 1]);
-    const cancelled = await waitFor('the upstream to log the cancellation', () =>
-      chaos.entries().find((e) => e.method === 'notifications/cancelled'),
-    );
-    const report = chaos.entries().find((e) => e.tool === 'generate_report');
-    expect(cancelled.requestId).toBe(report?.requestId);
+    await expectCancellationCrosses((params, options) => client.callTool(params, options), chaos.entries);
   });
 
   it('gives fast isError results for a dead upstream once its breaker is open, without starting it', async () => {
@@ -184,6 +152,9 @@ describe('connect, to an SDK v2 host over stdio', () => {
       'create_ticket',
       'generate_report',
     ]);
-    await invalidOnce(client, () => chaos.log.filter((e) => e.tool === 'search').length);
+    await expectInvalidOnce(
+      (params) => client.callTool(params),
+      () => chaos.log.filter((e) => e.tool === 'search').length,
+    );
   });
 });

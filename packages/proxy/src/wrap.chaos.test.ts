@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chaosStdio, proxyCommand } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
+import { classification, expectCancellationCrosses } from './test-support/hostExpectations.js';
 import { waitFor } from './test-support/waitFor.js';
 
 const clients: Client[] = [];
@@ -20,9 +21,6 @@ async function wrapChaos(plan: object, flags: string[] = []) {
   const calls = (tool: string) => chaos.entries().filter((e) => e.method === 'tools/call' && e.tool === tool);
   return { host, chaos, calls };
 }
-
-const classification = (result: CallToolResult) =>
-  result._meta?.['io.mcp-resilience/classification'] as Record<string, unknown> | undefined;
 
 describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
   it('sends invalid arguments to the upstream once, and answers the model repeat without a request', async () => {
@@ -153,23 +151,9 @@ describe('mcp-resilience wrap, in front of the chaos server (stdio)', () => {
 
   it('forwards progress, and the host cancellation reaches the upstream as notifications/cancelled', async () => {
     const { host, chaos } = await wrapChaos({ faults: [] });
-    const controller = new AbortController();
-    const progress: number[] = [];
-    const call = host
-      .callTool({ name: 'generate_report', arguments: { topic: 'mcp', steps: 40 } }, undefined, {
-        signal: controller.signal,
-        onprogress: (p) => {
-          progress.push(p.progress);
-          if (progress.length === 2) controller.abort('the user pressed stop');
-        },
-      })
-      .catch((error: unknown) => error);
-    expect(await call).toBeInstanceOf(Error);
-    expect(progress.slice(0, 2)).toEqual([0, 1]);
-    const cancelled = await waitFor('the upstream to log the cancellation', () =>
-      chaos.entries().find((e) => e.method === 'notifications/cancelled'),
+    await expectCancellationCrosses(
+      (params, options) => host.callTool(params, undefined, options),
+      chaos.entries,
     );
-    const report = chaos.entries().find((e) => e.tool === 'generate_report');
-    expect(cancelled.requestId).toBe(report?.requestId);
   });
 });
