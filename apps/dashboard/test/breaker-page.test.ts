@@ -21,19 +21,26 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
-function storeWith(breakers: readonly GaugeBreaker[], now: number, instance = 'fleet-1') {
-  const store = new EmbeddedStore({
-    dataDir: tempDir(),
-    retentionMs: 7 * 86_400_000,
-    maxCalls: 1000,
-    maxAttempts: 5000,
-    now: () => now,
-  });
+/** A store of its own (closed after the test) whose clock is `now()`. */
+function openStore(now: () => number, caps = { maxCalls: 100, maxAttempts: 100 }) {
+  const store = new EmbeddedStore({ dataDir: tempDir(), retentionMs: 7 * 86_400_000, ...caps, now });
   open.push(store);
-  const body = Buffer.from(JSON.stringify(breakerGaugeRequest(breakers, now - 1000, { instance })));
-  createIngestSink(store).metrics(decodeMetrics(body, 'json'));
   return store;
 }
+
+/** One export of breaker state gauges, dated `at`, from `instance`. */
+function report(store: EmbeddedStore, breakers: readonly GaugeBreaker[], at: number, instance = 'fleet-1') {
+  const body = Buffer.from(JSON.stringify(breakerGaugeRequest(breakers, at, { instance })));
+  createIngestSink(store).metrics(decodeMetrics(body, 'json'));
+}
+
+function storeWith(breakers: readonly GaugeBreaker[], now: number, instance = 'fleet-1') {
+  const store = openStore(() => now, { maxCalls: 1000, maxAttempts: 5000 });
+  report(store, breakers, now - 1000, instance);
+  return store;
+}
+
+const WEATHER_CLOSED: GaugeBreaker[] = [{ server: 'weather', tool: '', state: 'closed' }];
 
 const fleet = (n: number): GaugeBreaker[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -154,22 +161,9 @@ describe('Breakers page (breakerPage)', () => {
 describe('breaker timeline: only where there is data', () => {
   it('paints a backfilled breaker from its data, not from when the data was received', async () => {
     const now = Date.UTC(2026, 11, 1, 12);
-    const store = new EmbeddedStore({
-      dataDir: tempDir(),
-      retentionMs: 7 * 86_400_000,
-      maxCalls: 100,
-      maxAttempts: 100,
-      now: () => now,
-    });
-    open.push(store);
+    const store = openStore(() => now);
     // an hour of reports sent at once (an exporter catching up, the demo's seed): closed all along
-    for (const ago of [40, 30, 20, 10, 0]) {
-      const at = now - ago * 60_000 - 1000;
-      const body = Buffer.from(
-        JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], at)),
-      );
-      createIngestSink(store).metrics(decodeMetrics(body, 'json'));
-    }
+    for (const ago of [40, 30, 20, 10, 0]) report(store, WEATHER_CLOSED, now - ago * 60_000 - 1000);
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
     const [row] = await source.breakerTimeline({ from: now - 3_600_000, to: now, filters: {} });
     expect(row?.segments).toEqual([{ from: now - 40 * 60_000 - 1000, to: now, state: 'closed' }]);
@@ -177,24 +171,12 @@ describe('breaker timeline: only where there is data', () => {
 
   it('paints no state before the breaker was first seen, nor after its last report once it is gone', async () => {
     let now = Date.UTC(2026, 11, 1, 12);
-    const store = new EmbeddedStore({
-      dataDir: tempDir(),
-      retentionMs: 7 * 86_400_000,
-      maxCalls: 100,
-      maxAttempts: 100,
-      now: () => now,
-    });
-    open.push(store);
+    const store = openStore(() => now);
     const firstSeen = now; // received now, its first report's data 1 s older
-    const report = () => {
-      const body = Buffer.from(
-        JSON.stringify(breakerGaugeRequest([{ server: 'weather', tool: '', state: 'closed' }], now - 1000)),
-      );
-      createIngestSink(store).metrics(decodeMetrics(body, 'json'));
-    };
-    report();
+    const reportNow = () => report(store, WEATHER_CLOSED, now - 1000);
+    reportNow();
     now += 2 * 60_000;
-    report();
+    reportNow();
     const lastReport = now;
     now += 10 * 60_000;
     const source = new EmbeddedSource(store, { staleMs: 3_600_000 });
@@ -206,7 +188,7 @@ describe('breaker timeline: only where there is data', () => {
     const [paged] = (await source.breakerPage(window(), { offset: 0, limit: 48 })).timeline;
     expect(paged?.goneFrom).toBe(lastReport);
     // reporting again: live, the band runs to now
-    report();
+    reportNow();
     const [live] = await source.breakerTimeline(window());
     expect(live?.segments).toEqual([{ from: firstSeen - 1000, to: now, state: 'closed' }]);
     expect(live?.goneFrom).toBeUndefined();
@@ -216,29 +198,13 @@ describe('breaker timeline: only where there is data', () => {
 describe('instances of a breaker tile', () => {
   it('counts live instances; those not seen for over GONE_AFTER_MS are counted apart as gone', async () => {
     let now = Date.UTC(2026, 11, 1, 12);
-    const store = new EmbeddedStore({
-      dataDir: tempDir(),
-      retentionMs: 7 * 86_400_000,
-      maxCalls: 100,
-      maxAttempts: 100,
-      now: () => now,
-    });
-    open.push(store);
-    const report = (instance: string, state: GaugeBreaker['state']) =>
-      createIngestSink(store).metrics(
-        decodeMetrics(
-          Buffer.from(
-            JSON.stringify(
-              breakerGaugeRequest([{ server: 'weather', tool: '', state }], now - 500, { instance }),
-            ),
-          ),
-          'json',
-        ),
-      );
+    const store = openStore(() => now);
+    const reportAs = (instance: string, state: GaugeBreaker['state']) =>
+      report(store, [{ server: 'weather', tool: '', state }], now - 500, instance);
     // 18 agents ran and exited 5 minutes ago (within the 10-minute stale time), 3 report now
-    for (let i = 0; i < 18; i++) report(`old-${i}`, 'open');
+    for (let i = 0; i < 18; i++) reportAs(`old-${i}`, 'open');
     now += 5 * 60_000;
-    for (let i = 0; i < 3; i++) report(`new-${i}`, 'closed');
+    for (let i = 0; i < 3; i++) reportAs(`new-${i}`, 'closed');
     const source = new EmbeddedSource(store, { staleMs: 600_000 });
     const [tile] = await source.breakerTiles({ from: now - 3_600_000, to: now, filters: {} });
     expect(tile).toMatchObject({
