@@ -85,4 +85,36 @@ describe('a lone agent against a dead server', () => {
     expect(naive).toBe(114);
     expect(inWindow).toBe(32); // 28% of the naive loop's (issue #18's target: 10%)
   });
+
+  it('probes on demand only: while the agent does not call, nothing reaches the dead server; its next call is the probe', async () => {
+    const r = createResilience({ clock, recorder, jitter: 'none', breakerJitter: 0 });
+    const sent: { readonly at: number; readonly state: string | undefined }[] = [];
+    const fn = async () => {
+      sent.push({ at: clock.now(), state: r.breakers()[0]?.state });
+      throw refused();
+    };
+    const PAUSE_MS = 600_000;
+    let resumedAt = 0;
+    const agent = (async () => {
+      // two minutes of calls: the outage is past the idle cap's age (30 s), probes one per 30 s
+      while (clock.now() < 120_000) {
+        await r.execute(fn, { endpoint: 'dead' }).catch(() => undefined);
+        await clock.sleep(THINK_MS);
+      }
+      // the agent stops calling for ten minutes (the model thinks, the user is away), then calls once
+      await clock.sleep(PAUSE_MS);
+      resumedAt = clock.now();
+      await r.execute(fn, { endpoint: 'dead' }).catch(() => undefined);
+    })();
+    await clock.advance(120_000 + PAUSE_MS + 120_000);
+    await agent;
+    await r.close();
+    const lastBeforePause = sent.filter((s) => s.at < resumedAt).at(-1)!;
+    const resumed = sent.filter((s) => s.at >= resumedAt);
+    // the breaker's timer half-opens it during the pause, but a half-open breaker sends nothing by itself
+    expect(sent.filter((s) => s.at > lastBeforePause.at && s.at < resumedAt)).toEqual([]);
+    // the call after the pause is the probe, sent at once when it arrives; it fails and re-opens the breaker,
+    // so its retries meet the open breaker and fail fast: one request for ten minutes of silence
+    expect(resumed).toEqual([{ at: resumedAt, state: 'half_open' }]);
+  });
 });
