@@ -72,6 +72,22 @@ describe('an upstream that speaks only 2026-07-28', () => {
     expect(chaos.entries().some((e) => e.method === 'server/discover')).toBe(true);
   });
 
+  it('wrap: survives a crash of the 2026-07-28 child: respawned, the read-only call retried on 2026-07-28', async () => {
+    // Each chaos process counts on its own: the 2nd get_weather of a process crashes it.
+    const chaos = chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] });
+    const host = await connectHost(['wrap', '--', chaos.command, ...chaos.args, '--protocol', '2026-07-28']);
+    closing.push(host);
+    expect(((await host.callTool(WEATHER)) as CallToolResult).isError).toBeFalsy();
+    const afterCrash = (await host.callTool(WEATHER)) as CallToolResult;
+    expect(afterCrash.isError).toBeFalsy();
+    expect(JSON.stringify(afterCrash.content)).toContain('Paris');
+    const calls = chaos.entries().filter((e) => e.method === 'tools/call' && e.tool === 'get_weather');
+    expect(calls.map((e) => e.fault)).toEqual([null, 'crash', null]);
+    // The respawned child was opened on 2026-07-28 again (a discover after the crash), not left on 2025-11-25.
+    const methods = chaos.entries().map((e) => e.method);
+    expect(methods.lastIndexOf('server/discover')).toBeGreaterThan(methods.indexOf('tools/call'));
+  });
+
   it('Upstream.open speaks 2026-07-28 to it and 2025-11-25 to a 2025-11-25 server, which sees no probe', async () => {
     const legacy = await startChaosHttpServer({ seed: 1 });
     closing.push(legacy);
