@@ -375,6 +375,22 @@ describe('input_required rounds of a 2026-07-28 upstream, for a host on 2026-07-
     await expectRoundCrossed(host, asked, before);
   });
 
+  it('gateway: a host on 2026-07-28 without the capability is handed the round, and its SDK refuses it', async () => {
+    const host = new ClientV2(
+      { name: 'test-host-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+    const before = server.confirmations.length;
+    await host.connect(new HttpV2(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }));
+    closing.push(host);
+    // The shared upstream announces the input capabilities: the round reaches the host, whose SDK says why not.
+    await expect(host.callTool(confirm)).rejects.toThrow(
+      /Cannot fulfil input request 'confirm'.*elicitation\/create/,
+    );
+    expect(server.confirmations.length - before).toBe(1);
+  });
+
   it('a host on 2026-07-28 without the capability gets the round refused, after one request', async () => {
     const host = new ClientV2(
       { name: 'test-host-v2', version: '1.0.0' },
