@@ -1,5 +1,6 @@
 import { type ChaosHttpServer, type FaultPlan, startChaosHttpServer } from '@mcp-resilience/chaos';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -10,7 +11,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, startGateway } from './gateway/startGateway.js';
-import { chaosStdio } from './test-support/commands.js';
+import { chaosStdio, proxyCommand } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
 import { classification, expectInvalidOnce } from './test-support/hostExpectations.js';
 import { type ModernServer, startModernServer } from './test-support/startModernServer.js';
@@ -69,6 +70,22 @@ describe('an upstream that speaks only 2026-07-28', () => {
     expect(host.getServerVersion()?.name).toBe('mcp-chaos');
     await exercise(host, () => chaos.entries().filter((e) => e.tool === 'search').length);
     expect(chaos.entries().some((e) => e.method === 'server/discover')).toBe(true);
+  });
+
+  it('wrap: survives a crash of the 2026-07-28 child: respawned, the read-only call retried on 2026-07-28', async () => {
+    // Each chaos process counts on its own: the 2nd get_weather of a process crashes it.
+    const chaos = chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] });
+    const host = await connectHost(['wrap', '--', chaos.command, ...chaos.args, '--protocol', '2026-07-28']);
+    closing.push(host);
+    expect(((await host.callTool(WEATHER)) as CallToolResult).isError).toBeFalsy();
+    const afterCrash = (await host.callTool(WEATHER)) as CallToolResult;
+    expect(afterCrash.isError).toBeFalsy();
+    expect(JSON.stringify(afterCrash.content)).toContain('Paris');
+    const calls = chaos.entries().filter((e) => e.method === 'tools/call' && e.tool === 'get_weather');
+    expect(calls.map((e) => e.fault)).toEqual([null, 'crash', null]);
+    // The respawned child was opened on 2026-07-28 again (a discover after the crash), not left on 2025-11-25.
+    const methods = chaos.entries().map((e) => e.method);
+    expect(methods.lastIndexOf('server/discover')).toBeGreaterThan(methods.indexOf('tools/call'));
   });
 
   it('Upstream.open speaks 2026-07-28 to it and 2025-11-25 to a 2025-11-25 server, which sees no probe', async () => {
@@ -300,6 +317,92 @@ describe('input_required rounds of a 2026-07-28 upstream shared by the gateway',
     expect(result.isError).toBe(true);
     expect(classification(result)).toMatchObject({ class: 'non_retryable', attempts: 1 });
     expect(JSON.stringify(result.content)).toContain('did not declare the \\"elicitation\\" capability');
+    expect(server.confirmations.length - before).toBe(1);
+  });
+});
+
+describe('input_required rounds of a 2026-07-28 upstream, for a host on 2026-07-28', () => {
+  let server: ModernServer;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    server = await startModernServer();
+    const config = parseGatewayConfig({ mcpServers: { modern: { url: server.url } } }, 'revision-test.json');
+    gateway = await startGateway({ config, port: 0, token: TOKEN });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await server?.close();
+  });
+  const confirm = { name: 'confirm', arguments: { action: 'deploy' } };
+  /** An SDK v2 host pinned to 2026-07-28 that answers elicitations (the SDK answers the round and repeats). */
+  const answeringHost = (asked: unknown[]) => {
+    const host = new ClientV2(
+      { name: 'test-host-v2', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    host.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    return host;
+  };
+  const expectRoundCrossed = async (host: ClientV2, asked: unknown[], before: number) => {
+    closing.push(host);
+    expect(host.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: 'deploy: done' }]);
+    // The host itself was asked, as the round's embedded request, and the upstream got its answer.
+    expect(asked).toMatchObject([{ message: 'deploy?' }]);
+    expect(server.confirmations.slice(before)).toEqual([{ answered: false }, { answered: true }]);
+  };
+
+  it('gateway: the round reaches the host as an input_required result; its repeat completes the call', async () => {
+    const asked: unknown[] = [];
+    const host = answeringHost(asked);
+    const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+    const before = server.confirmations.length;
+    await host.connect(new HttpV2(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }));
+    await expectRoundCrossed(host, asked, before);
+  });
+
+  it('connect: a stdio host on 2026-07-28 answers the round the same way', async () => {
+    const asked: unknown[] = [];
+    const host = answeringHost(asked);
+    const { command, args } = proxyCommand(['connect', server.url]);
+    const before = server.confirmations.length;
+    await host.connect(new StdioV2({ command, args, stderr: 'ignore' }));
+    await expectRoundCrossed(host, asked, before);
+  });
+
+  it('gateway: a host on 2026-07-28 without the capability is handed the round, and its SDK refuses it', async () => {
+    const host = new ClientV2(
+      { name: 'test-host-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+    const before = server.confirmations.length;
+    await host.connect(new HttpV2(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }));
+    closing.push(host);
+    // The shared upstream announces the input capabilities: the round reaches the host, whose SDK says why not.
+    await expect(host.callTool(confirm)).rejects.toThrow(
+      /Cannot fulfil input request 'confirm'.*elicitation\/create/,
+    );
+    expect(server.confirmations.length - before).toBe(1);
+  });
+
+  it('a host on 2026-07-28 without the capability gets the round refused, after one request', async () => {
+    const host = new ClientV2(
+      { name: 'test-host-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const { command, args } = proxyCommand(['connect', server.url]);
+    const before = server.confirmations.length;
+    await host.connect(new StdioV2({ command, args, stderr: 'ignore' }));
+    closing.push(host);
+    const result = (await host.callTool(confirm)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(classification(result)).toMatchObject({ class: 'non_retryable', attempts: 1 });
     expect(server.confirmations.length - before).toBe(1);
   });
 });

@@ -9,8 +9,24 @@ interface ModernContext {
   readonly mcpReq: {
     readonly id: string | number;
     readonly signal: AbortSignal;
+    readonly inputResponses?: Record<string, unknown>;
+    requestState(): unknown;
     notify(notification: Message): Promise<void>;
   };
+}
+
+/**
+ * The host's request as the upstream is to get it: the SDK v2 lifts a retried round's `inputResponses` and
+ * `requestState` out of the params the handler sees; they go back in, unchanged, for the upstream that asked.
+ */
+function withRound(request: Message, mcpReq: ModernContext['mcpReq']): Message {
+  const state = mcpReq.requestState();
+  const round = {
+    ...(mcpReq.inputResponses === undefined ? {} : { inputResponses: mcpReq.inputResponses }),
+    ...(typeof state === 'string' ? { requestState: state } : {}),
+  };
+  if (Object.keys(round).length === 0) return request;
+  return { ...request, params: { ...request.params, ...round } };
 }
 
 /**
@@ -37,6 +53,8 @@ const modernHostLink = (server: string): HostLink => ({
  * `createMcpHandler` builds one per request): `server/discover` with the upstream's identity, capabilities and
  * instructions, every other request forwarded to `upstream` through the same {@link forwardRequest} as on
  * 2025-11-25 (the pipeline, progress mapped onto the request's stream, cancellation when the host closes it).
+ * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
+ * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it.
  */
 export function createModernHostServer(upstream: Upstream, options: ForwardOptions = {}): Server {
   const server = new Server(upstream.serverInfo, {
@@ -52,7 +70,8 @@ export function createModernHostServer(upstream: Upstream, options: ForwardOptio
       requestId: mcpReq.id,
       sendNotification: (notification: Message) => mcpReq.notify(notification),
     };
-    return (await forwardRequest(upstream, link, request as Message, extra as never, options)) as never;
+    const sent = withRound(request as Message, mcpReq);
+    return (await forwardRequest(upstream, link, sent, extra as never, options, 'pass')) as never;
   };
   return server;
 }

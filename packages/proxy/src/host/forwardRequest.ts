@@ -17,12 +17,19 @@ export interface ForwardOptions {
 export const forwardDefaults = { requestTimeoutMs: 60_000 } as const;
 
 /**
+ * What becomes of an upstream's `input_required` result: `refuse` for a 2025-11-25 host, which could not answer
+ * it; `pass` for a 2026-07-28 host, which answers it by repeating its request with `inputResponses`.
+ */
+export type InputRequiredHandling = 'refuse' | 'pass';
+
+/**
  * Forwards one host request to the upstream, unchanged but for:
  * - the host's cancellation (`notifications/cancelled`, or a closed HTTP request): `extra.signal`, which the SDK
  *   turns into a `notifications/cancelled` to the upstream;
  * - progress: the host's `progressToken` is replaced by the SDK's own on each attempt, and each progress
  *   notification from the upstream goes back to the host with the host's token, on the host request's stream;
- * - a failure for good: a JSON-RPC error with the classification in `data` ({@link toJsonRpcError}).
+ * - a failure for good: a JSON-RPC error with the classification in `data` ({@link toJsonRpcError});
+ * - an `input_required` result: refused or passed on, as `inputRequired` says.
  */
 export async function forwardRequest(
   upstream: Upstream,
@@ -30,6 +37,7 @@ export async function forwardRequest(
   request: JsonRpcRequestLike & { id?: string | number },
   extra: Extra,
   options: ForwardOptions = {},
+  inputRequired: InputRequiredHandling = 'refuse',
 ): Promise<Record<string, unknown>> {
   const token = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const hasToken = typeof token === 'string' || typeof token === 'number';
@@ -37,6 +45,8 @@ export async function forwardRequest(
     signal: extra.signal,
     timeout: options.requestTimeoutMs ?? forwardDefaults.requestTimeoutMs,
     resetTimeoutOnProgress: true,
+    // A 2026-07-28 upstream's round handed back as it is, not fulfilled by the SDK v2 client.
+    ...(inputRequired === 'pass' ? { allowInputRequired: true } : {}),
   };
   // Progress sent in order, and all of it before the result (the host drops progress after the response).
   let progressSent: Promise<void> = Promise.resolve();
@@ -56,7 +66,7 @@ export async function forwardRequest(
       sdkOptions,
       hasToken ? onProgress : undefined,
     );
-    if ((result as { resultType?: unknown }).resultType === 'input_required') {
+    if (inputRequired === 'refuse' && (result as { resultType?: unknown }).resultType === 'input_required') {
       throw new ForwardedError(
         -32603,
         `mcp-resilience: the upstream answered "${request.method}" with an input_required result (a 2026-07-28 multi-round-trip), which this proxy does not forward: it speaks 2025-11-25 with both sides`,

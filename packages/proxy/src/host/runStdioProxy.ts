@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { CLIENT_INFO_META_KEY } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/client';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ClientCapabilities, Implementation, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
@@ -29,8 +29,8 @@ export interface StdioProxy {
  * resilience layer, in the protocol revision the host opens with. `initialize` (2025-11-25 and earlier): the
  * upstream is connected with the host's identity and capabilities (so the upstream sees what the host can do:
  * sampling, elicitation, roots), and {@link createHostServer} serves the session. A request with the 2026-07-28
- * envelope (`server/discover`): the upstream is connected with the host's identity only (that revision has no
- * server-to-client requests), and {@link serveModernStdio} serves the host as the gateway serves its hosts of that
+ * envelope (`server/discover`): the upstream is connected with the host's identity (and, if it speaks
+ * 2026-07-28 too, the host's capabilities, for the `input_required` rounds the host answers), and {@link serveModernStdio} serves the host as the gateway serves its hosts of that
  * revision. When the upstream cannot be reached, the host's first request gets a JSON-RPC error that says so, and
  * the proxy ends.
  */
@@ -97,13 +97,18 @@ async function serveLegacy(
 
 /**
  * What the upstream is told of the host: its `initialize`'s `clientInfo` and capabilities, or on 2026-07-28 the
- * envelope's `clientInfo` (capabilities none: the revision's hosts get no server-to-client requests).
+ * envelope's `clientInfo` and capabilities, announced to a 2026-07-28 upstream only (whose `input_required`
+ * rounds the host answers; a 2025-era upstream's server-to-client requests cannot reach such a host).
  */
 function hostIdentity(
   first: JSONRPCMessage,
   modern: boolean,
-): { capabilities?: ClientCapabilities; clientInfo?: Implementation } {
-  if (modern) return envelopeParams(first) ?? {};
+): {
+  capabilities?: ClientCapabilities;
+  clientInfo?: Implementation;
+  modernCapabilities?: ClientCapabilities;
+} {
+  if (modern) return envelopeParams(first);
   const init = initializeParams(first);
   return {
     ...(init?.capabilities ? { capabilities: init.capabilities } : {}),
@@ -111,10 +116,17 @@ function hostIdentity(
   };
 }
 
-function envelopeParams(message: JSONRPCMessage): { clientInfo?: Implementation } | undefined {
+function envelopeParams(message: JSONRPCMessage): {
+  clientInfo?: Implementation;
+  modernCapabilities?: ClientCapabilities;
+} {
   const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   const clientInfo = meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined;
-  return clientInfo && typeof clientInfo.name === 'string' ? { clientInfo } : undefined;
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return {
+    ...(clientInfo && typeof clientInfo.name === 'string' ? { clientInfo } : {}),
+    ...(capabilities && typeof capabilities === 'object' ? { modernCapabilities: capabilities } : {}),
+  };
 }
 
 function initializeParams(
