@@ -52,7 +52,7 @@ describe('mcp-resilience connect', () => {
     })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     await expect(connectHost(['connect', url])).rejects.toThrow(
-      /could not connect to the upstream server: non_retryable unauthorized after 1 attempt/,
+      `could not connect to the upstream server at ${url}: non_retryable unauthorized after 1 attempt`,
     );
   });
 });

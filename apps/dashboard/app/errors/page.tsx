@@ -7,35 +7,10 @@ import {
   fetchErrorSeries,
 } from '@/lib/data/fetchers';
 import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
-import type { BreakdownRow } from '@/lib/data/types';
-import { fmtNumber, fmtPct } from '@/lib/format';
+import BreakdownTable from '@/ui/errors/breakdown-table';
 import ErrorClassChart from '@/ui/errors/error-class-chart';
 
 export const metadata: Metadata = { title: 'Errors' };
-
-function Breakdown({ title, rows, testid }: { title: string; rows: BreakdownRow[]; testid: string }) {
-  const total = rows.reduce((s, r) => s + r.count, 0);
-  return (
-    <section className="panel">
-      <h2>{title}</h2>
-      {total === 0 ? (
-        <div className="empty">No failed attempts.</div>
-      ) : (
-        <table data-testid={testid}>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.key}>
-                <td>{r.key}</td>
-                <td className="num">{fmtNumber(r.count)}</td>
-                <td className="num muted">{fmtPct(r.count / total, 0)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
 
 export default async function ErrorsPage(props: { searchParams: Promise<PageSearchParams> }) {
   const sp = await props.searchParams;
@@ -68,10 +43,10 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
         <ErrorClassChart series={series} spanMs={query.to - query.from} annotations={annotations} />
       </section>
       <div className="grid two">
-        <Breakdown title="By class" rows={byClass} testid="errors-class" />
-        <Breakdown title="By type (and the class it was given)" rows={byType} testid="errors-type" />
-        <Breakdown title="By server" rows={byServer} testid="errors-server" />
-        <Breakdown title="By tool" rows={byTool} testid="errors-tool" />
+        <BreakdownTable title="By class" rows={byClass} testid="errors-class" />
+        <BreakdownTable title="By type (and the class it was given)" rows={byType} testid="errors-type" />
+        <BreakdownTable title="By server" rows={byServer} testid="errors-server" />
+        <BreakdownTable title="By tool" rows={byTool} testid="errors-tool" />
       </div>
     </main>
   );

@@ -8,7 +8,7 @@ import {
   fetchLatency,
 } from '@/lib/data/fetchers';
 import type { TimeQuery } from '@/lib/data/types';
-import { fmtNumber, fmtPct } from '@/lib/format';
+import { fmtNumber, fmtShare } from '@/lib/format';
 import ErrorClassChart from '../errors/error-class-chart';
 import CallsChart from './calls-chart';
 import EfficiencyChart from './efficiency-chart';
@@ -69,7 +69,7 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
                     <span className={`badge ${r.key}`}>{r.key}</span>
                   </Link>{' '}
                   <b>{fmtNumber(r.count)}</b>{' '}
-                  <span className="muted">{totalErrors > 0 ? fmtPct(r.count / totalErrors, 0) : ''}</span>
+                  <span className="muted">{totalErrors > 0 ? fmtShare(r.count / totalErrors) : ''}</span>
                 </td>
               ))}
             </tr>
@@ -100,7 +100,7 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
                     <span className={`badge ${r.errorClass}`}>{r.errorClass}</span>
                   </td>
                   <td className="num">{fmtNumber(r.count)}</td>
-                  <td className="num">{fmtPct(totalErrors > 0 ? r.count / totalErrors : null, 0)}</td>
+                  <td className="num">{fmtShare(totalErrors > 0 ? r.count / totalErrors : null)}</td>
                 </tr>
               ))}
             </tbody>

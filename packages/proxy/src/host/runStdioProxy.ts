@@ -8,6 +8,7 @@ import { createHostServer } from './createHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import { HeldTransport } from './HeldTransport.js';
 import { isModernOpening } from './isModernOpening.js';
+import { upstreamRefusal } from './upstreamRefusal.js';
 
 /** Options of {@link runStdioProxy}. All optional but `upstream`. */
 export interface StdioProxyOptions extends ForwardOptions {
@@ -146,14 +147,11 @@ async function refuse(
 ): Promise<void> {
   const id = (first as { id?: string | number }).id;
   if (id === undefined) return;
-  const what =
-    upstream.spec.kind === 'stdio' ? 'start the upstream server' : 'connect to the upstream server';
-  const reason = error instanceof Error ? error.message : String(error);
   await host
     .send({
       jsonrpc: '2.0',
       id,
-      error: { code: -32603, message: `mcp-resilience: could not ${what}: ${reason}` },
+      error: { code: -32603, message: upstreamRefusal(upstream.spec, error) },
     })
     .catch(() => {});
 }
