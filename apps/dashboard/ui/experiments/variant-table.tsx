@@ -22,7 +22,7 @@ const share = (x: number | null) => (x === null ? '–' : fmtPct(x));
 /** The share of the calls that ran, and beside it the share of draws (ran + repeats answered from cache). */
 function ShareCell({ v }: { v: VariantView }) {
   return (
-    <td className="num" data-testid="variant-share">
+    <td className="num" data-testid="variant-share" style={{ whiteSpace: 'nowrap' }}>
       {share(v.callShare)}{' '}
       <span className="muted" title={`${fmtNumber(v.avoided)} repeats answered from this variant's cache`}>
         (drawn {share(v.drawnShare)})
@@ -37,7 +37,7 @@ export default function VariantTable({ variants }: { variants: VariantView[] }) 
     <table data-testid="experiment-variants">
       <caption className="muted" style={{ captionSide: 'bottom', textAlign: 'left' }}>
         Draws follow the split; a repeat answered from a variant's negative cache was drawn but did not run,
-        and each variant caches only its own failures, so the smaller arm's share of calls that ran is a
+        and each variant caches only its own failures, so the smaller arm's share of calls that ran can be a
         little higher.
       </caption>
       <thead>
