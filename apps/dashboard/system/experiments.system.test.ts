@@ -57,7 +57,11 @@ describe('Experiments page in Chromium', () => {
       'candidate',
     ]);
     expect(await rows.first().locator('.badge').textContent()).toBe('control');
-    expect(await rows.first().locator('td').nth(2).textContent()).toMatch(/^\d+\.\d% \[\d+\.\d%–\d+\.\d%\]$/);
+    // The share of calls that ran, and of draws (no negative cache here: the same), beside the split's 70%.
+    expect(await rows.first().locator('[data-testid="variant-share"]').textContent()).toMatch(
+      /^(6\d|7\d)\.\d% \(drawn (6\d|7\d)\.\d%\)$/,
+    );
+    expect(await rows.first().locator('td').nth(3).textContent()).toMatch(/^\d+\.\d% \[\d+\.\d%–\d+\.\d%\]$/);
     const offDiagonal = page.locator('[data-cell="retryable>non_retryable"]');
     expect(Number(await offDiagonal.textContent())).toBeGreaterThan(0);
     expect(await page.locator('[data-cell="non_retryable>retryable"]').textContent()).toBe('0');

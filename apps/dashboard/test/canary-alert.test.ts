@@ -1,3 +1,9 @@
+import type { ModelRetryAvoidedEvent } from '@mcp-resilience/middleware';
+import {
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESILIENCE_SERVER,
+  ATTR_MCP_RESILIENCE_VARIANT,
+} from '@mcp-resilience/middleware/semconv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertService } from '@/lib/alerts/alert-service';
 import { AlertStore } from '@/lib/alerts/alert-store';
@@ -24,7 +30,27 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
-async function canaryStore(candidate?: Record<string, unknown>, exports = 1) {
+/** A model's repeat answered from a variant's negative cache, as the middleware's negative-cache stage emits it. */
+const avoidedRepeat = (variant: string): ModelRetryAvoidedEvent => ({
+  type: 'model_retry_avoided',
+  time: Date.now(),
+  endpoint: 'weather',
+  operation: 'tools/call',
+  attributes: {
+    [ATTR_MCP_RESILIENCE_SERVER]: 'weather',
+    [ATTR_MCP_METHOD_NAME]: 'tools/call',
+    [ATTR_MCP_RESILIENCE_VARIANT]: variant,
+  },
+  classification: { class: 'non_retryable', type: 'invalid_params', execution: 'executed', source: 'status' },
+  savedMs: 100,
+  savedAttempts: 1,
+});
+
+async function canaryStore(
+  candidate?: Record<string, unknown>,
+  exports = 1,
+  avoided: Record<string, number> = {},
+) {
   const store = new EmbeddedStore({
     dataDir: ':memory:',
     retentionMs: 86_400_000,
@@ -45,6 +71,8 @@ async function canaryStore(candidate?: Record<string, unknown>, exports = 1) {
   };
   for (let i = 0; i < exports; i++) {
     await runCanary(counted.recorder, 400, { seed: 11 + i, ...(candidate ? { candidate } : {}) });
+    for (const [variant, n] of Object.entries(avoided))
+      for (let k = 0; k < n; k++) capture.recorder.record(avoidedRepeat(variant));
     await ingest();
   }
   return { source: new EmbeddedSource(store, { staleMs: 600_000 }), truth: counted.truth };
@@ -65,6 +93,28 @@ describe('embedded store: variants', () => {
     // The page's other panels are unchanged: the facts sum over variants.
     const summary = await source.summary(window());
     expect(summary.calls.total).toBe(truth.calls.control!.total + truth.calls.candidate!.total);
+  });
+});
+
+describe('embedded store: share of calls and of draws', () => {
+  it("counts each variant's repeats answered from its cache apart from its calls, and both shares", async () => {
+    const avoided = { control: 40, candidate: 2 };
+    const { source, truth } = await canaryStore(undefined, 2, avoided);
+    const data = await source.experimentData(window());
+    const ran = (v: string) => truth.calls[v]!.total;
+    for (const v of data.variants) {
+      expect(v.calls).toEqual(truth.calls[v.variant]);
+      expect(v.avoided).toBe(2 * avoided[v.variant as keyof typeof avoided]);
+    }
+    const shown = shapeExperiment(data).variants.find((v) => v.variant === 'candidate')!;
+    expect(shown.avoided).toBe(4);
+    expect(shown.callShare).toBeCloseTo(ran('candidate') / (ran('candidate') + ran('control')), 12);
+    expect(shown.drawnShare).toBeCloseTo(
+      (ran('candidate') + 4) / (ran('candidate') + ran('control') + 84),
+      12,
+    );
+    // The control's cache answers more of its repeats: the candidate's share of calls that ran is the higher one.
+    expect(shown.callShare!).toBeGreaterThan(shown.drawnShare!);
   });
 });
 
@@ -137,6 +187,7 @@ describe('built-in canary alert: retry efficiency and the minimums', () => {
     variant,
     calls: { total: calls, success, failure: calls - success, rejected: 0 },
     retries: { total: retries, successful: successfulRetries },
+    avoided: 0,
     nonRetryable: { sumSeconds: 0, count: 0 },
     latency: [],
   });

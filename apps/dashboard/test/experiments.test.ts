@@ -19,6 +19,7 @@ const arm = (
   variant,
   calls: { total: calls, success, failure: calls - success, rejected: 0 },
   retries: { total: retries, successful: retrySuccess },
+  avoided: 0,
   nonRetryable: { sumSeconds: 0, count: 0 },
   latency: [],
 });

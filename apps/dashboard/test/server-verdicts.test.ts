@@ -8,6 +8,7 @@ const counts = (variant: string, calls: number, success: number): VariantCounts 
   variant,
   calls: { total: calls, success, failure: calls - success, rejected: 0 },
   retries: { total: 0, successful: 0 },
+  avoided: 0,
   nonRetryable: { sumSeconds: 0, count: 0 },
   latency: [],
 });

@@ -14,18 +14,22 @@ export const MAX_SHADOW_EXAMPLES_LISTED = 500;
  * `experiments.ts`.
  */
 export async function experimentData(p: Primitives, q: TimeQuery): Promise<ExperimentData> {
-  const [calls, retries, durations, histograms, errors, disagreements, examples] = await Promise.all([
-    p.totals('calls', q, ['variant', 'outcome']),
-    p.totals('retries', q, ['variant', 'outcome']),
-    p.totals('callDuration', q, ['variant', 'outcome', 'errorClass']),
-    p.histogram(q, ['variant']),
-    p.totals('errors', q, ['variant', 'errorClass']),
-    p.totals('shadowDisagreements', q, ['variant', 'errorClass', 'errorType', 'shadowClass', 'shadowType']),
-    p.shadowExamples ? p.shadowExamples(q, MAX_SHADOW_EXAMPLES_LISTED) : Promise.resolve(null),
-  ]);
+  const [calls, retries, avoided, durations, histograms, errors, disagreements, examples] = await Promise.all(
+    [
+      p.totals('calls', q, ['variant', 'outcome']),
+      p.totals('retries', q, ['variant', 'outcome']),
+      p.totals('modelRetriesAvoided', q, ['variant']),
+      p.totals('callDuration', q, ['variant', 'outcome', 'errorClass']),
+      p.histogram(q, ['variant']),
+      p.totals('errors', q, ['variant', 'errorClass']),
+      p.totals('shadowDisagreements', q, ['variant', 'errorClass', 'errorType', 'shadowClass', 'shadowType']),
+      p.shadowExamples ? p.shadowExamples(q, MAX_SHADOW_EXAMPLES_LISTED) : Promise.resolve(null),
+    ],
+  );
   const tally = variantTally();
   for (const r of calls) tally.call(r.labels.variant ?? '', r.labels.outcome ?? '', r.value);
   for (const r of retries) tally.retry(r.labels.variant ?? '', r.labels.outcome ?? '', r.value);
+  for (const r of avoided) tally.avoided(r.labels.variant ?? '', r.value);
   for (const r of durations) {
     if (r.labels.outcome === OUTCOME_VALUE_FAILURE && r.labels.errorClass === 'non_retryable')
       tally.nonRetryable(r.labels.variant ?? '', r.value, r.count);

@@ -8,6 +8,11 @@ export interface VariantCounts {
   readonly calls: { total: number; success: number; failure: number; rejected: number };
   /** Retries (attempts 2..N) and the ones that succeeded; failed ones are the wasted retries. */
   readonly retries: { total: number; successful: number };
+  /**
+   * Model repeats answered from this variant's negative cache (`mcp.resilience.model_retries.avoided`): drawn for
+   * the variant but never run, so not in `calls`.
+   */
+  readonly avoided: number;
   /** Non-retryable failures: the sum and count of their durations (MTTF = sum / count). */
   readonly nonRetryable: { sumSeconds: number; count: number };
   /** The call-duration histogram, cumulative by upper bound (`le`, seconds; the last is +Infinity). */

@@ -26,6 +26,16 @@ export interface VariantView {
   readonly variant: string;
   readonly control: boolean;
   readonly calls: number;
+  /** Repeats answered from the variant's negative cache (drawn for it, not run). */
+  readonly avoided: number;
+  /** This variant's calls / all variants' calls (calls that ran); null without calls. */
+  readonly callShare: number | null;
+  /**
+   * (calls + avoided repeats) / the same for all variants: the share of draws, which the split sets. A variant
+   * whose repeats its cache answers less often (the smaller arm: its cache holds only its own verdicts) gets more
+   * of the calls that ran than of the draws.
+   */
+  readonly drawnShare: number | null;
   /** Calls that succeeded / all calls (rejections count as failures). */
   readonly success: (Interval & { successes: number; total: number }) | null;
   /** Successful retries / retries; null below `MIN_RETRIES` retries. */
@@ -93,7 +103,27 @@ export function pickControl(variants: readonly VariantCounts[]): string | null {
     .variant;
 }
 
-function view(v: VariantCounts, control: boolean): VariantView {
+/** The calls that ran and the calls drawn (ran + avoided repeats) of all variants together. */
+interface ShareTotals {
+  readonly calls: number;
+  readonly drawn: number;
+}
+
+function shareTotals(variants: readonly VariantCounts[]): ShareTotals {
+  let calls = 0;
+  let drawn = 0;
+  for (const v of variants) {
+    calls += v.calls.total;
+    drawn += v.calls.total + v.avoided;
+  }
+  return { calls, drawn };
+}
+
+function viewsOf(shown: readonly VariantCounts[], control: string | null, all: ShareTotals): VariantView[] {
+  return shown.map((v) => view(v, v.variant === control, all));
+}
+
+function view(v: VariantCounts, control: boolean, all: ShareTotals): VariantView {
   const total = v.calls.total;
   const success = wilson(v.calls.success, total);
   const eff = v.retries.total >= MIN_RETRIES ? wilson(v.retries.successful, v.retries.total) : null;
@@ -103,6 +133,9 @@ function view(v: VariantCounts, control: boolean): VariantView {
     variant: v.variant,
     control,
     calls: total,
+    avoided: v.avoided,
+    callShare: all.calls > 0 ? total / all.calls : null,
+    drawnShare: all.drawn > 0 ? (total + v.avoided) / all.drawn : null,
     success: success && { ...success, successes: v.calls.success, total },
     efficiency: eff && { ...eff, successes: v.retries.successful, total: v.retries.total },
     retries: v.retries.total,
@@ -228,7 +261,7 @@ export function shapeExperiment(data: ExperimentData): Experiment {
     .sort((a, b) =>
       a.variant === controlName ? -1 : b.variant === controlName ? 1 : a.variant < b.variant ? -1 : 1,
     );
-  const variants = ordered.map((v) => view(v, v.variant === controlName));
+  const variants = viewsOf(ordered, controlName, shareTotals(data.variants));
   const comparisons = control ? ordered.filter((v) => v !== control).map((v) => compare(v, control)) : [];
 
   const byClass = new Map<string, number>();

@@ -11,13 +11,7 @@ export function variantTally() {
   const of = (variant: string) => {
     let v = variants.get(variant);
     if (!v) {
-      v = {
-        variant,
-        calls: { total: 0, success: 0, failure: 0, rejected: 0 },
-        retries: { total: 0, successful: 0 },
-        nonRetryable: { sumSeconds: 0, count: 0 },
-        latency: [],
-      };
+      v = emptyCounts(variant);
       variants.set(variant, v);
     }
     return v;
@@ -36,6 +30,12 @@ export function variantTally() {
       const { retries } = of(variant);
       retries.total += n;
       if (outcome === OUTCOME_VALUE_SUCCESS) retries.successful += n;
+    },
+    /** Repeats answered from the variant's negative cache. */
+    avoided(variant: string, n: number) {
+      if (variant === '' || n === 0) return;
+      const v = of(variant);
+      variants.set(variant, { ...v, avoided: v.avoided + n });
     },
     /** Durations of non-retryable failures, for variants that made calls. */
     nonRetryable(variant: string, sumSeconds: number, count: number) {
@@ -58,6 +58,17 @@ export function variantTally() {
         }))
         .sort((a, b) => (a.variant < b.variant ? -1 : 1));
     },
+  };
+}
+
+function emptyCounts(variant: string): VariantCounts {
+  return {
+    variant,
+    calls: { total: 0, success: 0, failure: 0, rejected: 0 },
+    retries: { total: 0, successful: 0 },
+    avoided: 0,
+    nonRetryable: { sumSeconds: 0, count: 0 },
+    latency: [],
   };
 }
 
