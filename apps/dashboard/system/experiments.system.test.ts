@@ -56,7 +56,7 @@ describe('Experiments page in Chromium', () => {
       'control',
       'candidate',
     ]);
-    expect(await rows.first().locator('.badge').textContent()).toBe('control');
+    expect(await rows.first().locator('.badge').textContent()).toBe('baseline');
     // The share of calls that ran, and of draws (no negative cache here: the same), beside the split's 70%.
     expect(await rows.first().locator('[data-testid="variant-share"]').textContent()).toMatch(
       /^(6\d|7\d)\.\d% \(drawn (6\d|7\d)\.\d%\)$/,

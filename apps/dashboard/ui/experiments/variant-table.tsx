@@ -56,7 +56,12 @@ export default function VariantTable({ variants }: { variants: VariantView[] }) 
         {variants.map((v) => (
           <tr key={v.variant} data-variant={v.variant}>
             <td style={{ whiteSpace: 'nowrap' }}>
-              <b>{v.variant}</b> {v.control ? <span className="badge">control</span> : null}
+              <b>{v.variant}</b>{' '}
+              {v.control ? (
+                <span className="badge" title="the control arm: every other variant is compared with it">
+                  baseline
+                </span>
+              ) : null}
             </td>
             <td className="num">{fmtNumber(v.calls)}</td>
             <ShareCell v={v} />
