@@ -1,6 +1,7 @@
 'use client';
 
 import { Area, AreaChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import type { Annotation, CallsPoint, Series } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtTime } from '@/lib/format';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
@@ -31,9 +32,10 @@ export default function CallsChart({
   const nav = useChartNavigation(series.step, { only: 'failed' });
   const isPartial = (t: number) => series.partialFrom !== undefined && t >= series.partialFrom;
   const firstPartial = series.points.findIndex((p) => isPartial(p.t));
+  const lastT = series.points.at(-1)?.t ?? 0;
   const data = series.points.map((p, i) => {
     const partial = isPartial(p.t);
-    const elapsed = partial ? Math.min(series.step, (series.end ?? p.t + series.step) - p.t) : series.step;
+    const elapsed = bucketElapsed(series, p.t, lastT);
     const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
     const rates = {
       success: p.success * perMinute,

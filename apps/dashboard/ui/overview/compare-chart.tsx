@@ -11,6 +11,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
 import type { Annotation, CompareBy, CompareGroup } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/lib/format';
@@ -44,6 +45,7 @@ export default function CompareChart({
   const partialFrom = base.partialFrom;
   const isPartial = (t: number) => partialFrom !== undefined && t >= partialFrom;
   const firstPartial = base.points.findIndex((p) => isPartial(p.t));
+  const lastT = base.points.at(-1)?.t ?? 0;
   const trailing = groups.map((g) => trailingEfficiency(g.efficiency.points, step));
   // Complete buckets are the solid lines (`g<i>`); still-filling ones are drawn apart (`p<i>`, dashed: "so far"),
   // joined to the last complete bucket, as on the calls chart.
@@ -51,10 +53,11 @@ export default function CompareChart({
     const row: Record<string, number | null> = { t: p.t };
     const partial = isPartial(p.t);
     const joinsPartial = firstPartial > 0 && k === firstPartial - 1;
-    const elapsed = partial ? Math.min(step, (base.end ?? p.t + step) - p.t) : step;
     for (const [i, g] of groups.entries()) {
       let value: number | null;
       if (metric === 'calls') {
+        // each group's newest bucket over the time its own counts cover
+        const elapsed = bucketElapsed(g.calls, p.t, lastT);
         const c = g.calls.points[k];
         const n = c ? c.success + c.failure + c.rejected : 0;
         // a still-filling bucket without data yet is a gap, not a drop to 0
