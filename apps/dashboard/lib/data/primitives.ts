@@ -1,5 +1,5 @@
-import type { InstanceExport } from './covered-time';
 import type { InstanceBreakerState } from './breakers';
+import type { InstanceExport } from './covered-time';
 import type { ShadowExample } from './experiments-types';
 import type {
   AgentInstance,

@@ -5,7 +5,6 @@ import {
   OUTCOME_VALUE_SUCCESS,
 } from '@mcp-resilience/middleware/semconv';
 import { breakerTimeline } from './breaker-timeline';
-import { coveredMs, type InstanceExport } from './covered-time';
 import {
   aggregateBreakers,
   breakerSummaries,
@@ -15,6 +14,7 @@ import {
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
+import { coveredMs, type InstanceExport } from './covered-time';
 import { experimentData } from './experiment-data';
 import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';

@@ -11,25 +11,28 @@ export interface ExportCadence {
 /**
  * The cadence of one resource's export: a delta point covers its start to its time; a cumulative one the time
  * since its series' previous point (`prevTime`), or since its start for a new series. The shortest span wins
- * (a new series' start is the process's, older than the interval). Undefined without count points.
+ * (a new series' start is the process's, older than the interval). Empty without count points; undefined
+ * without any point (the resource sent nothing: not seen).
  */
 export function exportCadence(
   rm: ResourceMetrics,
   keyOf: (metric: string, scope: string, attrs: ResourceMetrics['resource']) => string,
   prevTime: (key: string) => number | undefined,
-): ExportCadence | undefined {
+): Partial<ExportCadence> | undefined {
+  if (!rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0))) return undefined;
   let exportAt = Number.NEGATIVE_INFINITY;
   let exportMs = Number.POSITIVE_INFINITY;
   for (const sm of rm.scopes) {
     for (const m of sm.metrics) {
       if (m.type === 'gauge') continue;
       for (const p of m.points) {
-        const from = m.temporality === 1 ? p.startMs : (prevTime(keyOf(m.name, sm.scope, p.attributes)) ?? p.startMs);
+        const from =
+          m.temporality === 1 ? p.startMs : (prevTime(keyOf(m.name, sm.scope, p.attributes)) ?? p.startMs);
         const span = p.timeMs - from;
         if (span > 0 && span < exportMs) exportMs = span;
         if (p.timeMs > exportAt) exportAt = p.timeMs;
       }
     }
   }
-  return Number.isFinite(exportMs) ? { exportAt, exportMs } : undefined;
+  return Number.isFinite(exportMs) ? { exportAt, exportMs } : {};
 }

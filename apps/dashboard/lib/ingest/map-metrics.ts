@@ -16,8 +16,8 @@ import {
 } from '@mcp-resilience/middleware/semconv';
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
 import { M, METRIC_IDS } from '../store/metric-ids';
-import { exportCadence } from './export-cadence';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
+import { exportCadence } from './export-cadence';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
 import type {
   BreakerObservation,
@@ -145,9 +145,8 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
   for (const rm of request.resources) {
     const { service, instance } = resourceIdentity(rm.resource, ctx);
     const keyOf = seriesKeys(stableKey(rm.resource));
-    const cadence = exportCadence(rm, keyOf, (k) => (updated.get(k) ?? ctx.seriesState(k))?.time);
-    if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0)))
-      instances.push({ service, instance, ...cadence });
+    const seen = exportCadence(rm, keyOf, (k) => (updated.get(k) ?? ctx.seriesState(k))?.time);
+    if (seen) instances.push({ service, instance, ...seen });
     for (const sm of rm.scopes) {
       for (const metric of sm.metrics) {
         const isBreakerGauge =

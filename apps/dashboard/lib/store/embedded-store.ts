@@ -192,9 +192,7 @@ export class EmbeddedStore {
       ),
       instanceSeen: db.prepare(
         `INSERT INTO instances (service, instance, first_seen, last_seen, export_at, export_ms) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
-           export_ms = CASE WHEN excluded.export_at > export_at THEN excluded.export_ms ELSE export_ms END,
-           export_at = max(export_at, excluded.export_at)`,
+         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at)`,
       ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, variant,

@@ -45,10 +45,10 @@ export default function CompareChart({
   const partialFrom = base.partialFrom;
   const isPartial = (t: number) => partialFrom !== undefined && t >= partialFrom;
   const firstPartial = base.points.findIndex((p) => isPartial(p.t));
-  const lastT = base.points.at(-1)?.t ?? 0;
   const trailing = groups.map((g) => trailingEfficiency(g.efficiency.points, step));
   // Complete buckets are the solid lines (`g<i>`); still-filling ones are drawn apart (`p<i>`, dashed: "so far"),
   // joined to the last complete bucket, as on the calls chart.
+  const last = base.points[base.points.length - 1]?.t ?? 0;
   const data = base.points.map((p, k) => {
     const row: Record<string, number | null> = { t: p.t };
     const partial = isPartial(p.t);
@@ -56,8 +56,7 @@ export default function CompareChart({
     for (const [i, g] of groups.entries()) {
       let value: number | null;
       if (metric === 'calls') {
-        // each group's newest bucket over the time its own counts cover
-        const elapsed = bucketElapsed(g.calls, p.t, lastT);
+        const elapsed = bucketElapsed(g.calls, p.t, last);
         const c = g.calls.points[k];
         const n = c ? c.success + c.failure + c.rejected : 0;
         // a still-filling bucket without data yet is a gap, not a drop to 0
@@ -71,7 +70,6 @@ export default function CompareChart({
     return row;
   });
   const first = base.points[0]?.t ?? 0;
-  const last = base.points[base.points.length - 1]?.t ?? 0;
   return (
     <div data-testid={`compare-${metric}`} data-groups={groups.map((g) => g.key).join(',')}>
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
