@@ -4,15 +4,15 @@ import type { ResourceMetrics } from '../otlp/model';
 export interface ExportCadence {
   /** The newest point time of the export (epoch ms): its counts are dated there. */
   readonly exportAt: number;
-  /** The time its counts cover (the export interval): the shortest positive span of its count points. */
+  /** The time its counts cover (the export interval): the median span of its count points. */
   readonly exportMs: number;
 }
 
 /**
  * The cadence of one resource's export: a delta point covers its start to its time; a cumulative one the time
- * since its series' previous point (`prevTime`), or since its start for a new series. The shortest span wins
- * (a new series' start is the process's, older than the interval). Empty without count points; undefined
- * without any point (the resource sent nothing: not seen).
+ * since its series' previous point (`prevTime`). A new cumulative series says nothing (the SDK starts it at its
+ * first measurement, not at the previous export). The median span wins (one odd series does not decide). Empty
+ * without such points; undefined without any point (the resource sent nothing: not seen).
  */
 export function exportCadence(
   rm: ResourceMetrics,
@@ -21,18 +21,18 @@ export function exportCadence(
 ): Partial<ExportCadence> | undefined {
   if (!rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0))) return undefined;
   let exportAt = Number.NEGATIVE_INFINITY;
-  let exportMs = Number.POSITIVE_INFINITY;
+  const spans: number[] = [];
   for (const sm of rm.scopes) {
     for (const m of sm.metrics) {
       if (m.type === 'gauge') continue;
       for (const p of m.points) {
-        const from =
-          m.temporality === 1 ? p.startMs : (prevTime(keyOf(m.name, sm.scope, p.attributes)) ?? p.startMs);
-        const span = p.timeMs - from;
-        if (span > 0 && span < exportMs) exportMs = span;
+        const from = m.temporality === 1 ? p.startMs : prevTime(keyOf(m.name, sm.scope, p.attributes));
+        if (from !== undefined && p.timeMs > from) spans.push(p.timeMs - from);
         if (p.timeMs > exportAt) exportAt = p.timeMs;
       }
     }
   }
-  return Number.isFinite(exportMs) ? { exportAt, exportMs } : {};
+  spans.sort((a, b) => a - b);
+  const exportMs = spans[Math.floor(spans.length / 2)];
+  return exportMs === undefined ? {} : { exportAt, exportMs };
 }
