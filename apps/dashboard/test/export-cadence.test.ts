@@ -15,10 +15,11 @@ const keyOf = (_m: string, _s: string, attrs: ResourceMetrics['resource']) => St
 
 describe('exportCadence', () => {
   it('takes a cumulative export over the time since its series were last seen, not a new series start', () => {
-    // two series seen 30 s ago; a third is new, started by the SDK at its first call 1.2 s ago
+    // a series seen 30 s ago; one unchanged since a state stored 90 s ago; a new one, started by the SDK at its
+    // first call 1.2 s ago
     const prev = new Map([
       ['x', T - 30_000],
-      ['y', T - 30_000],
+      ['y', T - 90_000],
     ]);
     const rm = resource(2, [point('x', T - 600_000), point('y', T - 600_000), point('z', T - 1_200)]);
     expect(exportCadence(rm, keyOf, (k) => prev.get(k))).toEqual({ exportAt: T, exportMs: 30_000 });

@@ -4,15 +4,16 @@ import type { ResourceMetrics } from '../otlp/model';
 export interface ExportCadence {
   /** The newest point time of the export (epoch ms): its counts are dated there. */
   readonly exportAt: number;
-  /** The time its counts cover (the export interval): the median span of its count points. */
+  /** The time its counts cover (the export interval): the shortest span of its count points. */
   readonly exportMs: number;
 }
 
 /**
  * The cadence of one resource's export: a delta point covers its start to its time; a cumulative one the time
  * since its series' previous point (`prevTime`). A new cumulative series says nothing (the SDK starts it at its
- * first measurement, not at the previous export). The median span wins (one odd series does not decide). Empty
- * without such points; undefined without any point (the resource sent nothing: not seen).
+ * first measurement, not at the previous export). The shortest span wins: an unchanged series' stored state
+ * may be older than its previous point (it is written again at most hourly). Empty without such points;
+ * undefined without any point (the resource sent nothing: not seen).
  */
 export function exportCadence(
   rm: ResourceMetrics,
@@ -32,7 +33,5 @@ export function exportCadence(
       }
     }
   }
-  spans.sort((a, b) => a - b);
-  const exportMs = spans[Math.floor(spans.length / 2)];
-  return exportMs === undefined ? {} : { exportAt, exportMs };
+  return spans.length === 0 ? {} : { exportAt, exportMs: Math.min(...spans) };
 }
