@@ -22,7 +22,8 @@ import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } f
  * process exited ends on the timeline at its last report ("No data (gone)" after, not "Closed" up to now); the
  * Experiments page gives per-server verdicts and says "Servers differ" when a server's verdict is not the pooled
  * one, and the canary banner links to it filtered to its server; the retry-efficiency line stops where the
- * retries stop (no value repeated for 5 minutes).
+ * retries stop (no value repeated for 5 minutes); the still-filling bucket of the calls chart is drawn at the
+ * steady rate when one export just landed in it (not that export over the seconds since the bucket began).
  */
 
 const MIN = 60_000;
@@ -80,7 +81,26 @@ function canaryCalls(at: number) {
   );
 }
 
+/** The steady agent's 30 s exports: 60 calls each (120/min), each a delta over the 30 s before it. */
+const STEADY_EVERY = 30_000;
+/** Where the custom range of the filling-bucket check ends: 6 s into a 30 s bucket, 1 s after an export. */
+let steadyTo = 0;
+
+async function seedSteady() {
+  const bucket = Math.floor((t0 - 3 * MIN) / STEADY_EVERY) * STEADY_EVERY;
+  steadyTo = bucket + 6_000;
+  const ok = { [ATTR_MCP_RESILIENCE_SERVER]: 'weather', [ATTR_MCP_RESILIENCE_OUTCOME]: 'success' };
+  for (let at = bucket + 1_000 - 40 * STEADY_EVERY; at < t0; at += STEADY_EVERY) {
+    const point: JsonPoint = { timeMs: at, startMs: at - STEADY_EVERY, asInt: 60, attributes: ok };
+    await post(
+      '/v1/metrics',
+      sumRequest(METRIC_MCP_RESILIENCE_CALLS, [point], { temporality: 1, service: 'steady' }),
+    );
+  }
+}
+
 async function seed() {
+  await seedSteady();
   // a breaker of an agent that exited 12 minutes ago (closed, open, closed), and one still reporting
   const exited = async (state: GaugeBreaker['state'], at: number) =>
     post(
@@ -129,6 +149,8 @@ beforeAll(async () => {
     t0 - 20 * MIN,
     t0 - 12 * MIN,
   );
+  // the steady agent ran for the 20 minutes its exports cover (it was first seen then, not at the seeding)
+  db.prepare("UPDATE instances SET first_seen = ? WHERE service = 'steady'").run(t0 - 20 * MIN);
   db.close();
   dashboard = await startDashboard({ DATA_DIR: dataDir });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -225,5 +247,24 @@ describe('truth at a glance, the rest (issue #22 item 7)', () => {
     // one bucket holds the 30 retries: one point, not that value again for the 5 minutes after
     expect(await chart.getAttribute('data-points')).toBe('1');
     await shot('glance-efficiency-gap.png');
+  });
+
+  it('draws the still-filling bucket at the steady rate: one 30 s export 6 s into it is no spike', async () => {
+    // a custom hour that ends 6 s into a 30 s bucket holding one export (60 calls, over the 30 s before it):
+    // divided by the 6 s since the bucket began it would read 600/min against 120/min steady
+    await openPage(page, `${dashboard.url}/?from=${steadyTo - 60 * MIN}&to=${steadyTo}&service=steady`);
+    const chart = page.locator('[data-testid="calls-chart"]');
+    await chart.locator('.partial-area').first().waitFor({ state: 'attached' });
+    expect(await chart.getAttribute('data-partial-from')).toBe(String(steadyTo - 6_000));
+    const tick = chart.locator('.recharts-yAxis-tick-labels text');
+    await tick.first().waitFor({ state: 'attached' });
+    const ticks = (await tick.allTextContents())
+      .map((t) => Number(t.replace(/,/g, '')))
+      .filter(Number.isFinite);
+    expect(ticks.length).toBeGreaterThan(1);
+    // the axis ends near 120 (the steady rate and the filling bucket's), far below 600
+    expect(Math.max(...ticks)).toBeGreaterThanOrEqual(120);
+    expect(Math.max(...ticks)).toBeLessThan(200);
+    await shot('glance-filling-bucket.png');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceBreakerState } from '@/lib/data/breakers';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import { bucketQuantile } from '@/lib/data/bucket-quantile';
 import { compareNumbers } from '@/lib/data/compare-numbers';
 import type { BucketPlan, BucketRow, CountRow, Dim, MetricName, Primitives } from '@/lib/data/primitives';
@@ -227,6 +228,62 @@ describe('ShapedSource', () => {
     // data not yet in the bucket: at least half the export lag into it (one export would read as a spike)
     const early = await new ShapedSource({ ...p, lastDataAt: async () => NOW - 40_000 }).callSeries(q);
     expect(early.end).toBe(NOW - 25_000);
+  });
+
+  it("takes the newest bucket's rate over the time its exports cover: no spike, no drop, any interval", async () => {
+    // Steady agents, 120 calls/min each, exporting every 10, 30 or 60 s at different phases: each export is
+    // dated at its time and carries its whole interval. Whatever "now" is, the newest bucket's rate (as the
+    // charts draw it, `bucketElapsed`) is the fleet's steady rate, or a gap while no export is in yet.
+    const PER_MS = 120 / MIN;
+    const fleets = [
+      [{ every: 10_000, phase: 0 }],
+      [{ every: 30_000, phase: 0 }],
+      [{ every: 60_000, phase: 0 }],
+      [
+        { every: 30_000, phase: 0 },
+        { every: 30_000, phase: 7_000 },
+        { every: 30_000, phase: 19_000 },
+      ],
+      [
+        { every: 10_000, phase: 3_000 },
+        { every: 30_000, phase: 11_000 },
+        { every: 60_000, phase: 41_000 },
+      ],
+    ];
+    let drawn = 0;
+    for (const fleet of fleets) {
+      const at = (a: (typeof fleet)[number], now: number) =>
+        Array.from(
+          { length: Math.floor((now - NOW + 2 * 60 * MIN - a.phase) / a.every) + 1 },
+          (_, k) => NOW - 2 * 60 * MIN + a.phase + k * a.every,
+        );
+      for (const span of [15 * MIN, 60 * MIN, 6 * 60 * MIN]) {
+        for (let now = NOW; now < NOW + 2 * MIN; now += 1_700) {
+          const exports = fleet.map((a) => ({ a, times: at(a, now) }));
+          const events = exports.flatMap(({ a, times }) => times.map((t) => calls(t, PER_MS * a.every)));
+          const p: Primitives = {
+            ...memory(events),
+            now: () => now,
+            lastDataAt: async () => Math.max(...exports.map((e) => e.times.at(-1)!)),
+            instanceExports: async () =>
+              exports.map(({ a, times }) => ({
+                service: 'agent',
+                exportAt: times.at(-1)!,
+                exportMs: a.every,
+              })),
+          };
+          const s = await new ShapedSource(p).callSeries({ from: now - span, to: now, filters: {} });
+          const last = s.points.at(-1)!;
+          const elapsed = bucketElapsed(s, last.t, last.t);
+          const where = `every ${fleet.map((a) => a.every / 1000).join('/')} s, ${span / MIN} min, now +${now - NOW} ms`;
+          if (last.success === 0) continue;
+          drawn++;
+          // (end is an epoch time: exact to about 1e-8 of the rate)
+          expect(Math.abs((last.success / elapsed) * MIN - 120 * fleet.length), where).toBeLessThan(1e-3);
+        }
+      }
+    }
+    expect(drawn).toBeGreaterThan(800);
   });
 
   it('builds the class and the type tables from the same rows', async () => {

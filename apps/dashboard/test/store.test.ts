@@ -2,6 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertStore } from '@/lib/alerts/alert-store';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import type { TimeQuery } from '@/lib/data/types';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
@@ -286,7 +287,8 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     db.close();
     const { store } = openStore(dir);
     expect(store.db.prepare('SELECT * FROM instances').all()).toEqual([
-      { service: 'agent', instance: 'a', first_seen: 1000, last_seen: 7000 },
+      // no metrics export known yet (schema 6): a partial bucket's rate falls back to the newest data
+      { service: 'agent', instance: 'a', first_seen: 1000, last_seen: 7000, export_at: 0, export_ms: 0 },
     ]);
     expect(
       (store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string })
@@ -390,5 +392,62 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const week = await source.headline({ from: NOW - 7 * DAY, to: NOW, filters: { service: 'older' } });
     expect(week.dataFrom).toBe(old - 30_000);
     expect(week.dataSeconds).toBe((NOW - (old - 30_000)) / 1000);
+  });
+  it('draws the newest bucket at the steady rate through the store, whatever the export interval', async () => {
+    // one agent per service, 120 calls/min, exporting its cumulative count every 10, 30 or 60 s (arriving
+    // 200 ms later); the newest bucket of the 1 h chart (30 s buckets), as the chart divides it
+    const START = 1_800_000_000_000;
+    let now = START;
+    const { store, source } = openStore(tempDir(), () => now);
+    const agents = [10_000, 30_000, 60_000].map((every, i) => ({
+      service: `every-${every / 1000}s`,
+      every,
+      at: START + 1_000 + i * 4_000,
+    }));
+    const exportOnce = (a: (typeof agents)[number], timeMs: number) =>
+      createIngestSink(store).metrics(
+        decodeMetrics(
+          new TextEncoder().encode(
+            JSON.stringify(
+              sumRequest(
+                'mcp.resilience.calls',
+                [
+                  {
+                    timeMs,
+                    startMs: a.at,
+                    asInt: Math.round(((timeMs - a.at) * 120) / 60_000),
+                    attributes: { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' },
+                  },
+                ],
+                { service: a.service },
+              ),
+            ),
+          ),
+          'json',
+        ),
+      );
+    let drawn = 0;
+    for (let t = START + 2_000; t < START + 12 * 60_000; t += 1_000) {
+      for (const a of agents) {
+        if ((t - a.at) % a.every !== 0) continue;
+        now = t + 200;
+        exportOnce(a, t);
+      }
+      now = t + 500;
+      if (t < START + 6 * 60_000) continue;
+      for (const a of agents) {
+        const s = await source.callSeries({
+          from: now - 3_600_000,
+          to: now,
+          filters: { service: a.service },
+        });
+        const last = s.points.at(-1)!;
+        if (last.success === 0) continue;
+        drawn++;
+        const rate = (last.success / bucketElapsed(s, last.t, last.t)) * 60_000;
+        expect(Math.abs(rate - 120), `${a.service} at +${now - START} ms`).toBeLessThan(1e-3);
+      }
+    }
+    expect(drawn).toBeGreaterThan(500);
   });
 });

@@ -7,6 +7,7 @@ import { M } from '../store/metric-ids';
 import { planRange, planSeries } from '../store/tiers';
 import { asState, type InstanceBreakerState, RANK } from './breakers';
 import { bucketQuantile } from './bucket-quantile';
+import type { InstanceExport } from './covered-time';
 import { cumulativeBuckets } from './cumulative-buckets';
 import type { ShadowExample } from './experiments-types';
 import { PieceCache } from './piece-cache';
@@ -595,6 +596,17 @@ export class EmbeddedPrimitives implements Primitives {
       ...(service === undefined ? [] : [service]),
     );
     return t ?? undefined;
+  }
+
+  async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
+    const service = q.filters.service;
+    return this.all<InstanceExport>(
+      `SELECT service, export_at AS exportAt, export_ms AS exportMs FROM instances
+       WHERE export_ms > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
+      q.from,
+      q.to,
+      ...(service === undefined ? [] : [service]),
+    );
   }
 
   async instances(q: TimeQuery): Promise<AgentInstance[]> {

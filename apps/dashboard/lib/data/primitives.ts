@@ -1,4 +1,5 @@
 import type { InstanceBreakerState } from './breakers';
+import type { InstanceExport } from './covered-time';
 import type { ShadowExample } from './experiments-types';
 import type {
   AgentInstance,
@@ -165,6 +166,11 @@ export interface Primitives {
    * Optional: without it, a partial bucket's rate is taken up to now.
    */
   lastDataAt?(filters: Filters): Promise<number | undefined>;
+  /**
+   * The newest metrics export of each instance seen in the window (of the service filter): a still-filling
+   * bucket's rate divides by the time its counts cover (`covered-time.ts`). Optional: without it, `lastDataAt`.
+   */
+  instanceExports?(q: TimeQuery): Promise<InstanceExport[]>;
   /** The newest stored calls of the query, `offset` skipped, at most `limit`. */
   recentCalls(q: CallsQuery, limit: number, offset?: number): Promise<CallRow[]>;
   /** How many stored calls match the query (none when spans are not stored). */

@@ -14,6 +14,7 @@ import {
   type InstanceBreakerState,
   pageOfBreakers,
 } from './breakers';
+import { coveredMs, type InstanceExport } from './covered-time';
 import { experimentData } from './experiment-data';
 import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
@@ -123,6 +124,12 @@ export function groupDataSeconds(q: TimeQuery, plan: BucketPlan, rows: readonly 
   return dataExtent(q, { at: plan.origin + k * plan.step, step: plan.step }, now).dataSeconds;
 }
 
+/** Where a backend's data ends, for the newest partial bucket's rate (`dataEnd`). */
+interface DataEdge {
+  readonly lastData?: number | undefined;
+  readonly exports?: readonly InstanceExport[] | undefined;
+}
+
 /**
  * THE shaping module: every response the pages, the JSON API, the SSE stream and the alert engine read is
  * built here, once, from a backend's primitive queries (`Primitives`), so the embedded store and PromQL cannot
@@ -154,16 +161,19 @@ export class ShapedSource implements MetricsSource {
   }
 
   /**
-   * Where a partial bucket's data can end, for its rate: the newest data received (`lastData`, when the
-   * backend knows it), else now (or the window's end); but at least half an export lag into the last bucket
-   * (a point is dated by its export, which carries the interval before it: over less, one export would read
-   * as a spike).
+   * Where the newest partial bucket's rate ends (its rate is its count over `end` minus its start). With the
+   * instances' exports: its start plus the time its counts cover (`coveredMs`: a count is dated by its export,
+   * which carries a whole export interval, so over less one export would read as a spike, over more as a drop).
+   * Else the newest data received (`lastData`, when the backend knows it), else now (or the window's end); but
+   * at least half an export lag into the last bucket.
    */
-  private dataEnd(q: TimeQuery, plan: BucketPlan, lastData?: number): number {
+  private dataEnd(q: TimeQuery, plan: BucketPlan, edge: DataEdge): number {
     const last = plan.origin + (plan.count - 1) * plan.step;
     const end = Math.min(q.to, this.p.now());
-    if (lastData !== undefined) {
-      return Math.min(end, Math.max(lastData, last + Math.min(plan.step, this.p.freshnessMs / 2)));
+    const covered = edge.exports && coveredMs(last, end, edge.exports, this.p.freshnessMs);
+    if (covered) return last + covered;
+    if (edge.lastData !== undefined) {
+      return Math.min(end, Math.max(edge.lastData, last + Math.min(plan.step, this.p.freshnessMs / 2)));
     }
     return Math.max(end, last + Math.min(plan.step, this.p.freshnessMs));
   }
@@ -203,15 +213,20 @@ export class ShapedSource implements MetricsSource {
     return first;
   }
 
-  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[], lastData?: number): Series<P> {
+  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[], edge: DataEdge = {}): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
     return partialFrom === undefined
       ? { step: plan.step, points }
-      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, lastData) };
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, edge) };
   }
 
-  private lastData(q: TimeQuery): Promise<number | undefined> {
-    return this.p.lastDataAt ? this.p.lastDataAt(q.filters) : Promise.resolve(undefined);
+  /** What the backend knows of where the data ends: its newest data, its instances' exports. */
+  private async edge(q: TimeQuery): Promise<DataEdge> {
+    const [lastData, exports] = await Promise.all([
+      this.p.lastDataAt ? this.p.lastDataAt(q.filters) : undefined,
+      this.p.instanceExports ? this.p.instanceExports(q) : undefined,
+    ]);
+    return { lastData, exports };
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -380,11 +395,8 @@ export class ShapedSource implements MetricsSource {
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
     const plan = this.plan(q);
-    const [rows, lastData] = await Promise.all([
-      this.p.buckets('calls', q, plan, ['outcome']),
-      this.lastData(q),
-    ]);
-    return this.series(q, plan, ShapedSource.callPoints(plan, rows), lastData);
+    const [rows, edge] = await Promise.all([this.p.buckets('calls', q, plan, ['outcome']), this.edge(q)]);
+    return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
@@ -474,13 +486,17 @@ export class ShapedSource implements MetricsSource {
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
     const plan = this.plan(q);
-    const [calls, retries, callRows, retryRows, durations] = await Promise.all([
+    const [calls, retries, callRows, retryRows, durations, edge] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
       this.p.buckets('calls', q, plan, [...dims, 'outcome']),
       this.p.buckets('retries', q, plan, [...dims, 'outcome']),
       this.p.totals('callDuration', q, [...dims, 'outcome']),
+      this.edge(q),
     ]);
+    // a group of services covers the time of its services' exports
+    const edgeOf = (key: string): DataEdge =>
+      by === 'service' ? { ...edge, exports: edge.exports?.filter((e) => e.service === key) } : edge;
     const keys = new Map<string, number>();
     for (const r of calls) keys.set(keyOf(r), (keys.get(keyOf(r)) ?? 0) + r.value);
     for (const r of retries) if (!keys.has(keyOf(r))) keys.set(keyOf(r), 0);
@@ -496,7 +512,7 @@ export class ShapedSource implements MetricsSource {
         return {
           key,
           efficiency: this.series(q, plan, ShapedSource.ratioPoints(plan, retryRows.filter(mine))),
-          calls: this.series(q, plan, ShapedSource.callPoints(plan, mineCalls)),
+          calls: this.series(q, plan, ShapedSource.callPoints(plan, mineCalls), edgeOf(key)),
           retries: {
             total: retriesTotal,
             successful: sum(retries, (r) => mine(r) && r.labels.outcome === SUCCESS),

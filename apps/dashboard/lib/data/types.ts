@@ -188,7 +188,11 @@ export interface Series<P> {
    * still filling): charts mark them instead of plotting a drop. Absent when every bucket is complete.
    */
   readonly partialFrom?: number;
-  /** With `partialFrom`: where data can end (min(window end, now)), to scale a partial bucket's rate. */
+  /**
+   * With `partialFrom`: the newest partial bucket's rate is its count over `end` minus its start (the time its
+   * counts cover, `bucketElapsed`: may exceed the bucket when one export carries more); earlier partial ones'
+   * over their part before `end`.
+   */
   readonly end?: number;
 }
 

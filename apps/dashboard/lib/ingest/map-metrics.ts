@@ -17,6 +17,7 @@ import {
 import type { Attrs, HistogramPoint, MetricsRequest, NumberPoint } from '../otlp/model';
 import { M, METRIC_IDS } from '../store/metric-ids';
 import { cumulativeToDelta, type Delta, type SeriesState } from './delta';
+import { exportCadence } from './export-cadence';
 import { type IngestContext, resourceIdentity, stableKey, text } from './ingest-context';
 import type {
   BreakerObservation,
@@ -143,9 +144,9 @@ export function mapMetrics(request: MetricsRequest, ctx: IngestContext): MetricB
   const room = new SeriesRoom(ctx);
   for (const rm of request.resources) {
     const { service, instance } = resourceIdentity(rm.resource, ctx);
-    if (rm.scopes.some((sm) => sm.metrics.some((m) => m.points.length > 0)))
-      instances.push({ service, instance });
     const keyOf = seriesKeys(stableKey(rm.resource));
+    const seen = exportCadence(rm, keyOf, (k) => (updated.get(k) ?? ctx.seriesState(k))?.time);
+    if (seen) instances.push({ service, instance, ...seen });
     for (const sm of rm.scopes) {
       for (const metric of sm.metrics) {
         const isBreakerGauge =

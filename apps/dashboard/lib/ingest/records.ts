@@ -55,6 +55,9 @@ export interface BreakerObservation {
 export interface InstanceSeen {
   readonly service: string;
   readonly instance: string;
+  /** Metrics only: the newest point time of the export and the interval its counts cover (`export-cadence.ts`). */
+  readonly exportAt?: number;
+  readonly exportMs?: number;
 }
 
 /** A failed, retried or rejected call (call span), kept for drill-down. */

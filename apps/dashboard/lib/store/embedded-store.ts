@@ -191,8 +191,8 @@ export class EmbeddedStore {
         'UPDATE breaker_transitions SET ts = ?, from_state = ?, reason = ? WHERE id = ?',
       ),
       instanceSeen: db.prepare(
-        `INSERT INTO instances (service, instance, first_seen, last_seen) VALUES (?, ?, ?, ?)
-         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+        `INSERT INTO instances (service, instance, first_seen, last_seen, export_at, export_ms) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at)`,
       ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, variant,
@@ -305,7 +305,8 @@ export class EmbeddedStore {
     let addedBytes = 0;
     let factsFrom = Number.POSITIVE_INFINITY;
     this.run(() => {
-      for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
+      for (const i of batch.instances)
+        this.stmt.instanceSeen.run(i.service, i.instance, now, now, i.exportAt ?? 0, i.exportMs ?? 0);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const { key, state } of batch.series) {
         // An unchanged state is written again at most once an hour (its `seen` keeps it from retention).
@@ -383,7 +384,8 @@ export class EmbeddedStore {
     const now = this.now();
     const changed = new Map<string, BreakerKey>();
     this.run(() => {
-      for (const i of batch.instances) this.stmt.instanceSeen.run(i.service, i.instance, now, now);
+      for (const i of batch.instances)
+        this.stmt.instanceSeen.run(i.service, i.instance, now, now, i.exportAt ?? 0, i.exportMs ?? 0);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const c of batch.calls) {
         this.stmt.callInsert.run(

@@ -144,4 +144,10 @@ export const MIGRATIONS: readonly Migration[] = [
   DROP INDEX attempts_span;
   CREATE UNIQUE INDEX attempts_call ON attempts (${attemptBucketSql()}, parent_span_id, trace_id, span_id);
   `,
+  `
+  -- Each instance's newest metrics export: its point time and the interval its counts cover, so a still-filling
+  -- bucket's rate divides by the time its data covers (\`covered-time.ts\`), not by the time since the bucket began.
+  ALTER TABLE instances ADD COLUMN export_at INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE instances ADD COLUMN export_ms INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

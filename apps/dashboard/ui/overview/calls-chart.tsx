@@ -1,6 +1,7 @@
 'use client';
 
 import { Area, AreaChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import type { Annotation, CallsPoint, Series } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtTime } from '@/lib/format';
 import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
@@ -31,9 +32,10 @@ export default function CallsChart({
   const nav = useChartNavigation(series.step, { only: 'failed' });
   const isPartial = (t: number) => series.partialFrom !== undefined && t >= series.partialFrom;
   const firstPartial = series.points.findIndex((p) => isPartial(p.t));
+  const last = series.points[series.points.length - 1]?.t ?? 0;
   const data = series.points.map((p, i) => {
     const partial = isPartial(p.t);
-    const elapsed = partial ? Math.min(series.step, (series.end ?? p.t + series.step) - p.t) : series.step;
+    const elapsed = bucketElapsed(series, p.t, last);
     const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
     const rates = {
       success: p.success * perMinute,
@@ -56,7 +58,6 @@ export default function CallsChart({
     };
   });
   const first = series.points[0]?.t ?? 0;
-  const last = series.points[series.points.length - 1]?.t ?? 0;
   return (
     <div data-testid="calls-chart" data-partial-from={series.partialFrom ?? ''}>
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>

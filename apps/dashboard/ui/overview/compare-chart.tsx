@@ -11,6 +11,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { bucketElapsed } from '@/lib/data/bucket-elapsed';
 import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
 import type { Annotation, CompareBy, CompareGroup } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/lib/format';
@@ -47,14 +48,15 @@ export default function CompareChart({
   const trailing = groups.map((g) => trailingEfficiency(g.efficiency.points, step));
   // Complete buckets are the solid lines (`g<i>`); still-filling ones are drawn apart (`p<i>`, dashed: "so far"),
   // joined to the last complete bucket, as on the calls chart.
+  const last = base.points[base.points.length - 1]?.t ?? 0;
   const data = base.points.map((p, k) => {
     const row: Record<string, number | null> = { t: p.t };
     const partial = isPartial(p.t);
     const joinsPartial = firstPartial > 0 && k === firstPartial - 1;
-    const elapsed = partial ? Math.min(step, (base.end ?? p.t + step) - p.t) : step;
     for (const [i, g] of groups.entries()) {
       let value: number | null;
       if (metric === 'calls') {
+        const elapsed = bucketElapsed(g.calls, p.t, last);
         const c = g.calls.points[k];
         const n = c ? c.success + c.failure + c.rejected : 0;
         // a still-filling bucket without data yet is a gap, not a drop to 0
@@ -68,7 +70,6 @@ export default function CompareChart({
     return row;
   });
   const first = base.points[0]?.t ?? 0;
-  const last = base.points[base.points.length - 1]?.t ?? 0;
   return (
     <div data-testid={`compare-${metric}`} data-groups={groups.map((g) => g.key).join(',')}>
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>

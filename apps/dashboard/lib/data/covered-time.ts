@@ -1,0 +1,32 @@
+/** An agent process's newest metrics export: its point time and the interval its counts cover. */
+export interface InstanceExport {
+  readonly service: string;
+  readonly exportAt: number;
+  readonly exportMs: number;
+}
+
+/** How many exports of `e` are dated in [from, to), taking it to export every `exportMs`, the newest at `exportAt`. */
+function exportsIn(from: number, to: number, e: InstanceExport): number {
+  const behind = e.exportAt < to ? 0 : Math.floor((e.exportAt - to) / e.exportMs) + 1;
+  const newest = e.exportAt - behind * e.exportMs;
+  return newest < from ? 0 : Math.floor((newest - from) / e.exportMs) + 1;
+}
+
+/**
+ * The time the counts of a bucket [from, to) cover, per instance: a count is dated by its export, which carries
+ * the whole interval before it, so an instance that exported n times in the bucket covers n intervals (longer or
+ * shorter than the time since the bucket began). The mean over the instances that still export (one whose
+ * next export was due more than `lagMs` before the bucket began has stopped): one not yet in covers nothing
+ * and has no counts, so the fleet's rate is count / this (exact when the instances' rates are equal).
+ * Undefined when no instance still exports.
+ */
+export function coveredMs(
+  from: number,
+  to: number,
+  exports: readonly InstanceExport[],
+  lagMs: number,
+): number | undefined {
+  const live = exports.filter((e) => e.exportMs > 0 && e.exportAt + e.exportMs + lagMs >= from);
+  if (live.length === 0) return undefined;
+  return live.reduce((s, e) => s + exportsIn(from, to, e) * e.exportMs, 0) / live.length;
+}
