@@ -38,6 +38,23 @@ async function ingest(store: EmbeddedStore, capture: ReturnType<typeof createCap
   capture.resetSpans();
 }
 
+/** `mcp.resilience.calls` points (successes on weather) of one service, as OTLP/JSON through the real ingest. */
+function ingestCalls(
+  store: EmbeddedStore,
+  points: ReadonlyArray<{ timeMs: number; startMs: number; asInt: number }>,
+  options: { service: string; temporality?: 1 | 2 },
+) {
+  const attributes = { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' };
+  const body = sumRequest(
+    'mcp.resilience.calls',
+    points.map((p) => ({ ...p, attributes })),
+    options,
+  );
+  return createIngestSink(store).metrics(
+    decodeMetrics(new TextEncoder().encode(JSON.stringify(body)), 'json'),
+  );
+}
+
 const all = (): TimeQuery => ({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, filters: {} });
 
 function add(a: GroundTruth, b: GroundTruth) {
@@ -357,28 +374,14 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const DAY = 86_400_000;
     const NOW = 1_800_000_000_000;
     const { store, source } = openStore(tempDir(), () => NOW);
-    const ingestCalls = (points: Array<[number, number]>, service = 'agent') =>
-      createIngestSink(store).metrics(
-        decodeMetrics(
-          new TextEncoder().encode(
-            JSON.stringify(
-              sumRequest(
-                'mcp.resilience.calls',
-                points.map(([timeMs, n]) => ({
-                  timeMs,
-                  startMs: timeMs - 10_000,
-                  asInt: n,
-                  attributes: { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' },
-                })),
-                { temporality: 1, service },
-              ),
-            ),
-          ),
-          'json',
-        ),
+    const ingest = (points: Array<[number, number]>, service = 'agent') =>
+      ingestCalls(
+        store,
+        points.map(([timeMs, n]) => ({ timeMs, startMs: timeMs - 10_000, asInt: n })),
+        { temporality: 1, service },
       );
     // 2 minutes at 1,350 a minute at the end of the range (the 10 s tier)
-    ingestCalls(Array.from({ length: 12 }, (_, i) => [NOW - 2 * MIN + i * 10_000 + 5_000, 225]));
+    ingest(Array.from({ length: 12 }, (_, i) => [NOW - 2 * MIN + i * 10_000 + 5_000, 225]));
     for (const span of [DAY, 7 * DAY]) {
       const h = await source.headline({ from: NOW - span, to: NOW, filters: {} });
       expect(h.calls.total).toBe(2700);
@@ -388,7 +391,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     // data a day and a half ago, off every chart grid: the 10 s tier is gone there, the minute tier is kept
     // (2 days): the rate starts at that minute, not at the chart's hour
     const old = NOW - 1.5 * DAY - 7 * MIN - 30_000;
-    ingestCalls([[old, 300]], 'older');
+    ingest([[old, 300]], 'older');
     const week = await source.headline({ from: NOW - 7 * DAY, to: NOW, filters: { service: 'older' } });
     expect(week.dataFrom).toBe(old - 30_000);
     expect(week.dataSeconds).toBe((NOW - (old - 30_000)) / 1000);
@@ -405,27 +408,9 @@ describe('EmbeddedStore + EmbeddedSource', () => {
       at: START + 1_000 + i * 4_000,
     }));
     const exportOnce = (a: (typeof agents)[number], timeMs: number) =>
-      createIngestSink(store).metrics(
-        decodeMetrics(
-          new TextEncoder().encode(
-            JSON.stringify(
-              sumRequest(
-                'mcp.resilience.calls',
-                [
-                  {
-                    timeMs,
-                    startMs: a.at,
-                    asInt: Math.round(((timeMs - a.at) * 120) / 60_000),
-                    attributes: { 'mcp.resilience.server': 'weather', 'mcp.resilience.outcome': 'success' },
-                  },
-                ],
-                { service: a.service },
-              ),
-            ),
-          ),
-          'json',
-        ),
-      );
+      ingestCalls(store, [{ timeMs, startMs: a.at, asInt: Math.round(((timeMs - a.at) * 120) / 60_000) }], {
+        service: a.service,
+      });
     let drawn = 0;
     for (let t = START + 2_000; t < START + 12 * 60_000; t += 1_000) {
       for (const a of agents) {
