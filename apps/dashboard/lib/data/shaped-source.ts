@@ -164,11 +164,15 @@ export class ShapedSource implements MetricsSource {
    * A chart's plan: no bucket shorter than the longest export interval of the instances in the window (a
    * count is dated by its export, so a shorter bucket holds one export or none: a drop, then a spike).
    */
-  private async chartPlan(q: TimeQuery): Promise<BucketPlan> {
+  private chartPlan(q: TimeQuery, exports: readonly InstanceExport[] = []): BucketPlan {
     const plan = this.plan(q);
-    const exports = this.p.instanceExports ? await this.p.instanceExports(q) : [];
     const need = shortestStepCovering(exports.reduce((m, e) => Math.max(m, e.exportMs), 0));
     return plan.step >= need ? plan : this.plan(q, Math.max(1, Math.ceil((q.to - q.from) / need)));
+  }
+
+  /** The instances' newest exports in `q`, when the backend keeps them. */
+  private async exports(q: TimeQuery): Promise<InstanceExport[] | undefined> {
+    return this.p.instanceExports ? this.p.instanceExports(q) : undefined;
   }
 
   /** Where the points stop being complete: buckets ending after the window, or too recently to be all in. */
@@ -245,7 +249,7 @@ export class ShapedSource implements MetricsSource {
   private async edge(q: TimeQuery): Promise<DataEdge> {
     const [lastData, exports] = await Promise.all([
       this.p.lastDataAt ? this.p.lastDataAt(q.filters) : undefined,
-      this.p.instanceExports ? this.p.instanceExports(q) : undefined,
+      this.exports(q),
     ]);
     return { lastData, exports };
   }
@@ -406,7 +410,7 @@ export class ShapedSource implements MetricsSource {
   }
 
   async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const plan = await this.chartPlan(q);
+    const plan = this.chartPlan(q, await this.exports(q));
     return this.series(
       q,
       plan,
@@ -415,13 +419,14 @@ export class ShapedSource implements MetricsSource {
   }
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const plan = await this.chartPlan(q);
-    const [rows, edge] = await Promise.all([this.p.buckets('calls', q, plan, ['outcome']), this.edge(q)]);
+    const edge = await this.edge(q);
+    const plan = this.chartPlan(q, edge.exports);
+    const rows = await this.p.buckets('calls', q, plan, ['outcome']);
     return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const plan = await this.chartPlan(q);
+    const plan = this.chartPlan(q, await this.exports(q));
     const dim: Dim = by === 'class' ? 'errorClass' : 'errorType';
     const rows = await this.p.buckets('errors', q, plan, [dim]);
     const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
@@ -506,14 +511,14 @@ export class ShapedSource implements MetricsSource {
     }
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
-    const plan = await this.chartPlan(q);
-    const [calls, retries, callRows, retryRows, durations, edge] = await Promise.all([
+    const edge = await this.edge(q);
+    const plan = this.chartPlan(q, edge.exports);
+    const [calls, retries, callRows, retryRows, durations] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
       this.p.buckets('calls', q, plan, [...dims, 'outcome']),
       this.p.buckets('retries', q, plan, [...dims, 'outcome']),
       this.p.totals('callDuration', q, [...dims, 'outcome']),
-      this.edge(q),
     ]);
     // a group of services covers the time of its services' exports
     const edgeOf = (key: string): DataEdge =>
