@@ -321,6 +321,8 @@ describe('input_required rounds of a 2026-07-28 upstream shared by the gateway',
   });
 });
 
+// A gateway of its own, not the one above: the pipeline's negative cache is per upstream, not per host, so the
+// refusal another host got for the same call would answer this block's calls (a gap named in the proxy README).
 describe('input_required rounds of a 2026-07-28 upstream, for a host on 2026-07-28', () => {
   let server: ModernServer;
   let gateway: Gateway;
