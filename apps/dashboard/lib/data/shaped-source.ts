@@ -164,15 +164,11 @@ export class ShapedSource implements MetricsSource {
    * A chart's plan: no bucket shorter than the longest export interval of the instances in the window (a
    * count is dated by its export, so a shorter bucket holds one export or none: a drop, then a spike).
    */
-  private chartPlan(q: TimeQuery, exports: readonly InstanceExport[] = []): BucketPlan {
+  private async chartPlan(q: TimeQuery): Promise<BucketPlan> {
     const plan = this.plan(q);
+    const exports = this.p.instanceExports ? await this.p.instanceExports(q) : [];
     const need = shortestStepCovering(exports.reduce((m, e) => Math.max(m, e.exportMs), 0));
     return plan.step >= need ? plan : this.plan(q, Math.max(1, Math.ceil((q.to - q.from) / need)));
-  }
-
-  /** The instances' newest exports in `q`, when the backend keeps them. */
-  private async exports(q: TimeQuery): Promise<InstanceExport[] | undefined> {
-    return this.p.instanceExports ? this.p.instanceExports(q) : undefined;
   }
 
   /** Where the points stop being complete: buckets ending after the window, or too recently to be all in. */
@@ -249,7 +245,7 @@ export class ShapedSource implements MetricsSource {
   private async edge(q: TimeQuery): Promise<DataEdge> {
     const [lastData, exports] = await Promise.all([
       this.p.lastDataAt ? this.p.lastDataAt(q.filters) : undefined,
-      this.exports(q),
+      this.p.instanceExports ? this.p.instanceExports(q) : undefined,
     ]);
     return { lastData, exports };
   }
@@ -410,7 +406,7 @@ export class ShapedSource implements MetricsSource {
   }
 
   async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const plan = this.chartPlan(q, await this.exports(q));
+    const plan = await this.chartPlan(q);
     return this.series(
       q,
       plan,
@@ -419,14 +415,13 @@ export class ShapedSource implements MetricsSource {
   }
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const edge = await this.edge(q);
-    const plan = this.chartPlan(q, edge.exports);
-    const rows = await this.p.buckets('calls', q, plan, ['outcome']);
+    const plan = await this.chartPlan(q);
+    const [rows, edge] = await Promise.all([this.p.buckets('calls', q, plan, ['outcome']), this.edge(q)]);
     return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const plan = this.chartPlan(q, await this.exports(q));
+    const plan = await this.chartPlan(q);
     const dim: Dim = by === 'class' ? 'errorClass' : 'errorType';
     const rows = await this.p.buckets('errors', q, plan, [dim]);
     const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
@@ -511,14 +506,14 @@ export class ShapedSource implements MetricsSource {
     }
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
-    const edge = await this.edge(q);
-    const plan = this.chartPlan(q, edge.exports);
-    const [calls, retries, callRows, retryRows, durations] = await Promise.all([
+    const plan = await this.chartPlan(q);
+    const [calls, retries, callRows, retryRows, durations, edge] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
       this.p.buckets('calls', q, plan, [...dims, 'outcome']),
       this.p.buckets('retries', q, plan, [...dims, 'outcome']),
       this.p.totals('callDuration', q, [...dims, 'outcome']),
+      this.edge(q),
     ]);
     // a group of services covers the time of its services' exports
     const edgeOf = (key: string): DataEdge =>
