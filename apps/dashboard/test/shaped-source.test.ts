@@ -286,49 +286,6 @@ describe('ShapedSource', () => {
     expect(drawn).toBeGreaterThan(800);
   });
 
-  it('draws no bucket shorter than the longest export interval: complete buckets steady, never 0 then 3x', async () => {
-    // 15 minutes would be 10 s buckets; with an agent exporting every 30 s, two of three would hold no export
-    // (a drop to 0) and the third three buckets' calls (a spike).
-    const PER_MS = 120 / MIN;
-    const fleets = [
-      [{ every: 30_000, phase: 0 }],
-      [{ every: 30_020, phase: 5_000 }],
-      [
-        { every: 10_000, phase: 3_000 },
-        { every: 30_000, phase: 11_000 },
-        { every: 60_000, phase: 41_000 },
-      ],
-    ];
-    for (const fleet of fleets) {
-      const now = NOW + 12_345;
-      const exports = fleet.map((a) => ({
-        a,
-        times: Array.from({ length: Math.floor((2 * 60 * MIN + 12_345 - a.phase) / a.every) + 1 }, (_, k) =>
-          Math.round(NOW - 2 * 60 * MIN + a.phase + k * a.every),
-        ),
-      }));
-      const events = exports.flatMap(({ a, times }) => times.map((t) => calls(t, PER_MS * a.every)));
-      const p: Primitives = {
-        ...memory(events),
-        now: () => now,
-        instanceExports: async () =>
-          exports.map(({ a, times }) => ({ service: 'agent', exportAt: times.at(-1)!, exportMs: a.every })),
-      };
-      const s = await new ShapedSource(p).callSeries({ from: now - 15 * MIN, to: now, filters: {} });
-      const longest = Math.max(...fleet.map((a) => a.every));
-      const where = `every ${fleet.map((a) => a.every / 1000).join('/')} s`;
-      expect(s.step, where).toBeGreaterThanOrEqual(longest * 0.99);
-      const complete = s.points.filter(
-        (x) => x.t + s.step <= (s.partialFrom ?? now) && x.t >= now - 14 * MIN,
-      );
-      expect(complete.length, where).toBeGreaterThan(5);
-      for (const x of complete) {
-        // (an exporter 20 ms slow carries 20 ms more per export: 0.08/min; a missing export would be 120/min)
-        expect(Math.abs((x.success / s.step) * MIN - 120 * fleet.length), where).toBeLessThan(0.1);
-      }
-    }
-  });
-
   it('builds the class and the type tables from the same rows', async () => {
     const err = (type: string, cls: string, n: number): Event => ({
       metric: 'errors',

@@ -19,7 +19,6 @@ import { experimentData } from './experiment-data';
 import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
-import { NICE_STEPS } from './time-buckets';
 import type {
   AgentInstance,
   BreakdownBy,
@@ -79,15 +78,6 @@ function groupBy<T>(list: readonly T[], key: (t: T) => string): (k: string) => r
     else m.set(k, [t]);
   }
   return (k) => m.get(k) ?? [];
-}
-
-/**
- * The shortest nice step that holds one export every `exportMs` (1% shorter allowed: an exporter's timer runs a
- * few milliseconds late), or 0.
- */
-function shortestStepCovering(exportMs: number): number {
-  if (exportMs <= 0) return 0;
-  return NICE_STEPS.find((s) => s >= exportMs * 0.99) ?? exportMs;
 }
 
 /** The resolution the first data of a window is looked for at (the finest bucket both backends keep). */
@@ -158,17 +148,6 @@ export class ShapedSource implements MetricsSource {
 
   private plan(q: TimeQuery, maxPoints = MAX_POINTS): BucketPlan {
     return this.p.plan(q, maxPoints);
-  }
-
-  /**
-   * A chart's plan: no bucket shorter than the longest export interval of the instances in the window (a
-   * count is dated by its export, so a shorter bucket holds one export or none: a drop, then a spike).
-   */
-  private async chartPlan(q: TimeQuery): Promise<BucketPlan> {
-    const plan = this.plan(q);
-    const exports = this.p.instanceExports ? await this.p.instanceExports(q) : [];
-    const need = shortestStepCovering(exports.reduce((m, e) => Math.max(m, e.exportMs), 0));
-    return plan.step >= need ? plan : this.plan(q, Math.max(1, Math.ceil((q.to - q.from) / need)));
   }
 
   /** Where the points stop being complete: buckets ending after the window, or too recently to be all in. */
@@ -406,7 +385,7 @@ export class ShapedSource implements MetricsSource {
   }
 
   async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const plan = await this.chartPlan(q);
+    const plan = this.plan(q);
     return this.series(
       q,
       plan,
@@ -415,13 +394,13 @@ export class ShapedSource implements MetricsSource {
   }
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const plan = await this.chartPlan(q);
+    const plan = this.plan(q);
     const [rows, edge] = await Promise.all([this.p.buckets('calls', q, plan, ['outcome']), this.edge(q)]);
     return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const plan = await this.chartPlan(q);
+    const plan = this.plan(q);
     const dim: Dim = by === 'class' ? 'errorClass' : 'errorType';
     const rows = await this.p.buckets('errors', q, plan, [dim]);
     const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
@@ -506,7 +485,7 @@ export class ShapedSource implements MetricsSource {
     }
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
-    const plan = await this.chartPlan(q);
+    const plan = this.plan(q);
     const [calls, retries, callRows, retryRows, durations, edge] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
