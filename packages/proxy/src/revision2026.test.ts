@@ -11,9 +11,10 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, startGateway } from './gateway/startGateway.js';
-import { chaosStdio, proxyCommand } from './test-support/commands.js';
+import { chaosStdio, countStarts, proxyCommand } from './test-support/commands.js';
 import { connectHost } from './test-support/connectHost.js';
 import { classification, expectInvalidOnce } from './test-support/hostExpectations.js';
+import { spawnHost } from './test-support/spawnHost.js';
 import { type ModernServer, startModernServer } from './test-support/startModernServer.js';
 import { waitFor } from './test-support/waitFor.js';
 import { Upstream } from './upstream/Upstream.js';
@@ -72,9 +73,18 @@ describe('an upstream that speaks only 2026-07-28', () => {
     expect(chaos.entries().some((e) => e.method === 'server/discover')).toBe(true);
   });
 
+  it('wrap: one open starts one child (the refused initialize and server/discover on the same process)', async () => {
+    const chaos = countStarts(chaosStdio({}));
+    const host = await connectHost(['wrap', '--', chaos.command, ...chaos.args, '--protocol', '2026-07-28']);
+    closing.push(host);
+    expect((await host.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+    expect(chaos.starts()).toHaveLength(1);
+    expect(chaos.entries().map((e) => e.method)).toEqual(['initialize', 'server/discover', 'tools/list']);
+  });
+
   it('wrap: survives a crash of the 2026-07-28 child: respawned, the read-only call retried on 2026-07-28', async () => {
     // Each chaos process counts on its own: the 2nd get_weather of a process crashes it.
-    const chaos = chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] });
+    const chaos = countStarts(chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] }));
     const host = await connectHost(['wrap', '--', chaos.command, ...chaos.args, '--protocol', '2026-07-28']);
     closing.push(host);
     expect(((await host.callTool(WEATHER)) as CallToolResult).isError).toBeFalsy();
@@ -86,6 +96,20 @@ describe('an upstream that speaks only 2026-07-28', () => {
     // The respawned child was opened on 2026-07-28 again (a discover after the crash), not left on 2025-11-25.
     const methods = chaos.entries().map((e) => e.method);
     expect(methods.lastIndexOf('server/discover')).toBeGreaterThan(methods.indexOf('tools/call'));
+    // One crash, one new child: the respawner and the retried call's reconnection did not both start one.
+    expect(chaos.starts()).toHaveLength(2);
+  });
+
+  it('wrap: a host that goes away after a respawn of the 2026-07-28 child ends the proxy and every child', async () => {
+    const chaos = countStarts(chaosStdio({ faults: [{ kind: 'crash', tool: 'get_weather', every: 2 }] }));
+    const host = await spawnHost(['wrap', '--', chaos.command, ...chaos.args, '--protocol', '2026-07-28']);
+    closing.push(host);
+    expect(((await host.client.callTool(WEATHER)) as CallToolResult).isError).toBeFalsy();
+    expect(((await host.client.callTool(WEATHER)) as CallToolResult).isError).toBeFalsy();
+    host.leave();
+    // Exits by itself on stdin's end (a child left running would hold it: the SDK's close would kill it later).
+    expect(await host.exited).toEqual({ code: 0, signal: null });
+    for (const pid of [host.pid, ...chaos.starts()]) expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it('Upstream.open speaks 2026-07-28 to it and 2025-11-25 to a 2025-11-25 server, which sees no probe', async () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -89,4 +89,29 @@ function readLog(file: string): LogEntry[] {
 export function inspector(args: readonly string[]): { command: string; args: string[]; cwd: string } {
   const cli = packageFile('@modelcontextprotocol/inspector-cli', 'build/cli.js');
   return { command: process.execPath, args: [cli, '--cli', ...args], cwd: dirname(cli) };
+}
+
+/**
+ * `server` (a command running node) with a start counter: each process it starts appends its pid to a file
+ * before the server's own code runs (a preload, `--import`), so a test sees from the upstream's side how many
+ * children the proxy started. `starts()` lists their pids, in order.
+ */
+export function countStarts<S extends { command: string; args: readonly string[] }>(
+  server: S,
+): S & { args: string[]; starts: () => number[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-starts-'));
+  const file = join(dir, 'starts.txt');
+  const preload = join(dir, 'count-start.mjs');
+  writeFileSync(
+    preload,
+    `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(file)}, process.pid + '\\n');\n`,
+  );
+  const starts = () =>
+    existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+          .map(Number)
+      : [];
+  return { ...server, args: ['--import', pathToFileURL(preload).href, ...server.args], starts };
 }

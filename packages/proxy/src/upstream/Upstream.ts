@@ -18,6 +18,8 @@ import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { passthroughResult } from './passthroughResult.js';
 import { Respawner, type RespawnOptions } from './Respawner.js';
 import { type InFlight, routeToHost } from './routeToHost.js';
+import { SingleConnect } from './SingleConnect.js';
+import { StdioHandover } from './StdioHandover.js';
 import { transportFactory } from './transportFactory.js';
 import { describeUpstream, type UpstreamSpec } from './UpstreamSpec.js';
 import { refusesLegacyEra, type UpstreamClient, type UpstreamEra, upstreamClient } from './upstreamClient.js';
@@ -94,12 +96,14 @@ export class Upstream {
   private readonly inFlight = new Map<object, InFlight>();
   private readonly progress = new ProgressRouter();
   private respawner: Respawner | undefined;
+  private readonly connects: SingleConnect;
 
   private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
     this.era = era;
     this.raw = raw;
     this.serverName = name;
+    this.connects = new SingleConnect(raw);
   }
 
   /** The logical server name: the breaker key and `mcp.resilience.server` in telemetry. */
@@ -111,18 +115,26 @@ export class Upstream {
    * Connects to the upstream (retried like any call); rejects with a `ResilienceError` when it cannot. The
    * protocol revision is negotiated as a 2025-11-25 client does (`initialize`, so that a host of that revision
    * gets the upstream's server-to-client requests, sessions, `logging/setLevel` as they are); an upstream that
-   * answers it `-32022` (it speaks only 2026-07-28) is connected again with `server/discover`.
+   * answers it `-32022` (it speaks only 2026-07-28) is connected again with `server/discover`, a stdio one on
+   * the same child (one open, one process).
    */
   static async open(options: UpstreamOptions): Promise<Upstream> {
+    const handover = options.spec.kind === 'stdio' ? new StdioHandover() : undefined;
     try {
-      return await Upstream.openOn('legacy', options);
+      return await Upstream.openOn('legacy', options, handover);
     } catch (error) {
       if (!refusesLegacyEra(error)) throw error;
-      return await Upstream.openOn('modern', options);
+      return await Upstream.openOn('modern', options, handover);
+    } finally {
+      await handover?.discard();
     }
   }
 
-  private static async openOn(era: UpstreamEra, options: UpstreamOptions): Promise<Upstream> {
+  private static async openOn(
+    era: UpstreamEra,
+    options: UpstreamOptions,
+    handover: StdioHandover | undefined,
+  ): Promise<Upstream> {
     const raw = upstreamClient(
       era,
       options.clientInfo ?? upstreamDefaults.clientInfo,
@@ -137,7 +149,7 @@ export class Upstream {
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
-    const factory = transportFactory(options.spec, fetch, era);
+    const factory = transportFactory(options.spec, fetch, era, handover);
     const connection = () => upstream.progress.hook(factory());
     const resilient = await connectWithResilience(raw, connection, resilience);
     upstream.resilient = resilient;
@@ -232,10 +244,14 @@ export class Upstream {
     if (this.raw.transport) await this.raw.notification(notification as never);
   }
 
-  /** Closes the connection (a stdio child is stopped). */
+  /**
+   * Closes the connection (a stdio child is stopped), a connection under way included; no request reconnects
+   * it afterwards.
+   */
   async close(): Promise<void> {
     this.respawner?.stop();
-    await this.raw.close();
+    await this.connects.abandon();
+    await (this.resilient ?? this.raw).close();
   }
 
   describe(): string {

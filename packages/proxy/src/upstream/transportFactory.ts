@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcont
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { JsonLineBuffer } from '../transport/JsonLineBuffer.js';
+import type { StdioHandover } from './StdioHandover.js';
 import type { UpstreamSpec } from './UpstreamSpec.js';
 import type { UpstreamEra } from './upstreamClient.js';
 
@@ -11,15 +12,18 @@ import type { UpstreamEra } from './upstreamClient.js';
  * connection, and each reconnection after a crash or a lost session. A stdio child inherits the proxy's
  * environment plus `env`, and its stderr goes to the proxy's stderr; its stdout carries only the protocol. On
  * HTTP, the `modern` era (2026-07-28) needs the SDK v2 transport (its per-request headers and streams); stdio is
- * the same pipe on both eras.
+ * the same pipe on both eras. With a `handover` (stdio, one {@link Upstream.open}), the `legacy` opening's child
+ * is kept when it refuses `initialize` with -32022, and the `modern` era's first connection takes it instead of
+ * starting a second one.
  */
 export function transportFactory(
   spec: UpstreamSpec,
   fetch: ObservedFetch | undefined,
   era: UpstreamEra = 'legacy',
+  handover?: StdioHandover,
 ): () => object {
   if (spec.kind === 'stdio') {
-    return () =>
+    const child = () =>
       JsonLineBuffer.install(
         new StdioClientTransport({
           command: spec.command,
@@ -29,6 +33,8 @@ export function transportFactory(
           stderr: 'inherit',
         }),
       );
+    if (handover === undefined) return child;
+    return era === 'legacy' ? () => handover.watch(child()) : () => handover.take() ?? child();
   }
   const url = new URL(spec.url);
   const Transport = era === 'modern' ? ModernHttpTransport : StreamableHTTPClientTransport;
