@@ -298,6 +298,19 @@ describe('input_required rounds of a 2026-07-28 upstream, for a 2025-11-25 host'
   });
 });
 
+/** An SDK v2 host pinned to 2026-07-28 that answers elicitations (the SDK answers the round and repeats). */
+const answeringHost = (asked: unknown[]) => {
+  const host = new ClientV2(
+    { name: 'test-host-v2', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  host.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params);
+    return { action: 'accept', content: { confirm: true } };
+  });
+  return host;
+};
+
 describe('input_required rounds of a 2026-07-28 upstream shared by the gateway', () => {
   let server: ModernServer;
   let gateway: Gateway;
@@ -311,9 +324,9 @@ describe('input_required rounds of a 2026-07-28 upstream shared by the gateway',
     await server?.close();
   });
   const confirm = { name: 'confirm', arguments: { action: 'deploy' } };
+  const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
   const legacyHost = async (capabilities: Record<string, object>) => {
     const host = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities });
-    const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
     await host.connect(
       new StreamableHTTPClientTransport(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }),
     );
@@ -343,10 +356,43 @@ describe('input_required rounds of a 2026-07-28 upstream shared by the gateway',
     expect(JSON.stringify(result.content)).toContain('did not declare the \\"elicitation\\" capability');
     expect(server.confirmations.length - before).toBe(1);
   });
+
+  it("a refusal one host got answers only that host's repeat, never another host's identical call", async () => {
+    const before = server.confirmations.length;
+    const lacking = await legacyHost({});
+    const refused = (await lacking.callTool(confirm)) as CallToolResult;
+    expect(classification(refused)).toMatchObject({ class: 'non_retryable', attempts: 1 });
+    // Its model's repeat is answered from the negative cache: no request upstream.
+    expect(((await lacking.callTool(confirm)) as CallToolResult).isError).toBe(true);
+    expect(server.confirmations.length - before).toBe(1);
+    // Another host on the same gateway and upstream, with the capability, within the cache's TTL: its call runs.
+    const able = await legacyHost({ elicitation: {} });
+    able.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { confirm: true },
+    }));
+    const done = (await able.callTool(confirm)) as CallToolResult;
+    expect(done.isError).toBeFalsy();
+    expect(done.content).toEqual([{ type: 'text', text: 'deploy: done' }]);
+    // And a host on 2026-07-28 (no session) gets the round itself, not the 2025-11-25 session's refusal.
+    const asked: unknown[] = [];
+    const modern = answeringHost(asked);
+    await modern.connect(new HttpV2(new URL(`${gateway.url}/modern/mcp`), { requestInit: auth }));
+    closing.push(modern);
+    expect(((await modern.callTool(confirm)) as CallToolResult).isError).toBeFalsy();
+    expect(asked).toMatchObject([{ message: 'deploy?' }]);
+    expect(server.confirmations.slice(before).map((c) => c.answered)).toEqual([
+      false,
+      false,
+      true,
+      false,
+      true,
+    ]);
+  });
 });
 
-// A gateway of its own, not the one above: the pipeline's negative cache is per upstream, not per host, so the
-// refusal another host got for the same call would answer this block's calls (a gap named in the proxy README).
+// Hosts on 2026-07-28 have no session: on a gateway they share one memory of failures, apart from every
+// 2025-11-25 session's (the block above shows such a session's refusal does not answer them).
 describe('input_required rounds of a 2026-07-28 upstream, for a host on 2026-07-28', () => {
   let server: ModernServer;
   let gateway: Gateway;
@@ -360,18 +406,6 @@ describe('input_required rounds of a 2026-07-28 upstream, for a host on 2026-07-
     await server?.close();
   });
   const confirm = { name: 'confirm', arguments: { action: 'deploy' } };
-  /** An SDK v2 host pinned to 2026-07-28 that answers elicitations (the SDK answers the round and repeats). */
-  const answeringHost = (asked: unknown[]) => {
-    const host = new ClientV2(
-      { name: 'test-host-v2', version: '1.0.0' },
-      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    host.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return { action: 'accept', content: { confirm: true } };
-    });
-    return host;
-  };
   const expectRoundCrossed = async (host: ClientV2, asked: unknown[], before: number) => {
     closing.push(host);
     expect(host.getNegotiatedProtocolVersion()).toBe('2026-07-28');

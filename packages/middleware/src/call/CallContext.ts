@@ -15,4 +15,10 @@ export interface CallContext {
   readonly sessionId?: string;
   /** Set on a call a fallback server serves: where it was routed from. */
   readonly routedFrom?: RoutedFrom;
+  /**
+   * Whom the call is made for, when one client serves several callers (a gateway's host sessions, a service's
+   * users): the MCP negative cache answers only that caller's repeats from the failures that caller got. Not
+   * recorded in telemetry (it may name a user). Default: none, one memory for every call.
+   */
+  readonly caller?: string;
 }

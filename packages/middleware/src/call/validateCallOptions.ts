@@ -50,9 +50,15 @@ export function validateCallOptions(fn: unknown, call: CallOptions): void {
   validateContext(call, bad);
 }
 
-/** The typed context: `variant` and `sessionId` strings, `routedFrom` a `{ server }` with a non-empty name. */
+/**
+ * The typed context: `variant` and `caller` non-empty strings, `sessionId` a string, `routedFrom` a `{ server }`
+ * with a non-empty name.
+ */
 function validateContext(call: CallOptions, bad: (name: string, allowed: string, value: unknown) => Error) {
-  const { variant, sessionId, routedFrom } = call;
+  const { variant, sessionId, routedFrom, caller } = call;
+  if (caller !== undefined && (typeof caller !== 'string' || caller === '')) {
+    throw bad('caller', 'a non-empty string', caller);
+  }
   if (variant !== undefined && (typeof variant !== 'string' || variant === '')) {
     throw bad('variant', 'a non-empty string', variant);
   }

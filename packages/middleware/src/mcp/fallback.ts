@@ -80,7 +80,7 @@ export interface FallbackRequest {
  * Sends failed `tools/call`s to the next fallback server that lists the tool (checked against its `tools/list`,
  * listed again after `notifications/tools/list_changed`), in order. Each fallback is a `withResilience` client
  * of its own (its own breaker, budget and retries), made by `wrap` on first use; its call keeps the primary's
- * variant and says where it was routed from (`routedFrom`).
+ * variant and caller and says where it was routed from (`routedFrom`).
  */
 export function fallbackRouter(
   targets: readonly FallbackTarget[],
@@ -92,8 +92,12 @@ export function fallbackRouter(
   return async function route(call: FallbackRequest): Promise<FallbackOutcome> {
     let last: FallbackOutcome = { kind: 'none' };
     const signal = call.sdkArgs.options?.signal;
-    const { variant } = call.options;
-    const context = { routedFrom: { server: call.primary }, ...(variant === undefined ? {} : { variant }) };
+    const { variant, caller } = call.options;
+    const context = {
+      routedFrom: { server: call.primary },
+      ...(variant === undefined ? {} : { variant }),
+      ...(caller === undefined ? {} : { caller }),
+    };
     for (let index = 0; index < targets.length; index++) {
       const tools = listedTools(targets[index]);
       if (tools !== undefined && !tools.includes(call.tool)) continue;

@@ -1,5 +1,6 @@
 export { connectWithResilience, type TransportFactory } from './connectWithResilience.js';
 export type { FallbackTarget } from './fallback.js';
+export { forCaller } from './forCaller.js';
 export type { McpClientLike, TransportLike } from './McpClientLike.js';
 export type {
   Idempotency,

@@ -43,5 +43,14 @@ describe('callAttributes', () => {
     await expect(r.execute(() => 'ok', { routedFrom: {} as { server: string } })).rejects.toThrow(
       "execute: option 'routedFrom' must be an object { server }",
     );
+    await expect(r.execute(() => 'ok', { caller: '' })).rejects.toThrow(
+      "execute: option 'caller' must be a non-empty string",
+    );
+    // The caller keys the negative cache only: never an attribute (it may name a user).
+    const before = recorder.events.length;
+    await r.execute(() => 'ok', { attributes: { [ATTR_MCP_RESILIENCE_SERVER]: 's' }, caller: 'alice' });
+    const added = recorder.events.slice(before).flatMap((e) => ('callId' in e ? [e.attributes] : []));
+    expect(added.length).toBeGreaterThan(1);
+    expect(added.every((a) => !Object.values(a).includes('alice'))).toBe(true);
   });
 });

@@ -9,6 +9,9 @@ import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
 
 export const hostDefaults = { maxPendingRequests: 256 } as const;
 
+/** Host sessions made in this process: each one's `caller` (its own negative cache memory upstream). */
+let hostSessions = 0;
+
 /** The capability a server-to-client method needs, as the host declared it in `initialize`. */
 const NEEDS: Readonly<Record<string, (c: Record<string, unknown>) => boolean>> = {
   'sampling/createMessage': (c) => c.sampling !== undefined,
@@ -39,6 +42,7 @@ export function createHostServer(
   // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.
   server.removeRequestHandler('logging/setLevel');
   const link: HostLink = {
+    caller: `host-session-${++hostSessions}`,
     request: (request, requestOptions) => server.request(request as never, ResultSchemaLoose, requestOptions),
     notify: (notification) => server.notification(notification as never),
     accepts: (method) => {

@@ -1,5 +1,11 @@
 /** What an upstream needs of one connected host (one MCP session facing the host): a way back to it. */
 export interface HostLink {
+  /**
+   * Whose calls these are, for the upstream's negative cache: a repeat is answered only from a failure this host
+   * got (a round refused for a capability it lacks never answers another host's call). `undefined` for the
+   * sessionless hosts of 2026-07-28, which share one memory (apart from every session's).
+   */
+  readonly caller?: string;
   /** Sends a server-to-client request (sampling, elicitation, roots) to the host. */
   request(
     request: { method: string; params?: Record<string, unknown> },

@@ -1,5 +1,6 @@
 import {
   connectWithResilience,
+  forCaller,
   type McpResilienceOptions,
   type ObservedFetch,
   observeFetch,
@@ -97,6 +98,7 @@ export class Upstream {
   private readonly progress = new ProgressRouter();
   private respawner: Respawner | undefined;
   private readonly connects: SingleConnect;
+  private readonly views = new WeakMap<HostLink, UpstreamClient>();
 
   private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
@@ -232,11 +234,23 @@ export class Upstream {
       const sent = routed ? { ...request, params: routed.params } : request;
       // `onprogress` makes the SDK send a progress token and reset the attempt's time limit on progress.
       const sdkOptions = routed ? { ...options, onprogress: () => {} } : options;
-      return await this.resilient.request(sent as never, passthroughResult as never, sdkOptions);
+      return await this.clientFor(host).request(sent as never, passthroughResult as never, sdkOptions);
     } finally {
       this.inFlight.delete(key);
       routed?.done();
     }
+  }
+
+  /** The pipeline's client for `host`'s calls: its own view ({@link forCaller}) when it has a `caller`. */
+  private clientFor(host: HostLink): UpstreamClient {
+    const resilient = this.resilient as UpstreamClient;
+    if (host.caller === undefined) return resilient;
+    let view = this.views.get(host);
+    if (view === undefined) {
+      view = forCaller(resilient, host.caller);
+      this.views.set(host, view);
+    }
+    return view;
   }
 
   /** Forwards a host's notification (`notifications/roots/list_changed`...) to the upstream. */

@@ -18,11 +18,15 @@ const setup = (options: NegativeCacheSettings = {}) => {
   const clock = createFakeClock(0);
   const recorder = createMemoryRecorder();
   const stage = negativeCache(options, createResilience({ clock, recorder }));
-  const call = (args: unknown, variant?: string): StageCall => ({
+  const call = (args: unknown, variant?: string, caller?: string): StageCall => ({
     server: 's',
     tool: 't',
     arguments: args,
-    options: { attributes: { [ATTR_MCP_RESILIENCE_SERVER]: 's' }, ...(variant ? { variant } : {}) },
+    options: {
+      attributes: { [ATTR_MCP_RESILIENCE_SERVER]: 's' },
+      ...(variant ? { variant } : {}),
+      ...(caller ? { caller } : {}),
+    },
     startedAt: clock.now(),
     safeToRepeat: false,
   });
@@ -100,5 +104,18 @@ describe('negativeCache', () => {
       [ATTR_MCP_RESILIENCE_SERVER]: 's',
       [ATTR_MCP_RESILIENCE_VARIANT]: 'candidate',
     });
+  });
+
+  it("keys by the call's caller: one caller's failure never answers another's call; a write forgets all", async () => {
+    const { stage, call, run } = setup();
+    await run(call({ a: 1 }, undefined, 'alice'), failed(invalid));
+    await run(call({ a: 1 }, 'candidate', 'bob'), failed(invalid));
+    expect(stage.before?.(call({ a: 1 }, undefined, 'bob'))).toBeUndefined();
+    expect(stage.before?.(call({ a: 1 }))).toBeUndefined();
+    expect(stage.before?.(call({ a: 1 }, 'candidate', 'alice'))).toBeUndefined();
+    expect(stage.before?.(call({ a: 1 }, undefined, 'alice'))).toMatchObject({ repeat: true });
+    expect(stage.before?.(call({ a: 1 }, 'candidate', 'bob'))).toMatchObject({ repeat: true });
+    await run(call({ w: 1 }, undefined, 'carol'), success(true));
+    expect(stage.before?.(call({ a: 1 }, undefined, 'alice'))).toBeUndefined();
   });
 });

@@ -28,18 +28,23 @@ const smallEnough = (result: unknown): boolean => {
   }
 };
 
-/** The cache key: {@link callKey}, prefixed with the variant in an experiment (one arm never answers the other). */
+/**
+ * The cache key: {@link callKey}, prefixed with the variant in an experiment (one arm never answers the other)
+ * and with the caller when one client serves several (one caller's failure never answers another's call).
+ */
 function keyOf(call: StageCall): string | undefined {
   const key = callKey(call.server, call.tool, call.arguments);
-  const { variant } = call.options;
-  return key === undefined || variant === undefined || variant === '' ? key : `${variant}\n${key}`;
+  const { variant, caller } = call.options;
+  if (key === undefined || (!variant && !caller)) return key;
+  return `${JSON.stringify([variant ?? '', caller ?? ''])}\n${key}`;
 }
 
 /**
  * The model's repeats of a tool call that failed for good: remembers what such a call settled to (a result or
- * the error) and answers an identical repeat (same server, tool, arguments and variant) from memory, recording a
- * `model_retry_avoided` event. Only non-retryable failures of the configured types on this server are kept; a
- * success that may have changed the server's state, or a change of the tools, forgets everything.
+ * the error) and answers an identical repeat (same server, tool, arguments, variant and caller) from memory,
+ * recording a `model_retry_avoided` event. Only non-retryable failures of the configured types on this server
+ * are kept; a success that may have changed the server's state, or a change of the tools, forgets everything
+ * (every caller's: the server is shared).
  */
 export function negativeCache(options: NegativeCacheSettings, resilience: Resilience): Stage {
   const { clock, recorder } = resilience.options;
