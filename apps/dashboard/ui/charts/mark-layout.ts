@@ -138,7 +138,8 @@ const intersects = (a: Box, b: Box) =>
 
 /**
  * The plot's labels, right-aligned (at `right`, else the plot's right edge), each just above the y it belongs
- * to (or at the plot's top); a label that would meet one placed before it goes below its y instead.
+ * to (or at the plot's top), never above the plot; a label that would meet one placed before it goes below its
+ * y instead, else to the left of the one it would meet.
  */
 export function placeLabels(labels: readonly LabelInput[], plot: Box): PlacedLabel[] {
   const placed: PlacedLabel[] = [];
@@ -147,11 +148,14 @@ export function placeLabels(labels: readonly LabelInput[], plot: Box): PlacedLab
     const height = l.fontSize + GAP;
     const right = Math.min(l.right ?? plot.x + plot.width, plot.x + plot.width) - GAP;
     const x = Math.max(plot.x, right - width);
-    const above = l.at === 'top' ? plot.y + GAP : l.at - GAP - height;
-    let box: Box = { x, y: above, width, height };
-    if (l.at !== 'top' && placed.some((p) => intersects(p.box, box))) {
-      box = { ...box, y: l.at + GAP };
-    }
+    const top = plot.y + GAP;
+    const ys = l.at === 'top' ? [top] : [Math.max(top, l.at - GAP - height), l.at + GAP];
+    const free = (b: Box) => !placed.some((p) => intersects(p.box, b));
+    const candidates = ys.map((y): Box => ({ x, y, width, height }));
+    // else beside (to the left of) the labels it would meet, just above its y
+    const blocking = placed.filter((p) => !free(candidates[0]!) && intersects(p.box, candidates[0]!));
+    const left = Math.min(...blocking.map((p) => p.box.x)) - GAP - width;
+    const box = candidates.find(free) ?? { ...candidates[0]!, x: Math.max(plot.x, left) };
     placed.push({ id: l.id, text: l.text, box });
   }
   return placed;
