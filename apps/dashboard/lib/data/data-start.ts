@@ -1,5 +1,8 @@
 import type { Annotation, CallsPoint, KeyedPoint, RatioPoint, Series } from './types';
 
+/** Data that begins within this share of the range after its start counts as starting with it. */
+const NEAR_START = 0.05;
+
 const firstWith = <P extends { readonly t: number }>(series: Series<P> | undefined, has: (p: P) => boolean) =>
   series?.points.find(has)?.t;
 
@@ -8,7 +11,7 @@ const firstWith = <P extends { readonly t: number }>(series: Series<P> | undefin
  * attempts) or holding a mark, on the grid of the calls chart (its first bucket and step). Undefined without
  * data or marks (the charts show the whole range, empty), and that first bucket when the data reaches back to
  * it: charts draw nothing before the first data (no zeros, no state), so a fresh agent on a long range fills
- * the chart, not its right edge.
+ * the chart, not its right edge. Data within the range's first 5% counts as from its start.
  */
 export function chartsStart(
   charts: {
@@ -28,5 +31,7 @@ export function chartsStart(
     ...annotations.map((a) => origin + Math.floor((a.t - origin) / grid.step) * grid.step),
   ].filter((t): t is number => t !== undefined && Number.isFinite(t));
   if (known.length === 0) return undefined;
-  return Math.max(origin, Math.min(...known));
+  const start = Math.max(origin, Math.min(...known));
+  // data from (nearly) the range's start fills it already: the whole range, no "Data since" note
+  return start - origin < NEAR_START * grid.points.length * grid.step ? origin : start;
 }
