@@ -134,6 +134,10 @@ async function chartParts(chart: Locator) {
 
 describe('marks and labels at a glance (issue #22)', () => {
   it('draws no mark over the "partial" and "target 0.8" labels, and no mark glyph over another', async () => {
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     await openPage(page, `${dashboard.url}/?range=1h`);
     const charts = ['efficiency-chart', 'calls-chart', 'error-chart'];
     for (const id of charts) {
@@ -161,6 +165,8 @@ describe('marks and labels at a glance (issue #22)', () => {
         await chart.locator(sel).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-count'))))
       ).reduce((s, n) => s + n, 0);
     expect(await sum('.mark-glyph')).toBe(await sum('.annotation'));
+    // the overlay renders the same on the server and in the browser (no hydration error)
+    expect(errors).toEqual([]);
     await shot('marks-lane.png');
   });
 
