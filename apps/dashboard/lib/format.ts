@@ -88,9 +88,13 @@ export function fmtDateTime(t: number, zone: TimeZoneMode = 'local'): string {
   return `${f.year}-${pad(f.month)}-${pad(f.day)} ${fmtTime(t, true, zone)}`;
 }
 
+/** Up to this span an axis shows seconds (its ticks can be under a minute apart). */
+const AXIS_SECONDS_MS = 10 * 60_000;
+
 export function fmtAxisTime(t: number, spanMs: number, zone: TimeZoneMode = 'local'): string {
   const f = fields(t, zone);
   if (spanMs > 2 * 86_400_000) return `${pad(f.month)}-${pad(f.day)} ${pad(f.h)}h`;
+  if (spanMs <= AXIS_SECONDS_MS) return fmtTime(t, true, zone);
   return `${pad(f.h)}:${pad(f.m)}`;
 }
 

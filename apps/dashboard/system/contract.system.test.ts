@@ -430,6 +430,19 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
     const [et, pt] = await Promise.all([embeddedSource().retryTotals(q), promSource.retryTotals(q)]);
     expect(pt).toEqual(et);
     expect(pt.map((t) => t.server)).toEqual(['search', 'weather']);
+    // where each server's retries begin (the span the alert's summary names): the same servers, each after the
+    // window's start (the workload is shorter than the window), and close together: each backend dates data
+    // as it does above (an export against scrapes)
+    const [es, ps] = await Promise.all([
+      embeddedSource().dataStartByServer(q, 'retries'),
+      promSource.dataStartByServer(q, 'retries'),
+    ]);
+    expect([...ps.keys()].sort()).toEqual([...es.keys()].sort());
+    expect([...es.keys()].sort()).toEqual(['search', 'weather']);
+    for (const [server, at] of es) {
+      expect(at, server).toBeGreaterThan(q.from);
+      expect(Math.abs(ps.get(server)! - at), server).toBeLessThanOrEqual(30_000);
+    }
   });
 
   it('series: same buckets, and the same totals as the summary', async () => {

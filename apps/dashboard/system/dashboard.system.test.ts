@@ -62,7 +62,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.textContent('[data-testid="efficiency-ratio"]')).toContain('16/28');
     expect(await page.textContent('[data-testid="calls-total"]')).toContain('50 calls');
     expect(await page.textContent('[data-testid="wasted-retries"]')).toBe('12');
-    const line = page.locator('[data-testid="efficiency-chart"] .recharts-reference-line line');
+    const line = page.locator('[data-testid="efficiency-chart"] line.target-line');
     await line.waitFor({ state: 'attached' });
     const width = await line.evaluate((el) => (el as SVGGraphicsElement).getBBox().width);
     expect(width).toBeGreaterThan(100);

@@ -64,6 +64,8 @@ describe('validateRule', () => {
 function fakeSource(data: { long: RetryTotals[]; short: RetryTotals[] }): MetricsSource {
   return {
     retryTotals: async (q: TimeQuery) => (q.to - q.from > 600_000 ? data.long : data.short),
+    // no data start known: the summaries name the whole window
+    dataStartByServer: async () => new Map(),
     experimentData: async () => ({
       from: 0,
       to: 0,

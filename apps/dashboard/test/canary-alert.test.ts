@@ -161,7 +161,8 @@ describe('built-in canary alert', () => {
     const [firing] = canary();
     expect(firing?.state).toBe('firing');
     expect(firing?.summary).toMatch(
-      /^Canary candidate is worse than control on weather over 60m: success rate -\d+\.\d pts/,
+      // its calls began 10 minutes before this evaluation, not an hour: the summary says so
+      /^Canary candidate is worse than control on weather over 10m \(data since \d\d:\d\d UTC\): success rate -\d+\.\d pts/,
     );
     expect(firing?.value).toBeLessThan(0);
   });
@@ -203,6 +204,8 @@ describe('built-in canary alert: retry efficiency and the minimums', () => {
         examples: null,
       }),
       dimensions: async () => ({ services: ['agent'], servers: ['weather'], tools: [], variants: [] }),
+      // no data start known: the summary names the whole window
+      dataStartByServer: async () => new Map(),
     }) as unknown as MetricsSource;
 
   it('fires on a significantly worse retry efficiency alone (same success rate), naming it', async () => {

@@ -29,6 +29,8 @@ describe('times rendered on the server', () => {
     expect(fmtDateTime(t, 'utc')).toBe('2026-12-01 06:05:09');
     expect(fmtAxisTime(t, 3 * 86_400_000, 'utc')).toBe('12-01 06h');
     expect(fmtAxisTime(t, 3_600_000, 'utc')).toBe('06:05');
+    // a chart of a few minutes (a fresh agent's first data) has ticks under a minute apart: seconds shown
+    expect(fmtAxisTime(t, 4 * 60_000, 'utc')).toBe('06:05:09');
   });
 
   it('renders a <time dateTime> in UTC, marked, for the browser to show in its zone', () => {

@@ -1,12 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { chartsStart } from '@/lib/data/data-start';
 import {
   fetchAnnotations,
+  fetchCallSeries,
   fetchErrorBreakdown,
   fetchErrorMatrix,
   fetchErrorSeries,
 } from '@/lib/data/fetchers';
 import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
+import DataSince from '@/ui/charts/data-since';
 import BreakdownTable from '@/ui/errors/breakdown-table';
 import ErrorClassChart from '@/ui/errors/error-class-chart';
 
@@ -16,13 +19,16 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
   const sp = await props.searchParams;
   const { query } = parsePageQuery(sp, Date.now());
   const by = sp.by === 'type' ? 'type' : 'class';
-  const [series, matrix, byServer, byTool, annotations] = await Promise.all([
+  const [series, matrix, byServer, byTool, annotations, calls] = await Promise.all([
     fetchErrorSeries(query, by),
     fetchErrorMatrix(query),
     fetchErrorBreakdown(query, 'server'),
     fetchErrorBreakdown(query, 'tool'),
     fetchAnnotations(query),
+    fetchCallSeries(query),
   ]);
+  // the chart starts at the first data (calls, not only failures) or mark
+  const start = chartsStart({ calls, errors: series }, annotations);
   // class and type are two sums of the same rows (a type shows once per class it was given)
   const byClass = ['retryable', 'non_retryable', 'conditional'].map((key) => ({
     key,
@@ -40,7 +46,13 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
           Failed attempts over time, by {by} ·{' '}
           <Link href={`/errors?${other}`}>by {by === 'class' ? 'type' : 'class'}</Link>
         </h2>
-        <ErrorClassChart series={series} spanMs={query.to - query.from} annotations={annotations} />
+        <DataSince start={start} from={query.from} step={series.step} />
+        <ErrorClassChart
+          series={series}
+          spanMs={query.to - query.from}
+          annotations={annotations}
+          start={start}
+        />
       </section>
       <div className="grid two">
         <BreakdownTable title="By class" rows={byClass} testid="errors-class" />

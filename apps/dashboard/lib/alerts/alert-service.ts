@@ -6,6 +6,7 @@ import { CANARY_RULE, type CanaryRule, canaryConditions } from './canary-rule';
 import type { Notifier } from './notifier';
 import type { AlertRule } from './rule';
 import { type InstanceState, step } from './state-machine';
+import { windowSpan } from './window-span';
 
 export interface AlertChange {
   readonly key: string;
@@ -138,7 +139,10 @@ export class AlertService {
   }
 
   private async conditions(rule: AlertRule, now: number): Promise<Map<string, Condition>> {
-    const long = await this.o.source.retryTotals({ from: now - rule.longWindowMs, to: now + 1, filters: {} });
+    const longQ = { from: now - rule.longWindowMs, to: now + 1, filters: {} };
+    const long = await this.o.source.retryTotals(longQ);
+    // the span each server's numbers cover: its retries may have begun minutes ago, not a whole window ago
+    const starts = long.length > 0 ? await this.o.source.dataStartByServer(longQ, 'retries') : new Map();
     const short = await this.o.source.retryTotals({
       from: now - rule.shortWindowMs,
       to: now + 1,
@@ -163,7 +167,7 @@ export class AlertService {
         value: Number.isNaN(longEff) ? null : longEff,
         summary: Number.isNaN(longEff)
           ? `No retries for ${server}`
-          : `Retry efficiency for ${server} is ${pct(longEff)} over ${Math.round(rule.longWindowMs / 60_000)}m (${pct(Number.isNaN(shortEff) ? 0 : shortEff)} over ${Math.round(rule.shortWindowMs / 60_000)}m; ${l.total} retries; target ${pct(rule.threshold)})`,
+          : `Retry efficiency for ${server} is ${pct(longEff)} over ${windowSpan(rule.longWindowMs, starts.get(l.server), now)} (${pct(Number.isNaN(shortEff) ? 0 : shortEff)} over ${windowSpan(rule.shortWindowMs, starts.get(l.server), now, { since: false })}; ${l.total} retries; target ${pct(rule.threshold)})`,
       });
     }
     return result;

@@ -6,6 +6,7 @@ import { twoProportionTest } from '../data/experiment-stats';
 import { pickControl } from '../data/experiments';
 import type { VariantCounts } from '../data/experiments-types';
 import type { MetricsSource } from '../data/metrics-source';
+import { windowSpan } from './window-span';
 
 /**
  * The built-in canary alert (the Prometheus rules' CanarySuccessRateWorse and CanaryRetryEfficiencyWorse in one):
@@ -100,6 +101,8 @@ export async function canaryConditions(
   // Without a canary anywhere in the window (the usual case), one read and nothing per server.
   if ((await source.experimentData(q)).variants.length < 2) return result;
   const servers = (await source.dimensions(q)).servers.slice(0, MAX_CANARY_SERVERS);
+  // the span each server's numbers cover (its calls may have begun minutes ago, not a whole window ago)
+  const starts = await source.dataStartByServer(q, 'calls');
   for (const server of servers) {
     const data = await source.experimentData({ ...q, filters: { server } });
     const controlName = pickControl(data.variants);
@@ -121,7 +124,7 @@ export async function canaryConditions(
         value: worse[0]?.diff ?? null,
         summary:
           worse.length > 0
-            ? `Canary ${candidate.variant} is worse than ${control.variant} on ${server} over ${Math.round(rule.windowMs / 60_000)}m: ${worse.map((w) => `${w.metric} ${pts(w.diff)} (z = ${w.z.toFixed(1)})`).join('; ')}`
+            ? `Canary ${candidate.variant} is worse than ${control.variant} on ${server} over ${windowSpan(rule.windowMs, starts.get(server), now)}: ${worse.map((w) => `${w.metric} ${pts(w.diff)} (z = ${w.z.toFixed(1)})`).join('; ')}`
             : `Canary ${candidate.variant} is not significantly worse than ${control.variant} on ${server}`,
       });
     }

@@ -57,6 +57,12 @@ export interface MetricsSource {
   summary(q: TimeQuery): Promise<Summary>;
   headline(q: TimeQuery): Promise<Headline>;
   retryTotals(q: TimeQuery): Promise<RetryTotals[]>;
+  /**
+   * Where the window's calls or retries of each server begin (the start of their first 10 s bucket, at the
+   * finest resolution kept there; never before `q.from`; servers without any are absent): the span a number
+   * over the window really covers (the alerts' summaries).
+   */
+  dataStartByServer(q: TimeQuery, metric: 'calls' | 'retries'): Promise<Map<string, number>>;
 
   efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>>;
   callSeries(q: TimeQuery): Promise<Series<CallsPoint>>;

@@ -350,6 +350,33 @@ export class ShapedSource implements MetricsSource {
     return [...by.values()].sort((a, b) => a.server.localeCompare(b.server));
   }
 
+  /**
+   * One query per server by bucket; only a server whose data begins after the window's first bucket is looked
+   * at closer (`firstData` on its own rows), so a fleet whose data fills the window costs one query.
+   */
+  async dataStartByServer(q: TimeQuery, metric: 'calls' | 'retries'): Promise<Map<string, number>> {
+    const plan = this.plan(q);
+    const rows = await this.p.buckets(metric, q, plan, ['server']);
+    const byServer = new Map<string, BucketRow[]>();
+    for (const r of rows) {
+      const server = r.labels.server ?? '';
+      const list = byServer.get(server) ?? [];
+      list.push(r);
+      byServer.set(server, list);
+    }
+    const starts = new Map<string, number>();
+    for (const [server, own] of byServer) {
+      const sq: TimeQuery = server ? { ...q, filters: { ...q.filters, server } } : q;
+      const fetch = (sub: TimeQuery, p: BucketPlan) => this.p.buckets(metric, sub, p, []);
+      const whole = own.some((r) => r.k === 0 && r.value > 0);
+      const first = whole || !server ? null : await this.firstData(sq, plan, own, fetch);
+      const coarse = Math.min(...own.filter((r) => r.value > 0).map((r) => plan.origin + r.k * plan.step));
+      const at = first?.at ?? coarse;
+      if (Number.isFinite(at)) starts.set(server, Math.max(q.from, at));
+    }
+    return starts;
+  }
+
   // ---------------------------------------------------------------------------------------------------------
   // series
   // ---------------------------------------------------------------------------------------------------------

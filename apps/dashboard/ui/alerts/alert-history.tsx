@@ -1,9 +1,12 @@
 import { PROM_LABEL_MCP_RESILIENCE_SERVER } from '@mcp-resilience/middleware/semconv';
 import type { AlertHistoryEntry } from '@/lib/alerts/alert-store';
-import { fmtPct } from '@/lib/format';
+import { fmtAlertValue } from '@/lib/alerts/alert-value';
 import LocalTime from '@/ui/local-time';
 
-/** Every change of an alert's state, newest first. */
+/**
+ * Every change of an alert's state, newest first, with its value and summary as they were at that change (the
+ * Alerts list above shows them as of the last evaluation, so the two differ once the numbers move).
+ */
 export default function AlertHistory({ history }: { history: readonly AlertHistoryEntry[] }) {
   return (
     <section className="panel">
@@ -18,7 +21,8 @@ export default function AlertHistory({ history }: { history: readonly AlertHisto
               <th>state</th>
               <th>alert</th>
               <th>server</th>
-              <th className="num">value</th>
+              <th className="num">value at the change</th>
+              <th>summary at the change</th>
               <th>source</th>
             </tr>
           </thead>
@@ -33,7 +37,10 @@ export default function AlertHistory({ history }: { history: readonly AlertHisto
                 </td>
                 <td>{h.name}</td>
                 <td>{h.labels[PROM_LABEL_MCP_RESILIENCE_SERVER] ?? ''}</td>
-                <td className="num">{h.value === null ? '' : fmtPct(h.value)}</td>
+                <td className="num" data-testid="history-value">
+                  {fmtAlertValue(h)}
+                </td>
+                <td className="muted">{h.summary}</td>
                 <td>{h.source}</td>
               </tr>
             ))}

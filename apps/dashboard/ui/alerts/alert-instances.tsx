@@ -1,11 +1,15 @@
 import type { AlertInstance } from '@/lib/alerts/alert-store';
+import { fmtAlertValue } from '@/lib/alerts/alert-value';
 import LocalTime from '@/ui/local-time';
 
 /** When an alert entered its state: resolved, fired, or became pending. */
 const since = (i: AlertInstance) =>
   (i.state === 'resolved' ? i.resolvedAt : i.state === 'firing' ? i.firedAt : i.activeAt) ?? i.updated;
 
-/** The alerts pending, firing or recently resolved. */
+/**
+ * The alerts pending, firing or recently resolved, with their value and summary as of the last evaluation
+ * (named with its time: the history below keeps each change's own).
+ */
 export default function AlertInstances({ instances }: { instances: readonly AlertInstance[] }) {
   return (
     <section className="panel">
@@ -19,7 +23,8 @@ export default function AlertInstances({ instances }: { instances: readonly Aler
               <th>state</th>
               <th>alert</th>
               <th>labels</th>
-              <th>summary</th>
+              <th className="num">value now</th>
+              <th>summary now</th>
               <th>source</th>
               <th>since</th>
             </tr>
@@ -37,7 +42,15 @@ export default function AlertInstances({ instances }: { instances: readonly Aler
                     .map(([k, v]) => `${k}=${v}`)
                     .join(', ')}
                 </td>
-                <td>{i.summary}</td>
+                <td className="num" data-testid="instance-value">
+                  {fmtAlertValue(i)}
+                </td>
+                <td>
+                  {i.summary}{' '}
+                  <span className="muted" data-testid="instance-evaluated">
+                    (as of <LocalTime t={i.updated} />)
+                  </span>
+                </td>
                 <td>{i.source}</td>
                 <td>
                   <LocalTime t={since(i)} format="datetime" />

@@ -1,11 +1,13 @@
 'use client';
 
 import { Area, AreaChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { bucketElapsed } from '@/lib/data/bucket-elapsed';
-import type { Annotation, CallsPoint, Series } from '@/lib/data/types';
+import type { CallsPoint } from '@/lib/data/types';
 import { fmtAxisTime, fmtNumber, fmtTime } from '@/lib/format';
-import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
+import { partialMark, selectionMark } from '../charts/chart-marks';
+import ChartOverlay from '../charts/chart-overlay';
+import { axisSpan, type TimeChartProps } from '../charts/time-chart-props';
 import { useChartNavigation } from '../charts/use-chart-navigation';
+import { callsChartRows } from './calls-chart-rows';
 
 /** The still-filling buckets' rates so far: dashed, apart from the complete buckets' areas. */
 const PARTIAL_AREAS = [
@@ -20,55 +22,22 @@ const PARTIAL_AREAS = [
  * (up to the last export received, not over the whole step); a click opens that bucket's failed
  * calls, a drag zooms.
  */
-export default function CallsChart({
-  series,
-  spanMs,
-  annotations = [],
-}: {
-  series: Series<CallsPoint>;
-  spanMs: number;
-  annotations?: readonly Annotation[];
-}) {
+export default function CallsChart({ series, spanMs, annotations = [], start }: TimeChartProps<CallsPoint>) {
   const nav = useChartNavigation(series.step, { only: 'failed' });
-  const isPartial = (t: number) => series.partialFrom !== undefined && t >= series.partialFrom;
-  const firstPartial = series.points.findIndex((p) => isPartial(p.t));
   const last = series.points[series.points.length - 1]?.t ?? 0;
-  const data = series.points.map((p, i) => {
-    const partial = isPartial(p.t);
-    const elapsed = bucketElapsed(series, p.t, last);
-    const perMinute = elapsed > 0 ? 60_000 / elapsed : 0;
-    const rates = {
-      success: p.success * perMinute,
-      failure: p.failure * perMinute,
-      rejected: p.rejected * perMinute,
-    };
-    const none = { success: null, failure: null, rejected: null };
-    // complete buckets are the solid areas; still-filling ones are drawn apart (dashed, "so far"), joined
-    // to the last complete bucket; one without data yet (the export is due) is a gap, not a drop to 0
-    const empty = p.success + p.failure + p.rejected === 0 || elapsed <= 0;
-    const solid = partial ? none : rates;
-    const joinsPartial = firstPartial > 0 && i === firstPartial - 1;
-    const dashed = partial ? (empty ? none : rates) : joinsPartial ? rates : none;
-    return {
-      t: p.t,
-      ...solid,
-      partialSuccess: dashed.success,
-      partialFailure: dashed.failure,
-      partialRejected: dashed.rejected,
-    };
-  });
-  const first = series.points[0]?.t ?? 0;
+  const data = callsChartRows(series).filter((d) => start === undefined || d.t >= start);
+  const first = data[0]?.t ?? 0;
   return (
-    <div data-testid="calls-chart" data-partial-from={series.partialFrom ?? ''}>
+    <div data-testid="calls-chart" data-partial-from={series.partialFrom ?? ''} data-start={first}>
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
-        <AreaChart data={data} margin={{ top: 14, right: 16, bottom: 0, left: -10 }} {...nav.handlers}>
+        <AreaChart data={data} margin={{ top: 16, right: 16, bottom: 0, left: -10 }} {...nav.handlers}>
           <CartesianGrid stroke="#eef0f3" vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
             domain={[first, last + series.step]}
             scale="time"
-            tickFormatter={(t) => fmtAxisTime(t, spanMs)}
+            tickFormatter={(t) => fmtAxisTime(t, axisSpan(spanMs, first, last + series.step))}
             fontSize={11}
           />
           <YAxis fontSize={11} />
@@ -77,7 +46,6 @@ export default function CallsChart({
             formatter={(v) => fmtNumber(Number(v), 2)}
           />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          {annotationMarks(annotations, first, last + series.step)}
           {partialMark(series.partialFrom, last, series.step)}
           {selectionMark(nav.selection)}
           <Area
@@ -126,6 +94,12 @@ export default function CallsChart({
               className="partial-area"
             />
           ))}
+          <ChartOverlay
+            annotations={annotations}
+            from={first}
+            to={last + series.step}
+            partialFrom={series.partialFrom}
+          />
         </AreaChart>
       </ResponsiveContainer>
     </div>

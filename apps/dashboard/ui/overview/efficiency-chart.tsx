@@ -6,17 +6,25 @@ import {
   ComposedChart,
   Legend,
   Line,
-  ReferenceLine,
   ResponsiveContainer,
   Tooltip,
   XAxis,
   YAxis,
 } from 'recharts';
 import { trailingEfficiency } from '@/lib/data/trailing-efficiency';
-import type { Annotation, RatioPoint, Series } from '@/lib/data/types';
+import type { RatioPoint } from '@/lib/data/types';
 import { fmtAxisTime, fmtPct, fmtTime, MIN_RETRIES_FOR_EFFICIENCY, TARGET_EFFICIENCY } from '@/lib/format';
-import { annotationMarks, partialMark, selectionMark } from '../charts/chart-marks';
+import { partialMark, selectionMark } from '../charts/chart-marks';
+import ChartOverlay from '../charts/chart-overlay';
+import { axisSpan, type TimeChartProps } from '../charts/time-chart-props';
 import { useChartNavigation } from '../charts/use-chart-navigation';
+
+const TARGET_LINE = {
+  text: `target ${TARGET_EFFICIENCY}`,
+  value: TARGET_EFFICIENCY,
+  yAxisId: 'eff',
+  color: '#d93636',
+};
 
 /**
  * Efficiency with its volume (retries per bucket, bars on the right axis) and the 0.8 target line. Each point
@@ -28,22 +36,21 @@ export default function EfficiencyChart({
   series,
   spanMs,
   annotations = [],
-}: {
-  series: Series<RatioPoint>;
-  spanMs: number;
-  annotations?: readonly Annotation[];
-}) {
+  start,
+}: TimeChartProps<RatioPoint>) {
   const nav = useChartNavigation(series.step, { only: 'retried' });
   const trailing = trailingEfficiency(series.points, series.step);
-  const data = series.points.map((p, k) => ({
-    t: p.t,
-    efficiency: trailing[k]!.efficiency,
-    retries: p.total,
-    successful: trailing[k]!.successful,
-    total: trailing[k]!.total,
-  }));
+  const data = series.points
+    .map((p, k) => ({
+      t: p.t,
+      efficiency: trailing[k]!.efficiency,
+      retries: p.total,
+      successful: trailing[k]!.successful,
+      total: trailing[k]!.total,
+    }))
+    .filter((d) => start === undefined || d.t >= start);
   const withData = data.filter((d) => d.efficiency !== null).length;
-  const first = series.points[0]?.t ?? 0;
+  const first = data[0]?.t ?? 0;
   const last = series.points[series.points.length - 1]?.t ?? 0;
   return (
     <div
@@ -51,16 +58,17 @@ export default function EfficiencyChart({
       data-target={TARGET_EFFICIENCY}
       data-points={withData}
       data-partial-from={series.partialFrom ?? ''}
+      data-start={first}
     >
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
-        <ComposedChart data={data} margin={{ top: 14, right: 0, bottom: 0, left: -10 }} {...nav.handlers}>
+        <ComposedChart data={data} margin={{ top: 16, right: 0, bottom: 0, left: -10 }} {...nav.handlers}>
           <CartesianGrid stroke="#eef0f3" vertical={false} />
           <XAxis
             dataKey="t"
             type="number"
-            domain={[first, last + series.step]}
+            domain={[first - series.step / 2, last + series.step]}
             scale="time"
-            tickFormatter={(t) => fmtAxisTime(t, spanMs)}
+            tickFormatter={(t) => fmtAxisTime(t, axisSpan(spanMs, first, last + series.step))}
             fontSize={11}
           />
           <YAxis
@@ -84,22 +92,9 @@ export default function EfficiencyChart({
             }}
           />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          {annotationMarks(annotations, first, last + series.step, 'eff')}
           {partialMark(series.partialFrom, last, series.step, 'eff')}
           {selectionMark(nav.selection, 'eff')}
           <Bar yAxisId="vol" dataKey="retries" name="retries" fill="#cbd5e1" isAnimationActive={false} />
-          <ReferenceLine
-            yAxisId="eff"
-            y={TARGET_EFFICIENCY}
-            stroke="#d93636"
-            strokeDasharray="6 4"
-            label={{
-              value: `target ${TARGET_EFFICIENCY}`,
-              position: 'insideTopRight',
-              fontSize: 11,
-              fill: '#d93636',
-            }}
-          />
           <Line
             yAxisId="eff"
             type="monotone"
@@ -110,6 +105,13 @@ export default function EfficiencyChart({
             dot={withData < 60 ? { r: 3 } : false}
             connectNulls={false}
             isAnimationActive={false}
+          />
+          <ChartOverlay
+            annotations={annotations}
+            from={first - series.step / 2}
+            to={last + series.step}
+            partialFrom={series.partialFrom}
+            line={TARGET_LINE}
           />
         </ComposedChart>
       </ResponsiveContainer>

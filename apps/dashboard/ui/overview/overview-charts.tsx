@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { chartsStart } from '@/lib/data/data-start';
 import {
   fetchAnnotations,
   fetchCallSeries,
@@ -9,6 +10,8 @@ import {
 } from '@/lib/data/fetchers';
 import type { TimeQuery } from '@/lib/data/types';
 import { fmtNumber, fmtShare } from '@/lib/format';
+import DataSince from '../charts/data-since';
+import MarksHelp from '../charts/marks-help';
 import ErrorClassChart from '../errors/error-class-chart';
 import CallsChart from './calls-chart';
 import EfficiencyChart from './efficiency-chart';
@@ -36,6 +39,7 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
     count: matrix.filter((r) => r.errorClass === key).reduce((s, r) => s + r.count, 0),
   }));
   const span = query.to - query.from;
+  const start = chartsStart({ calls, efficiency, errors: classes }, annotations);
   const callsLink = (extra: Record<string, string>) => {
     const p = new URLSearchParams(qs);
     for (const [k, v] of Object.entries(extra)) p.set(k, v);
@@ -43,23 +47,19 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
   };
   return (
     <div className="grid two">
-      <p className="muted chart-help" style={{ gridColumn: '1 / -1', margin: 0, fontSize: 12 }}>
-        Marks on every chart: <span style={{ color: '#d93636' }}>●</span> breaker opened,{' '}
-        <span style={{ color: '#f08c00' }}>●</span> half-open, <span style={{ color: '#1a9e55' }}>●</span>{' '}
-        closed, <span style={{ color: '#7c3aed' }}>⚑</span> alert (hover for details); shaded: still filling.
-        Drag across a chart to zoom, click a point for its calls.
-      </p>
+      <MarksHelp />
+      <DataSince start={start} from={query.from} step={calls.step} />
       <section className="panel">
         <h2>Retry efficiency over time (successful / all retries, target 0.8), with retry volume</h2>
-        <EfficiencyChart series={efficiency} spanMs={span} annotations={annotations} />
+        <EfficiencyChart series={efficiency} spanMs={span} annotations={annotations} start={start} />
       </section>
       <section className="panel">
         <h2>Calls per minute</h2>
-        <CallsChart series={calls} spanMs={span} annotations={annotations} />
+        <CallsChart series={calls} spanMs={span} annotations={annotations} start={start} />
       </section>
       <section className="panel">
         <h2>Error-class distribution (failed attempts)</h2>
-        <ErrorClassChart series={classes} spanMs={span} annotations={annotations} />
+        <ErrorClassChart series={classes} spanMs={span} annotations={annotations} start={start} />
         <table data-testid="errors-by-class">
           <tbody>
             <tr>
