@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolGuard } from '../adapters/toolGuard.js';
 import { createResilience } from '../createResilience.js';
 import { withResilience } from '../mcp/withResilience.js';
+import { createOtelRecorder } from '../otel/createOtelRecorder.js';
 import { closestName } from './closestName.js';
 import { CORE_PATHS, GUARD_PATHS, MCP_PATHS } from './optionPaths.js';
 
@@ -113,6 +114,12 @@ describe('an unknown option', () => {
       ],
     ];
     for (const [run, options, message] of cases) expect(refusal(run, options)).toContain(message);
+  });
+
+  it('of the other option objects is named with its closest known name too', () => {
+    expect(refusal((o) => createOtelRecorder(o), { meterProvidr: {} })).toMatch(
+      /^createOtelRecorder: unknown option 'meterProvidr' \(did you mean 'meterProvider'\?\); known options: /,
+    );
   });
 
   it('is named alone when no accepted name is close', () => {
