@@ -7,7 +7,7 @@ import type { KnownNames } from './unknownOption.js';
  * The flat option names of the first versions (`breakerBreakMs`, `negativeCacheTtlMs`, `nonRetryableAs`, ...),
  * still accepted for now and translated here, in this one module, into the grouped options (the table is in the
  * README). A flat name given together with its grouped path is an error. Dropping the flat names = deleting this
- * module and its three calls.
+ * module and its three calls, and keeping only the grouped `names` of `TOP_LEVEL_NAMES` (moved beside the paths).
  */
 
 /** The flat names of a group's options, each read at its grouped path, but for `idempotency` (translated by value). */
