@@ -578,8 +578,8 @@ describe('contract: embedded store and PromQL (Prometheus 2.42) give the same nu
   it('latency(), compare() and errorMatrix(): the new primitives agree', async () => {
     const [el, pl] = await Promise.all([embeddedSource().latency(q), promSource.latency(q)]);
     expect(el.length).toBeGreaterThan(0);
-    expect(pl.map((r) => `${r.server}/${r.tool}:${r.calls}`)).toEqual(
-      el.map((r) => `${r.server}/${r.tool}:${r.calls}`),
+    expect(pl.map((r) => `${r.server}/${r.tool}/${r.method}:${r.calls}`)).toEqual(
+      el.map((r) => `${r.server}/${r.tool}/${r.method}:${r.calls}`),
     );
     for (const [i, p] of pl.entries()) {
       const e = el[i]!;

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '@/lib/config';
 import { openDatabase } from '@/lib/store/database';
+import { pseudoFileSystem } from '@/lib/store/pseudo-file-system';
 import { tempDir } from './support/runtime';
 
 /*
@@ -14,6 +15,13 @@ import { tempDir } from './support/runtime';
 const APP = path.resolve(import.meta.dirname, '..');
 const TSX = path.resolve(APP, '../../node_modules/.bin/tsx');
 
+/** Servers still running when their test ends (one that hangs at start) are stopped, not left behind. */
+const running = new Set<ReturnType<typeof spawn>>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+});
+
 function startServer(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
@@ -23,6 +31,7 @@ function startServer(
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NEXT_TELEMETRY_DISABLED: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => {
@@ -32,7 +41,10 @@ function startServer(
       stderr += c;
     });
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stderr, stdout }));
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve({ code, stderr, stdout });
+    });
   });
 }
 
@@ -64,5 +76,34 @@ describe('a DATA_DIR the store cannot use', () => {
       `[dashboard] invalid configuration: DATA_DIR: cannot keep the store in '${file}': not a directory (ENOTDIR)`,
     ]);
     expect(r.stderr).not.toMatch(/\s+at /);
+  }, 60_000);
+
+  it('is refused on a pseudo file system before any mkdir (a recursive one never returns under /proc)', () => {
+    expect(pseudoFileSystem('/proc/x')).toBe('procfs');
+    expect(pseudoFileSystem('/proc/x/deeper/still')).toBe('procfs');
+    expect(pseudoFileSystem('/sys/x')).toBe('sysfs');
+    expect(pseudoFileSystem(tempDir())).toBeUndefined();
+    expect(pseudoFileSystem(path.join(tempDir(), 'not', 'yet'))).toBeUndefined();
+    expect(() => openDatabase('/proc/x')).toThrow(ConfigError);
+    expect(() => openDatabase('/proc/x')).toThrow(
+      "DATA_DIR: cannot keep the store in '/proc/x': it is on procfs, which cannot hold a database",
+    );
+    expect(fs.existsSync('/proc/x')).toBe(false);
+  });
+
+  it('creates the missing levels of a new DATA_DIR one at a time', () => {
+    const dir = path.join(tempDir(), 'a', 'b', 'c');
+    const opened = openDatabase(dir);
+    expect(opened.file).toBe(path.join(dir, 'dashboard.db'));
+    opened.db.close();
+    expect(fs.statSync(dir).isDirectory()).toBe(true);
+  });
+
+  it('stops the server started with DATA_DIR=/proc/x with one line naming it (it hung in mkdir)', async () => {
+    const r = await startServer({ DATA_DIR: '/proc/x' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      "[dashboard] invalid configuration: DATA_DIR: cannot keep the store in '/proc/x': it is on procfs, which cannot hold a database",
+    ]);
   }, 60_000);
 });

@@ -1,3 +1,5 @@
+import { unknownOption } from './options/unknownOption.js';
+
 /** Says what a value must be (`'an integer >= 1'`), or undefined when it is fine. */
 export type Check = (value: unknown) => string | undefined;
 
@@ -88,11 +90,7 @@ export function checkOptions(owner: string, options: unknown, checks: Readonly<R
     }
     if (value === undefined) continue;
     const check = checks[key];
-    if (!check) {
-      throw new TypeError(
-        `${owner}: unknown option '${key.length > SHOWN ? `${key.slice(0, SHOWN)}…` : key}'; known options: ${Object.keys(checks).join(', ')}`,
-      );
-    }
+    if (!check) throw unknownOption(owner, key, { names: Object.keys(checks) });
     const allowed = allowedOrReason(check, value);
     if (allowed) throw new TypeError(`${owner}: option '${key}' must be ${allowed}, got ${show(value)}`);
   }

@@ -4,7 +4,7 @@ import type { ClassificationRule } from './classify/ClassificationRule.js';
 import type { Jitter } from './decide/backoffDelay.js';
 import type { ExperimentOptions } from './experiment/ExperimentOptions.js';
 import type { HealthStore } from './health/store/HealthStore.js';
-import { coreFromFlat } from './options/fromFlat.js';
+import { coreFromFlat, TOP_LEVEL_NAMES } from './options/fromFlat.js';
 import { CORE_PATHS } from './options/optionPaths.js';
 import { readOptions } from './options/readOptions.js';
 import { noopRecorder } from './record/noopRecorder.js';
@@ -241,7 +241,8 @@ const experimentChecks: Readonly<Record<string, Check>> = {
 export function readCoreOptions(options: unknown, prefix = ''): FlatResilienceOptions & ExperimentOptions {
   const owner = 'createResilience';
   const grouped = coreFromFlat(owner, options === undefined ? {} : options);
-  return readOptions(owner, grouped, CORE_PATHS, { ...checks, ...experimentChecks }, prefix);
+  const all = { ...checks, ...experimentChecks };
+  return readOptions(owner, grouped, CORE_PATHS, all, prefix, TOP_LEVEL_NAMES.createResilience);
 }
 
 /** Merges read options (`readCoreOptions`) over `defaults`, with the defaults that follow other options. */

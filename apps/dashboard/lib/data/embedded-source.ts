@@ -78,6 +78,7 @@ const COL: Readonly<Record<Exclude<Dim, 'instance'>, Col>> = {
   service: 'service',
   server: 'server',
   tool: 'tool',
+  method: 'method',
   outcome: 'outcome',
   errorClass: 'error_class',
   errorType: 'error_type',

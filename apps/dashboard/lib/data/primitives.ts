@@ -44,6 +44,8 @@ export type Dim =
   | 'service'
   | 'server'
   | 'tool'
+  /** `mcp.method.name`: `tools/call`, `tools/list`, `resources/read`, ... (empty when the call carried none). */
+  | 'method'
   | 'outcome'
   | 'errorClass'
   | 'errorType'

@@ -486,18 +486,24 @@ export class ShapedSource implements MetricsSource {
   }
 
   async latency(q: TimeQuery): Promise<LatencyStat[]> {
-    const rows = await this.p.latency(q, ['server', 'tool'], LATENCY_QUANTILES);
+    const rows = await this.p.latency(q, ['server', 'tool', 'method'], LATENCY_QUANTILES);
     return rows
       .filter((r) => r.count > 0)
       .map((r) => ({
         server: r.labels.server ?? '',
         tool: r.labels.tool ?? '',
+        method: r.labels.method ?? '',
         calls: r.count,
         p50: r.quantiles[0] ?? null,
         p95: r.quantiles[1] ?? null,
         p99: r.quantiles[2] ?? null,
       }))
-      .sort((a, b) => a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
+      .sort(
+        (a, b) =>
+          a.server.localeCompare(b.server) ||
+          a.tool.localeCompare(b.tool) ||
+          a.method.localeCompare(b.method),
+      );
   }
 
   /**

@@ -118,10 +118,15 @@ export interface Headline extends HeadlineWindow {
   readonly now: HeadlineWindow;
 }
 
-/** Latency of the logical call (all attempts and waits) per server and tool, from the duration histogram. */
+/**
+ * Latency of the logical call (all attempts and waits) per server, tool and method, from the duration histogram.
+ * `tool` is empty for calls without a tool (`tools/list`, `resources/read`, ...; `method` says which) and for
+ * calls that named neither (a plain `execute`).
+ */
 export interface LatencyStat {
   readonly server: string;
   readonly tool: string;
+  readonly method: string;
   readonly calls: number;
   /** Seconds; null without observations. */
   readonly p50: number | null;

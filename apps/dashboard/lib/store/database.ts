@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../config';
+import { nearestExisting, pseudoFileSystem } from './pseudo-file-system';
 import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
@@ -20,16 +21,39 @@ export interface OpenedDatabase {
  */
 export function openDatabase(dataDir: string, now = Date.now()): OpenedDatabase {
   if (dataDir === ':memory:') return openAt(':memory:', now);
+  const pseudo = pseudoFileSystem(dataDir);
+  if (pseudo !== undefined) {
+    const where = `cannot keep the store in '${path.resolve(dataDir)}'`;
+    throw new ConfigError('DATA_DIR', `${where}: it is on ${pseudo}, which cannot hold a database`);
+  }
   try {
     if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {
       throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     }
-    fs.mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     return openAt(path.join(dataDir, 'dashboard.db'), now);
   } catch (error) {
     const why = dataDirProblem(error);
     if (why === undefined) throw error;
     throw new ConfigError('DATA_DIR', `cannot keep the store in '${path.resolve(dataDir)}': ${why}`);
+  }
+}
+
+/**
+ * Creates `dir` and its missing parents one at a time: a recursive `mkdirSync` can loop for ever on a file system
+ * that answers ENOENT to a directory it lists (Node 24 under procfs); one level at a time, it fails at once.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  const base = nearestExisting(dir);
+  for (let at = path.resolve(dir); at !== base; at = path.dirname(at)) missing.unshift(at);
+  for (const at of missing) {
+    try {
+      fs.mkdirSync(at);
+    } catch (error) {
+      // made meanwhile by another process: fine when it is a directory
+      if ((error as { code?: unknown }).code !== 'EEXIST' || !fs.statSync(at).isDirectory()) throw error;
+    }
   }
 }
 

@@ -1,15 +1,19 @@
 import Link from 'next/link';
 import type { LatencyStat } from '@/lib/data/types';
 import { fmtNumber, fmtSeconds } from '@/lib/format';
+import { latencyLabel } from './latency-label';
 
-/** p50/p95/p99 of the whole call (attempts, backoff and waits) per server and tool, from the histogram. */
+/**
+ * p50/p95/p99 of the whole call (attempts, backoff and waits) per server and tool (or method, for calls without a
+ * tool), from the histogram.
+ */
 export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; query: string }) {
   if (rows.length === 0) return <div className="empty">No call duration in this window.</div>;
   return (
     <table data-testid="latency-table">
       <thead>
         <tr>
-          <th>server / tool</th>
+          <th>server / tool (or method)</th>
           <th className="num">calls</th>
           <th className="num">p50</th>
           <th className="num">p95</th>
@@ -21,12 +25,18 @@ export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; que
           const p = new URLSearchParams(query);
           p.set('server', r.server);
           if (r.tool) p.set('tool', r.tool);
+          const label = latencyLabel(r);
           return (
-            <tr key={`${r.server}/${r.tool}`} data-testid="latency-row" data-server={r.server}>
+            <tr
+              key={`${r.server}/${r.tool}/${r.method}`}
+              data-testid="latency-row"
+              data-server={r.server}
+              data-label-kind={label.kind}
+            >
               <td>
-                <Link href={`/calls?${p}`}>
+                <Link href={`/calls?${p}`} title={label.title}>
                   {r.server}
-                  {r.tool ? <span className="muted"> / {r.tool}</span> : null}
+                  <span className="muted"> / {label.text}</span>
                 </Link>
               </td>
               <td className="num">{fmtNumber(r.calls)}</td>

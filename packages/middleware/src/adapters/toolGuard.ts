@@ -14,16 +14,17 @@ import { type NegativeCacheSettings, negativeCache } from '../mcp/stages/negativ
 import { failed, type Settled } from '../mcp/stages/Settled.js';
 import { runStages, type StageCall } from '../mcp/stages/Stage.js';
 import { ToolResultError } from '../mcp/ToolResultError.js';
-import { coreFromFlat, guardFromFlat } from '../options/fromFlat.js';
+import { coreFromFlat, guardFromFlat, TOP_LEVEL_NAMES } from '../options/fromFlat.js';
 import { mergeGroups } from '../options/mergeGroups.js';
 import { GUARD_PATHS } from '../options/optionPaths.js';
-import { readOptions } from '../options/readOptions.js';
+import { isPlainObject, readOptions } from '../options/readOptions.js';
 import {
   idempotency,
   negativeCacheChecks,
   nonEmptyString,
   sharedPipelineError,
 } from '../options/toolChecks.js';
+import { refuseUnknownNames } from '../options/unknownOption.js';
 import type { ResilienceOptions } from '../options.js';
 import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_METHOD_NAME, ATTR_MCP_RESILIENCE_SERVER } from '../otel/semconv.js';
 
@@ -134,6 +135,7 @@ export function classificationOf(error: ResilienceError): GuardedClassification 
 export const TOOL_MAX_ATTEMPTS = 3;
 
 export function createToolGuard(options: ToolGuardOptions = {}, defaults: ToolGuardOptions = {}) {
+  if (isPlainObject(options)) refuseUnknownNames(OWNER, options, TOP_LEVEL_NAMES.guard);
   const given = mergeGroups(defaults, guardFromFlat(OWNER, coreFromFlat(OWNER, options)));
   const { guard, resilience: shared, ...core } = given;
   const read = readOptions(OWNER, { guard }, GUARD_PATHS, GUARD_CHECKS) as {

@@ -2,7 +2,7 @@ import { show } from '../checkOptions.js';
 import type { ErrorType } from '../classify/Classification.js';
 import type { Resilience } from '../createResilience.js';
 import type { ExperimentOptions } from '../experiment/ExperimentOptions.js';
-import { mcpFromFlat } from '../options/fromFlat.js';
+import { mcpFromFlat, TOP_LEVEL_NAMES } from '../options/fromFlat.js';
 import { MCP_PATHS } from '../options/optionPaths.js';
 import { isPlainObject, readOptions } from '../options/readOptions.js';
 import {
@@ -12,6 +12,7 @@ import {
   nonEmptyString,
   sharedPipelineError,
 } from '../options/toolChecks.js';
+import { refuseUnknownNames } from '../options/unknownOption.js';
 import type { ResilienceOptions } from '../options.js';
 import { type FallbackTarget, isFallbackTarget } from './fallback.js';
 import type { ObservedFetch } from './observeFetch.js';
@@ -207,6 +208,7 @@ export function splitMcpOptions(options: McpResilienceOptions = {}): {
   const owner = 'withResilience';
   if (!isPlainObject(options))
     throw new TypeError(`${owner}: options must be an object, got ${show(options)}`);
+  refuseUnknownNames(owner, options, TOP_LEVEL_NAMES.withResilience);
   const { mcp: group, resilience, ...core } = mcpFromFlat(owner, options as McpResilienceOptions);
   const read = readOptions(owner, { mcp: group }, MCP_PATHS, MCP_CHECKS) as FlatMcpOptions & {
     idempotency?: Idempotency;

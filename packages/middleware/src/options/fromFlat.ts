@@ -1,12 +1,13 @@
 import { show } from '../checkOptions.js';
 import { CORE_PATHS, GUARD_PATHS, MCP_PATHS } from './optionPaths.js';
 import { isPlainObject, type PathTable } from './readOptions.js';
+import type { KnownNames } from './unknownOption.js';
 
 /**
  * The flat option names of the first versions (`breakerBreakMs`, `negativeCacheTtlMs`, `nonRetryableAs`, ...),
  * still accepted for now and translated here, in this one module, into the grouped options (the table is in the
  * README). A flat name given together with its grouped path is an error. Dropping the flat names = deleting this
- * module and its three calls.
+ * module and its three calls, and keeping only the grouped `names` of `TOP_LEVEL_NAMES` (moved beside the paths).
  */
 
 /** The flat names of a group's options, each read at its grouped path, but for `idempotency` (translated by value). */
@@ -18,6 +19,35 @@ const MCP_FLAT = flatOf(MCP_PATHS);
 /** The flat names of the framework adapters (`idempotent`: by value). */
 const GUARD_FLAT = flatOf(GUARD_PATHS);
 
+/** The flat names translated by their value rather than moved to a path. */
+const MCP_BY_VALUE = ['idempotency', 'toolIdempotency', 'nonRetryableAs'] as const;
+const GUARD_BY_VALUE = ['idempotent'] as const;
+
+/** A table's top-level names: the first group of each path (or the option, when it is not in a group). */
+const topOf = (table: PathTable): string[] => [
+  ...new Set(Object.values(table).map((path) => path.split('.')[0] ?? path)),
+];
+
+/** The flat names a table moves (an option whose path is its own name is not a flat name). */
+const movedBy = (table: PathTable): string[] => Object.keys(table).filter((flat) => table[flat] !== flat);
+
+/**
+ * The names each entry takes at its top level, grouped and flat, read from the very tables that translate the
+ * flat names here, so the list an unknown option's message gives cannot miss an accepted name. `resilience` is
+ * the shared pipeline of `withResilience` and the adapters (`{ resilience: createResilience(...) }`).
+ */
+export const TOP_LEVEL_NAMES = {
+  createResilience: { names: topOf(CORE_PATHS), flat: movedBy(CORE_PATHS) },
+  withResilience: {
+    names: [...topOf(CORE_PATHS), ...topOf(MCP_PATHS), 'resilience'],
+    flat: [...movedBy(CORE_PATHS), ...movedBy(MCP_FLAT), ...MCP_BY_VALUE],
+  },
+  guard: {
+    names: [...topOf(CORE_PATHS), ...topOf(GUARD_PATHS), 'resilience'],
+    flat: [...movedBy(CORE_PATHS), ...movedBy(GUARD_FLAT), ...GUARD_BY_VALUE],
+  },
+} as const satisfies Readonly<Record<string, KnownNames>>;
+
 /** The core options (`createResilience`) with their flat names moved to their groups. */
 export function coreFromFlat<T>(owner: string, options: T): T {
   return move(owner, options, CORE_PATHS) as T;
@@ -26,8 +56,7 @@ export function coreFromFlat<T>(owner: string, options: T): T {
 /** The options of `withResilience` with their flat names moved to `mcp` (the core ones stay for `createResilience`). */
 export function mcpFromFlat<T>(owner: string, options: T): T {
   const moved = move(owner, options, MCP_FLAT);
-  const byValue = ['idempotency', 'toolIdempotency', 'nonRetryableAs'];
-  if (!isPlainObject(moved) || !byValue.some((name) => Object.hasOwn(moved, name))) return moved as T;
+  if (!isPlainObject(moved) || !MCP_BY_VALUE.some((name) => Object.hasOwn(moved, name))) return moved as T;
   const out = moved === options ? copy(moved) : moved;
   const { idempotency: mode, toolIdempotency: tools, nonRetryableAs: as } = out;
   if (mode !== undefined || tools !== undefined) {
@@ -53,7 +82,7 @@ export function mcpFromFlat<T>(owner: string, options: T): T {
 /** The options of the framework adapters with their flat names moved to `guard`. */
 export function guardFromFlat<T>(owner: string, options: T): T {
   const moved = move(owner, options, GUARD_FLAT);
-  if (!isPlainObject(moved) || !Object.hasOwn(moved, 'idempotent')) return moved as T;
+  if (!isPlainObject(moved) || !GUARD_BY_VALUE.some((name) => Object.hasOwn(moved, name))) return moved as T;
   const out = moved === options ? copy(moved) : moved;
   const { idempotent } = out;
   delete out.idempotent;

@@ -1,4 +1,5 @@
 import { type Check, show } from '../checkOptions.js';
+import { type KnownNames, unknownOption } from './unknownOption.js';
 
 /** Where each option is given: its key in the resolved (flat) options → its path in the grouped ones. */
 export type PathTable = Readonly<Record<string, string>>;
@@ -34,7 +35,8 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /**
  * Reads grouped options into their resolved keys, checking every value given: throws a `TypeError` that names
  * the owner and the option by its full path (`breaker.breakMs`), its value and what is allowed; an unknown option
- * is named with the ones known beside it. `undefined` values are skipped.
+ * is named with the ones known beside it (at the top level: `topLevel`, the flat names too), and the closest of
+ * them when one is close. `undefined` values are skipped.
  */
 export function readOptions(
   owner: string,
@@ -42,9 +44,11 @@ export function readOptions(
   paths: PathTable,
   checks: Readonly<Record<string, Check>>,
   prefix = '',
+  topLevel?: KnownNames,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  readGroup({ owner, checks, out }, options === undefined ? {} : options, treeOf(paths), prefix);
+  const given = options === undefined ? {} : options;
+  readGroup({ owner, checks, out, topLevel, topPrefix: prefix }, given, treeOf(paths), prefix);
   return out;
 }
 
@@ -52,6 +56,9 @@ interface Reading {
   readonly owner: string;
   readonly checks: Readonly<Record<string, Check>>;
   readonly out: Record<string, unknown>;
+  /** The names known at the top level, when they are more than the table's groups (the flat names). */
+  readonly topLevel: KnownNames | undefined;
+  readonly topPrefix: string;
 }
 
 function readGroup(reading: Reading, group: unknown, tree: Tree, prefix: string): void {
@@ -68,11 +75,8 @@ function readGroup(reading: Reading, group: unknown, tree: Tree, prefix: string)
     if (value === undefined) continue;
     const node = tree[name];
     if (node === undefined) {
-      const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
-      const where = prefix === '' ? '' : ` of '${prefix.slice(0, -1)}'`;
-      throw new TypeError(
-        `${owner}: unknown option '${shown}'; known options${where}: ${Object.keys(tree).join(', ')}`,
-      );
+      const top = prefix === reading.topPrefix ? reading.topLevel : undefined;
+      throw unknownOption(owner, path, top ?? { names: Object.keys(tree) }, prefix.slice(0, -1));
     }
     if (typeof node !== 'string') {
       readGroup(reading, value, node, `${path}.`);
