@@ -2,7 +2,14 @@
 
 import { usePlotArea, useXAxisScale, useYAxisScale, ZIndexLayer } from 'recharts';
 import type { Annotation } from '@/lib/data/types';
-import { GLYPH_FONT, type LabelInput, layoutMarks, type MarkInput, type MarkLayout } from './mark-layout';
+import {
+  GLYPH_FONT,
+  type LabelInput,
+  layoutMarks,
+  lineBoxes,
+  type MarkInput,
+  type MarkLayout,
+} from './mark-layout';
 
 export const MARK_COLORS: Readonly<Record<string, string>> = {
   open: '#d93636',
@@ -28,6 +35,14 @@ export interface ChartOverlayProps {
   /** Where the still-filling buckets begin (their "partial" label), if any. */
   readonly partialFrom?: number | undefined;
   readonly line?: LineLabel | undefined;
+  /** The plotted lines (their points, on the label's y-axis; null: a gap), which the labels keep off. */
+  readonly plotted?: ReadonlyArray<ReadonlyArray<PlottedPoint>>;
+}
+
+/** A point of a plotted line: its bucket and value (null where the line has a gap). */
+export interface PlottedPoint {
+  readonly t: number;
+  readonly v: number | null;
 }
 
 const LABEL_FONT = { partial: 10, line: 11 };
@@ -35,10 +50,17 @@ const LABEL_FONT = { partial: 10, line: 11 };
 /**
  * Breaker transitions and alerts on a time chart, with the plot's labels, laid out so none covers another
  * (`layoutMarks`): glyphs in a lane above the plot, a line per mark through the plot that breaks where it
- * would cross the "partial" or a line's label. A child of the Recharts chart (reads its scales), drawn above
+ * would cross the "partial" or a line's label, the labels off the plotted lines. A child of the Recharts chart (reads its scales), drawn above
  * the series.
  */
-export default function ChartOverlay({ annotations, from, to, partialFrom, line }: ChartOverlayProps) {
+export default function ChartOverlay({
+  annotations,
+  from,
+  to,
+  partialFrom,
+  line,
+  plotted = [],
+}: ChartOverlayProps) {
   const plot = usePlotArea();
   const x = useXAxisScale();
   const y = useYAxisScale(line?.yAxisId ?? 0);
@@ -52,7 +74,12 @@ export default function ChartOverlay({ annotations, from, to, partialFrom, line 
   }
   if (line && y)
     labels.push({ id: 'line', text: line.text, fontSize: LABEL_FONT.line, at: Number(y(line.value)) });
-  const layout = layoutMarks(marks, plot, labels);
+  const obstacles = y
+    ? plotted.flatMap((points) =>
+        lineBoxes(points.map((p) => ({ x: Number(x(p.t)), y: p.v === null ? null : Number(y(p.v)) }))),
+      )
+    : [];
+  const layout = layoutMarks(marks, plot, labels, obstacles);
   return (
     <ZIndexLayer zIndex={650}>
       <g className="chart-overlay">

@@ -9,6 +9,7 @@ export default function DataSince({
   start,
   from,
   step,
+  testId = 'charts-data-since',
 }: {
   /** The charts' first bucket (`chartsStart`), if any data. */
   start: number | undefined;
@@ -16,12 +17,14 @@ export default function DataSince({
   from: number;
   /** The charts' bucket width: data that starts within the first bucket is the whole range. */
   step: number;
+  /** The note's test id (compare mode's charts have their own note). */
+  testId?: string;
 }) {
   if (start === undefined || start < from + step) return null;
   return (
     <p
       className="muted data-since"
-      data-testid="charts-data-since"
+      data-testid={testId}
       data-start={start}
       style={{ gridColumn: '1 / -1', margin: 0, fontSize: 12 }}
     >

@@ -136,29 +136,60 @@ export function laneGlyphs(marks: readonly MarkInput[], lane: Box): Glyph[] {
 const intersects = (a: Box, b: Box) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
+/** Where a label may go, best first: just above its y (or at the plot's top, then further down), then below it. */
+function labelRows(l: LabelInput, plot: Box, height: number): number[] {
+  const top = plot.y + GAP;
+  if (l.at !== 'top') return [Math.max(top, l.at - GAP - height), l.at + GAP];
+  const rows: number[] = [];
+  for (let y = top; y + height <= plot.y + plot.height; y += height) rows.push(y);
+  return rows.length > 0 ? rows : [top];
+}
+
 /**
  * The plot's labels, right-aligned (at `right`, else the plot's right edge), each just above the y it belongs
- * to (or at the plot's top), never above the plot; a label that would meet one placed before it goes below its
- * y instead, else to the left of the one it would meet.
+ * to (or at the plot's top), never above the plot, and off the plotted lines (`obstacles`, boxes they cover): a
+ * 'top' label goes down the plot to the first row clear of them. A label that would meet one placed before it
+ * goes below its y instead, else to the left of the one it would meet; one with no row clear of the lines
+ * keeps its first row free of labels.
  */
-export function placeLabels(labels: readonly LabelInput[], plot: Box): PlacedLabel[] {
+export function placeLabels(
+  labels: readonly LabelInput[],
+  plot: Box,
+  obstacles: readonly Box[] = [],
+): PlacedLabel[] {
   const placed: PlacedLabel[] = [];
   for (const l of labels) {
     const width = textWidth(l.text, l.fontSize);
     const height = l.fontSize + GAP;
     const right = Math.min(l.right ?? plot.x + plot.width, plot.x + plot.width) - GAP;
     const x = Math.max(plot.x, right - width);
-    const top = plot.y + GAP;
-    const ys = l.at === 'top' ? [top] : [Math.max(top, l.at - GAP - height), l.at + GAP];
     const free = (b: Box) => !placed.some((p) => intersects(p.box, b));
-    const candidates = ys.map((y): Box => ({ x, y, width, height }));
+    const clear = (b: Box) => free(b) && !obstacles.some((o) => intersects(o, b));
+    const candidates = labelRows(l, plot, height).map((y): Box => ({ x, y, width, height }));
     // else beside (to the left of) the labels it would meet, just above its y
     const blocking = placed.filter((p) => !free(candidates[0]!) && intersects(p.box, candidates[0]!));
     const left = Math.min(...blocking.map((p) => p.box.x)) - GAP - width;
-    const box = candidates.find(free) ?? { ...candidates[0]!, x: Math.max(plot.x, left) };
+    const box = candidates.find(clear) ??
+      candidates.find(free) ?? { ...candidates[0]!, x: Math.max(plot.x, left) };
     placed.push({ id: l.id, text: l.text, box });
   }
   return placed;
+}
+
+/**
+ * The boxes a plotted line covers, one per stretch between two consecutive points with values (pixels), grown
+ * by `pad` (half its stroke and a gap). A monotone curve stays within its points' values, so the box holds it.
+ */
+export function lineBoxes(points: ReadonlyArray<{ x: number; y: number | null }>, pad = GAP + 1): Box[] {
+  const boxes: Box[] = [];
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!;
+    const b = points[i]!;
+    if (a.y === null || b.y === null) continue;
+    const y = Math.min(a.y, b.y) - pad;
+    boxes.push({ x: a.x - pad, y, width: b.x - a.x + 2 * pad, height: Math.abs(a.y - b.y) + 2 * pad });
+  }
+  return boxes;
 }
 
 /** A mark's line from the plot's top to its bottom, less the stretches where it would cross a label. */
@@ -179,13 +210,14 @@ export function lineSegments(x: number, plot: Box, labels: readonly PlacedLabel[
 
 /**
  * Where a chart's marks and labels go so that none covers another: the marks' glyphs in a lane of their own
- * above the plot (merged with a count where they would touch), the labels inside the plot, and each mark's
- * line interrupted where it would cross a label.
+ * above the plot (merged with a count where they would touch), the labels inside the plot off the plotted lines
+ * (`obstacles`), and each mark's line interrupted where it would cross a label.
  */
 export function layoutMarks(
   marks: readonly MarkInput[],
   plot: Box,
   labelInputs: readonly LabelInput[],
+  obstacles: readonly Box[] = [],
 ): MarkLayout {
   const lane: Box = {
     x: plot.x,
@@ -193,7 +225,7 @@ export function layoutMarks(
     width: plot.width,
     height: GLYPH_FONT + GAP,
   };
-  const labels = placeLabels(labelInputs, plot);
+  const labels = placeLabels(labelInputs, plot, obstacles);
   return {
     glyphs: laneGlyphs(marks, lane),
     lines: marks.map((mark) => ({ mark, segments: lineSegments(mark.x, plot, labels) })),

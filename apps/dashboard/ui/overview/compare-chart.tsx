@@ -6,6 +6,7 @@ import { fmtAxisTime, fmtNumber, fmtPct, fmtTime, TARGET_EFFICIENCY } from '@/li
 import { compareGroupLink } from '../charts/calls-link';
 import { partialMark, selectionMark } from '../charts/chart-marks';
 import ChartOverlay from '../charts/chart-overlay';
+import { axisSpan } from '../charts/time-chart-props';
 import { useChartNavigation } from '../charts/use-chart-navigation';
 import { compareChartRows } from './compare-chart-rows';
 
@@ -22,12 +23,15 @@ export default function CompareChart({
   metric,
   spanMs,
   annotations = [],
+  start,
 }: {
   groups: CompareGroup[];
   by: CompareBy;
   metric: 'efficiency' | 'calls';
   spanMs: number;
   annotations?: readonly Annotation[];
+  /** Where the charts start (their first data, `compareChartsStart`): nothing is drawn before it. */
+  start?: number | undefined;
 }) {
   const base = groups[0]?.calls;
   const step = base?.step ?? 60_000;
@@ -35,10 +39,18 @@ export default function CompareChart({
   if (!base) return <div className="empty">Nothing to compare in this window.</div>;
   const partialFrom = base.partialFrom;
   const last = base.points[base.points.length - 1]?.t ?? 0;
-  const data = compareChartRows(groups, metric);
-  const first = base.points[0]?.t ?? 0;
+  const data = compareChartRows(groups, metric).filter((d) => start === undefined || d.t! >= start);
+  const first = data[0]?.t ?? 0;
+  const plotted = groups.flatMap((_, i) =>
+    ['g', 'p'].map((k) => data.map((d) => ({ t: d.t!, v: d[`${k}${i}`] ?? null }))),
+  );
   return (
-    <div data-testid={`compare-${metric}`} data-groups={groups.map((g) => g.key).join(',')}>
+    <div
+      data-testid={`compare-${metric}`}
+      data-groups={groups.map((g) => g.key).join(',')}
+      data-start={first}
+      data-partial-from={partialFrom ?? ''}
+    >
       <ResponsiveContainer width="100%" height={250} initialDimension={{ width: 520, height: 250 }}>
         <LineChart data={data} margin={{ top: 16, right: 16, bottom: 0, left: -10 }} {...nav.handlers}>
           <CartesianGrid stroke="#eef0f3" vertical={false} />
@@ -47,7 +59,7 @@ export default function CompareChart({
             type="number"
             domain={[first, last + step]}
             scale="time"
-            tickFormatter={(t) => fmtAxisTime(t, spanMs)}
+            tickFormatter={(t) => fmtAxisTime(t, axisSpan(spanMs, first, last + step))}
             fontSize={11}
           />
           <YAxis
@@ -100,6 +112,7 @@ export default function CompareChart({
             to={last + step}
             partialFrom={partialFrom}
             line={metric === 'efficiency' ? TARGET_LINE : undefined}
+            plotted={plotted}
           />
         </LineChart>
       </ResponsiveContainer>

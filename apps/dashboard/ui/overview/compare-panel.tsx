@@ -1,7 +1,9 @@
+import { compareChartsStart } from '@/lib/data/compare-charts-start';
 import { compareNumbers } from '@/lib/data/compare-numbers';
 import { fetchAnnotations, fetchCompare } from '@/lib/data/fetchers';
 import type { CompareBy, TimeQuery } from '@/lib/data/types';
 import { efficiencyVerdict, fmtNumber, fmtPct, fmtSeconds } from '@/lib/format';
+import DataSince from '../charts/data-since';
 import CompareChart from './compare-chart';
 
 /** Compare mode: the busiest services, variants or servers side by side, same plan, same axes. */
@@ -15,16 +17,33 @@ export default async function ComparePanel({ query, by }: { query: TimeQuery; by
       </section>
     );
   }
+  const start = compareChartsStart(groups, annotations);
+  const step = groups[0]!.calls.step;
   return (
     <section data-testid="compare-panel" style={{ marginBottom: 14 }}>
       <div className="grid two" style={{ marginBottom: 14 }}>
+        <DataSince start={start} from={query.from} step={step} testId="compare-data-since" />
         <section className="panel">
           <h2>Retry efficiency by {by}</h2>
-          <CompareChart groups={groups} by={by} metric="efficiency" spanMs={span} annotations={annotations} />
+          <CompareChart
+            groups={groups}
+            by={by}
+            metric="efficiency"
+            spanMs={span}
+            annotations={annotations}
+            start={start}
+          />
         </section>
         <section className="panel">
           <h2>Calls per minute by {by}</h2>
-          <CompareChart groups={groups} by={by} metric="calls" spanMs={span} annotations={annotations} />
+          <CompareChart
+            groups={groups}
+            by={by}
+            metric="calls"
+            spanMs={span}
+            annotations={annotations}
+            start={start}
+          />
         </section>
       </div>
       <section className="panel">
