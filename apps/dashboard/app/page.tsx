@@ -21,7 +21,7 @@ export default async function OverviewPage(props: { searchParams: Promise<PageSe
   const canByInstance = sourceCapabilities().instances;
   const compare = parsed.compare === 'instance' && !canByInstance ? undefined : parsed.compare;
   const f = query.filters;
-  const key = `${custom ? `${query.from}-${query.to}` : range}|${f.service}|${f.server}|${f.tool}|${f.variant}|${compare}`;
+  const key = `${custom ? `${query.from}-${query.to}` : range}|${f.service}|${f.server}|${f.tool}|${f.method}|${f.variant}|${compare}`;
   const qs = new URLSearchParams(
     Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'compare'),
   );

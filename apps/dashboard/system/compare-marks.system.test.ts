@@ -130,6 +130,8 @@ describe('compare mode at a glance (issue #22)', () => {
       expect(label.x + label.width).toBeLessThanOrEqual(axis.x + axis.width + 1);
       expect(label.x).toBeGreaterThan(axis.x + axis.width / 2);
     }
-    await page.locator('[data-testid="compare-panel"]').screenshot({ path: path.join(ARTIFACTS, 'compare-partial.png') });
+    await page
+      .locator('[data-testid="compare-panel"]')
+      .screenshot({ path: path.join(ARTIFACTS, 'compare-partial.png') });
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import {
+  ATTR_MCP_METHOD_NAME,
   ATTR_MCP_RESILIENCE_ATTEMPT,
   ATTR_MCP_RESILIENCE_ATTEMPTS,
   ATTR_MCP_RESILIENCE_OUTCOME,
@@ -143,6 +144,27 @@ describe('Calls page reads', () => {
     expect(first[0]!.startMs).toBeGreaterThan(third[0]!.startMs);
     expect(third[19]!.startMs).toBe(now - 100_000);
     expect(await source.countCalls({ ...q, filters: { server: 'elsewhere' } })).toBe(0);
+  });
+
+  it("filters by method: a latency row without a tool lists exactly its method's calls", async () => {
+    const { source, ingest } = setup(now);
+    const withMethod = (c: SpanSpec, method: string): SpanSpec => ({
+      ...c,
+      attributes: [...c.attributes, str(ATTR_MCP_METHOD_NAME, method)],
+    });
+    ingest([
+      withMethod(call(5, 50, now - 30_000, 1), 'tools/list'),
+      withMethod(call(6, 60, now - 20_000, 2), 'tools/call'),
+      withMethod(call(7, 70, now - 10_000, 1), 'tools/list'),
+    ]);
+    const list = { ...q, filters: { server: 'weather', method: 'tools/list' } };
+    expect(await source.countCalls(list)).toBe(2);
+    expect((await source.recentCalls(list, { limit: 10 })).map((c) => c.method)).toEqual([
+      'tools/list',
+      'tools/list',
+    ]);
+    expect(await source.countCalls({ ...q, filters: { method: 'tools/call' } })).toBe(1);
+    expect(await source.countCalls({ ...q, filters: { method: 'resources/read' } })).toBe(0);
   });
 
   it("finds attempts in their call's time buckets: before its start's bucket, and late in a long call", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { compareChartsStart } from '@/lib/data/compare-charts-start';
 import { chartsStart } from '@/lib/data/data-start';
-import type { CallsPoint, Series } from '@/lib/data/types';
+import type { CallsPoint, CompareGroup, Series } from '@/lib/data/types';
 
 /* Issue #22: a fresh demo on the 1h range filled only the right edge of each chart. */
 
@@ -35,5 +36,20 @@ describe('chartsStart', () => {
     expect(chartsStart({ calls: calls(5) }, [])).toBe(T0);
     expect(chartsStart({ calls: calls(7) }, [])).toBe(T0 + 7 * STEP);
     expect(chartsStart({ calls: calls(999) }, [])).toBeUndefined();
+  });
+});
+
+describe('compareChartsStart', () => {
+  const group = (from: number): CompareGroup =>
+    ({
+      key: `g${from}`,
+      calls: calls(from),
+      efficiency: { step: STEP, points: [] },
+    }) as unknown as CompareGroup;
+  it("starts compare mode's charts at the earliest group's first data, like the overview's", () => {
+    expect(compareChartsStart([group(112), group(100)], [])).toBe(T0 + 100 * STEP);
+    expect(compareChartsStart([group(112), group(3)], [])).toBe(T0);
+    expect(compareChartsStart([group(999)], [])).toBeUndefined();
+    expect(compareChartsStart([], [])).toBeUndefined();
   });
 });

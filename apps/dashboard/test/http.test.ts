@@ -241,7 +241,10 @@ describe('JSON API and SSE', () => {
     await bad('from=100&to=50', 'from');
     await bad('server=', 'server');
     await bad('server=a&server=b', 'server');
+    await bad('method=', 'method');
+    await bad('method=tools/list&method=tools/call', 'method');
     await bad('bogus=1', 'bogus');
+    expect((await fetch(`${s.url}/api/v1/summary?method=tools%2Flist`)).status).toBe(200);
     const ok = await fetch(`${s.url}/api/v1/summary?from=0&to=${Date.now()}&server=weather`);
     expect(ok.status).toBe(200);
     expect(Object.keys(await ok.json())).toEqual([
@@ -333,6 +336,8 @@ describe('JSON API and SSE', () => {
     }
     await bad('/api/v1/instances', 'server=flaky', 'server');
     await bad('/api/v1/transitions', 'tool=a&tool=b', 'tool');
+    // breakers carry no method: a method filter there is an unknown parameter, not a silent no-op
+    await bad('/api/v1/transitions', 'method=tools/list', 'method');
     expect((await fetch(`${s.url}/api/v1/instances`, { method: 'POST' })).status).toBe(405);
   });
 

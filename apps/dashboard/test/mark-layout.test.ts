@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Box, layoutMarks, type MarkInput, textWidth } from '@/ui/charts/mark-layout';
+import { type Box, layoutMarks, lineBoxes, type MarkInput, textWidth } from '@/ui/charts/mark-layout';
 
 /*
  * Issue #22: breaker and alert marks piled up at the top of the charts and covered the "partial" and
@@ -71,5 +71,51 @@ describe('layoutMarks', () => {
     const narrow: Box = { ...plot, width: 60 };
     const squeezed = layoutMarks([], narrow, [labels[0]!, { ...labels[1]!, at: narrow.y + 2 }]).labels;
     expect(squeezed[1]!.box.y).toBeGreaterThanOrEqual(narrow.y);
+  });
+
+  it('keeps the labels off the plotted lines: "partial" goes down to the first row no line crosses', () => {
+    // compare mode's busiest line along the top up to the right edge, another a little lower
+    const right = plot.x + plot.width;
+    const top = lineBoxes([
+      { x: plot.x, y: plot.y },
+      { x: right - 40, y: plot.y },
+      { x: right, y: plot.y + 1 },
+    ]);
+    const second = lineBoxes([
+      { x: plot.x, y: plot.y + 20 },
+      { x: right, y: plot.y + 20 },
+    ]);
+    const obstacles = [...top, ...second];
+    const [partial] = layoutMarks([], plot, [labels[0]!], obstacles).labels;
+    for (const o of obstacles) expect(overlap(partial!.box, o)).toBe(false);
+    expect(partial!.box.y).toBeGreaterThan(plot.y + 20);
+    expect(partial!.box.x + partial!.box.width).toBeLessThanOrEqual(right);
+    // without lines it stays at the top; a gap (null) in a line is no obstacle
+    expect(layoutMarks([], plot, [labels[0]!]).labels[0]!.box.y).toBe(plot.y + 2);
+    const gap = lineBoxes([
+      { x: right - 60, y: plot.y },
+      { x: right - 30, y: null },
+      { x: right, y: plot.y },
+    ]);
+    expect(gap).toEqual([]);
+    expect(layoutMarks([], plot, [labels[0]!], gap).labels[0]!.box.y).toBe(plot.y + 2);
+    // the target label keeps off a line running just above its own line, going below it
+    const target = { ...labels[1]!, at: plot.y + 100 };
+    const over = lineBoxes([
+      { x: plot.x, y: plot.y + 92 },
+      { x: right, y: plot.y + 92 },
+    ]);
+    const [line] = layoutMarks([], plot, [target], over).labels;
+    expect(line!.box.y).toBeGreaterThan(plot.y + 100);
+  });
+
+  it('keeps a label where it belongs when every row is crossed by a line', () => {
+    const right = plot.x + plot.width;
+    const zigzag = lineBoxes([
+      { x: right - 100, y: plot.y },
+      { x: right - 50, y: plot.y + plot.height },
+      { x: right, y: plot.y },
+    ]);
+    expect(layoutMarks([], plot, [labels[0]!], zigzag).labels[0]!.box.y).toBe(plot.y + 2);
   });
 });

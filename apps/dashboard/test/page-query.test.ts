@@ -48,5 +48,10 @@ describe('page URL state', () => {
       filters: { server: 'down' },
     });
     expect(parseCallsQuery({ only: 'everything' }, NOW).only).toBeUndefined();
+    // a latency row without a tool links to its method's calls
+    const list = parseCallsQuery({ server: 'search', method: 'tools/list' }, NOW);
+    expect(list.filters).toMatchObject({ server: 'search', method: 'tools/list' });
+    expect(list.filters.tool).toBeUndefined();
+    expect(parseCallsQuery({ method: '' }, NOW).filters.method).toBeUndefined();
   });
 });

@@ -189,6 +189,11 @@ describe('PromQL builders', () => {
     expect(promql.selector(PROM_MCP_RESILIENCE_CALLS_TOTAL, { variant: 'canary' })).toBe(
       `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{mcp_resilience_variant="canary"}`,
     );
+    // the method filter (a latency row without a tool): the call metrics' label; breakers carry none
+    expect(promql.selector(PROM_MCP_RESILIENCE_CALLS_TOTAL, { server: 's', method: 'tools/list' })).toBe(
+      `${PROM_MCP_RESILIENCE_CALLS_TOTAL}{mcp_resilience_server="s", mcp_method_name="tools/list"}`,
+    );
+    expect(promql.breakerStates({ method: 'tools/list' }, 600_000)).not.toContain('mcp_method_name');
   });
 });
 
@@ -606,6 +611,16 @@ describe('the dashboard in Prometheus mode (HTTP)', () => {
     expect(counts.every((r) => r.params.get('time') === '60.000')).toBe(true);
     expect((await (await fetch(`${s.url}/api/v1/instances`)).json()).instances).toEqual([]);
     expect((await fetch(`${s.url}/api/v1/summary?bogus=1`)).status).toBe(400);
+    // a method filter reaches every call count's PromQL, and no breaker query
+    const before = fake.seen.length;
+    expect((await fetch(`${s.url}/api/v1/summary?from=0&to=60000&method=tools%2Flist`)).status).toBe(200);
+    const asked = fake.seen.slice(before).map((r) => r.params.get('query') ?? '');
+    const callCounts = asked.filter((q) => q.includes(PROM_MCP_RESILIENCE_CALLS_TOTAL));
+    expect(callCounts.length).toBeGreaterThan(0);
+    for (const q of callCounts) expect(q).toContain('mcp_method_name="tools/list"');
+    const breakerQueries = asked.filter((q) => q.includes(PROM_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE));
+    for (const q of breakerQueries) expect(q).not.toContain('mcp_method_name');
+    expect((await fetch(`${s.url}/api/v1/summary?method=`)).status).toBe(400);
     const otlp = await fetch(`${s.url}/v1/traces`, {
       method: 'POST',
       body: '{}',

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { fetchRecentCalls, sourceCapabilities } from '@/lib/data/fetchers';
 import { type PageSearchParams, parseCallsQuery } from '@/lib/data/query-params';
+import type { CallsQuery } from '@/lib/data/types';
 import { fmtNumber } from '@/lib/format';
 import CallList from '@/ui/calls/call-list';
 import LocalTime from '@/ui/local-time';
@@ -55,6 +56,21 @@ function CallsShown(props: {
   );
 }
 
+/** The filters a link set beyond the page's own (its bucket, method, outcome, class, type): each a removable chip. */
+function filterChips(sp: PageSearchParams, query: CallsQuery) {
+  const window = Boolean(sp.from && sp.to);
+  return (
+    [
+      ['from', 'since', window ? <LocalTime key="from" t={query.from} format="datetime" /> : undefined],
+      ['to', 'until', window ? <LocalTime key="to" t={query.to} format="datetime" /> : undefined],
+      ['method', 'method', query.filters.method],
+      ['outcome', 'outcome', query.outcome],
+      ['class', 'class', query.errorClass],
+      ['type', 'type', query.errorType],
+    ] as const
+  ).filter(([, , v]) => v !== undefined);
+}
+
 /** Failed, rejected or retried calls; chart points link here with their bucket, server and class. */
 export default async function CallsPage(props: { searchParams: Promise<PageSearchParams> }) {
   const sp = await props.searchParams;
@@ -88,19 +104,7 @@ export default async function CallsPage(props: { searchParams: Promise<PageSearc
       </Link>
     );
   };
-  const chips = (
-    [
-      [
-        'from',
-        'since',
-        sp.from && sp.to ? <LocalTime key="from" t={query.from} format="datetime" /> : undefined,
-      ],
-      ['to', 'until', sp.from && sp.to ? <LocalTime key="to" t={query.to} format="datetime" /> : undefined],
-      ['outcome', 'outcome', query.outcome],
-      ['class', 'class', query.errorClass],
-      ['type', 'type', query.errorType],
-    ] as const
-  ).filter(([, , v]) => v !== undefined);
+  const chips = filterChips(sp, query);
   return (
     <main className="panel">
       <h2>

@@ -191,6 +191,7 @@ export class EmbeddedPrimitives implements Primitives {
     add('service', filters.service);
     add('server', filters.server);
     add('tool', filters.tool);
+    add('method', filters.method);
     add('variant', filters.variant);
     const scope = filters.breakers;
     if (scope !== undefined && scope.length > 0) {
@@ -656,6 +657,7 @@ export class EmbeddedPrimitives implements Primitives {
       ['service', q.filters.service],
       ['server', q.filters.server],
       ['tool', q.filters.tool],
+      ['method', q.filters.method],
       ['variant', q.filters.variant],
       ['outcome', q.outcome],
       ['error_class', q.errorClass],

@@ -1,5 +1,6 @@
 import {
   PROM_LABEL_GEN_AI_TOOL_NAME,
+  PROM_LABEL_MCP_METHOD_NAME,
   PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_FROM_STATE,
   PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE,
   PROM_LABEL_MCP_RESILIENCE_CIRCUIT_BREAKER_TO_STATE,
@@ -43,9 +44,9 @@ export const regexLiteral = (v: string): string => v.replace(/[\\.+*?()|[\]{}^$]
 export const dur = (ms: number): string => `${Math.max(1, Math.round(ms))}ms`;
 
 /**
- * A selector with the page filters: service → `job`, server → `mcp_resilience_server`, tool → `gen_ai_tool_name`. For
- * breaker metrics (`breakerScope`), a tool filter also keeps per-server breakers (no tool label), as the
- * embedded store does.
+ * A selector with the page filters: service → `job`, server → `mcp_resilience_server`, tool → `gen_ai_tool_name`,
+ * method → `mcp_method_name`. For breaker metrics (`breakerScope`), a tool filter also keeps per-server breakers
+ * (no tool label), as the embedded store does, and a method filter is not applied (breakers carry no method).
  */
 export function selector(
   metric: string,
@@ -60,6 +61,9 @@ export function selector(
     m.push(
       options.breakerScope ? `${T}=~${str(`|${regexLiteral(filters.tool)}`)}` : `${T}=${str(filters.tool)}`,
     );
+  }
+  if (filters.method !== undefined && !options.breakerScope) {
+    m.push(`${PROM_LABEL_MCP_METHOD_NAME}=${str(filters.method)}`);
   }
   if (filters.variant !== undefined) m.push(`${PROM_LABEL_MCP_RESILIENCE_VARIANT}=${str(filters.variant)}`);
   // a page of breakers: their servers only (a superset when tools differ; the shaping keeps the exact keys)

@@ -47,7 +47,7 @@ function name(params: URLSearchParams, param: string): string | undefined {
   return v;
 }
 
-type QueryParam = 'from' | 'to' | 'server' | 'service' | 'tool';
+type QueryParam = 'from' | 'to' | 'server' | 'service' | 'tool' | 'method';
 
 const list = (names: readonly string[]) =>
   names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
@@ -71,13 +71,17 @@ function parseQuery(params: URLSearchParams, now: number, allowed: readonly Quer
     server: allowed.includes('server') ? name(params, 'server') : undefined,
     service: allowed.includes('service') ? name(params, 'service') : undefined,
     tool: allowed.includes('tool') ? name(params, 'tool') : undefined,
+    method: allowed.includes('method') ? name(params, 'method') : undefined,
   };
   return { from, to, filters };
 }
 
-/** `GET /api/v1/summary?from=<ms>&to=<ms>&server=<name>` (also `service`, `tool`); default: the last hour. */
+/**
+ * `GET /api/v1/summary?from=<ms>&to=<ms>&server=<name>` (also `service`, `tool`, `method`); default: the last
+ * hour.
+ */
 export function parseSummaryParams(params: URLSearchParams, now: number): TimeQuery {
-  return parseQuery(params, now, ['from', 'to', 'server', 'service', 'tool']);
+  return parseQuery(params, now, ['from', 'to', 'server', 'service', 'tool', 'method']);
 }
 
 /** `GET /api/v1/instances?from=<ms>&to=<ms>&service=<name>`; default: the last hour. */
@@ -111,7 +115,7 @@ const pageEpoch = (v: string | string[] | undefined): number | undefined => {
 };
 
 /**
- * A page's `?range=&from=&to=&service=&server=&tool=&variant=&compare=`: lenient (unknown values fall back to
+ * A page's `?range=&from=&to=&service=&server=&tool=&method=&variant=&compare=`: lenient (unknown values fall back to
  * defaults). `from` and `to` (epoch ms, both, from a brush or the custom range form) win over `range`.
  */
 export function parsePageQuery(
@@ -135,6 +139,7 @@ export function parsePageQuery(
         service: first(sp.service),
         server: first(sp.server),
         tool: first(sp.tool),
+        method: first(sp.method),
         variant: first(sp.variant),
       },
     },

@@ -10,6 +10,8 @@ export interface Filters {
   readonly service?: string | undefined;
   readonly server?: string | undefined;
   readonly tool?: string | undefined;
+  /** `mcp.method.name` (`tools/call`, `tools/list`...): the calls without a tool are told apart by it. */
+  readonly method?: string | undefined;
   /** `mcp.resilience.variant` (canary/shadow experiments). */
   readonly variant?: string | undefined;
   /**

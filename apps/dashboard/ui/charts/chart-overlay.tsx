@@ -74,12 +74,7 @@ export default function ChartOverlay({
   }
   if (line && y)
     labels.push({ id: 'line', text: line.text, fontSize: LABEL_FONT.line, at: Number(y(line.value)) });
-  const obstacles = y
-    ? plotted.flatMap((points) =>
-        lineBoxes(points.map((p) => ({ x: Number(x(p.t)), y: p.v === null ? null : Number(y(p.v)) }))),
-      )
-    : [];
-  const layout = layoutMarks(marks, plot, labels, obstacles);
+  const layout = layoutMarks(marks, plot, labels, plottedBoxes(plotted, x, y));
   return (
     <ZIndexLayer zIndex={650}>
       <g className="chart-overlay">
@@ -112,6 +107,16 @@ export default function ChartOverlay({
         ))}
       </g>
     </ZIndexLayer>
+  );
+}
+
+type Scale = (v: number) => unknown;
+
+/** The boxes the plotted lines cover, in the chart's pixels (none without the y-axis' scale). */
+function plottedBoxes(plotted: ReadonlyArray<ReadonlyArray<PlottedPoint>>, x: Scale, y: Scale | undefined) {
+  if (!y) return [];
+  return plotted.flatMap((points) =>
+    lineBoxes(points.map((p) => ({ x: Number(x(p.t)), y: p.v === null ? null : Number(y(p.v)) }))),
   );
 }
 

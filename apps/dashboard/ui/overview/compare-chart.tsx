@@ -75,37 +75,7 @@ export default function CompareChart({
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {partialMark(partialFrom, last, step)}
           {selectionMark(nav.selection)}
-          {groups.map((g, i) => (
-            <Line
-              key={g.key}
-              type="monotone"
-              dataKey={`g${i}`}
-              name={g.key || '(none)'}
-              stroke={PALETTE[i % PALETTE.length]}
-              strokeWidth={2}
-              dot={false}
-              activeDot={{ r: 5, cursor: 'pointer', ...nav.pointProps(compareGroupLink(by, g.key)) }}
-              connectNulls={false}
-              isAnimationActive={false}
-            />
-          ))}
-          {groups.map((g, i) => (
-            <Line
-              key={`partial-${g.key}`}
-              type="linear"
-              dataKey={`p${i}`}
-              name={`${g.key || '(none)'} so far`}
-              legendType="none"
-              stroke={PALETTE[i % PALETTE.length]}
-              strokeWidth={2}
-              strokeDasharray="4 3"
-              dot={false}
-              activeDot={{ r: 5, cursor: 'pointer', ...nav.pointProps(compareGroupLink(by, g.key)) }}
-              connectNulls={false}
-              isAnimationActive={false}
-              className="partial-line"
-            />
-          ))}
+          {groupLines(groups, by, nav.pointProps)}
           <ChartOverlay
             annotations={annotations}
             from={first}
@@ -118,4 +88,37 @@ export default function CompareChart({
       </ResponsiveContainer>
     </div>
   );
+}
+
+/** Each group's lines: its complete buckets (solid), then its still-filling ones (dashed, "so far"). */
+function groupLines(
+  groups: readonly CompareGroup[],
+  by: CompareBy,
+  pointProps: ReturnType<typeof useChartNavigation>['pointProps'],
+) {
+  const common = (g: CompareGroup, i: number) => ({
+    stroke: PALETTE[i % PALETTE.length],
+    strokeWidth: 2,
+    dot: false,
+    activeDot: { r: 5, cursor: 'pointer', ...pointProps(compareGroupLink(by, g.key)) },
+    connectNulls: false,
+    isAnimationActive: false,
+  });
+  return [
+    ...groups.map((g, i) => (
+      <Line key={g.key} type="monotone" dataKey={`g${i}`} name={g.key || '(none)'} {...common(g, i)} />
+    )),
+    ...groups.map((g, i) => (
+      <Line
+        key={`partial-${g.key}`}
+        type="linear"
+        dataKey={`p${i}`}
+        name={`${g.key || '(none)'} so far`}
+        legendType="none"
+        strokeDasharray="4 3"
+        className="partial-line"
+        {...common(g, i)}
+      />
+    )),
+  ];
 }

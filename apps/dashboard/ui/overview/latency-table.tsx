@@ -5,7 +5,7 @@ import { latencyLabel } from './latency-label';
 
 /**
  * p50/p95/p99 of the whole call (attempts, backoff and waits) per server and tool (or method, for calls without a
- * tool), from the histogram.
+ * tool), from the histogram. Each row links to its calls: by server and tool, or method for a row without a tool.
  */
 export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; query: string }) {
   if (rows.length === 0) return <div className="empty">No call duration in this window.</div>;
@@ -24,7 +24,9 @@ export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; que
         {rows.slice(0, 20).map((r) => {
           const p = new URLSearchParams(query);
           p.set('server', r.server);
+          // a row without a tool holds its method's calls (tools/list, ...): the link asks for exactly those
           if (r.tool) p.set('tool', r.tool);
+          else if (r.method) p.set('method', r.method);
           const label = latencyLabel(r);
           return (
             <tr
