@@ -199,13 +199,10 @@ describe('marks and labels at a glance (issue #22)', () => {
     await row.first().waitFor();
     const summary = (await row.first().textContent()) ?? '';
     // 4 minutes of retries (a few seconds more by now): not "over 60m"
-    const span =
-      /is 20% over (\d+)m \(data since \d\d:\d\d UTC\) \(20% over (\d+)m; \d+ retries; target 80%\)/.exec(
-        summary,
-      );
+    // (both windows read the same 4 minutes: one value, not the same twice)
+    const span = /is 20% over (\d+)m \(data since \d\d:\d\d UTC; \d+ retries; target 80%\)/.exec(summary);
     expect(span, summary).not.toBeNull();
     expect([4, 5]).toContain(Number(span![1]));
-    expect(span![2]).toBe(span![1]);
     expect(summary).not.toContain('over 60m');
     expect(summary).toMatch(/\(as of \d\d:\d\d:\d\d/);
     const headers = await page.locator('[data-testid="alert-instances"] th').allTextContents();

@@ -104,7 +104,7 @@ describe('the retry-efficiency alert names the span its value covers (embedded s
       alerts.instances().find((i) => i.labels.mcp_resilience_server === server)?.summary;
     const since = fmtTime(starts.get('weather')!, false, 'utc');
     expect(summary('weather')).toBe(
-      `Retry efficiency for weather is 20% over 4m (data since ${since} UTC) (20% over 4m; 30 retries; target 80%)`,
+      `Retry efficiency for weather is 20% over 4m (data since ${since} UTC; 30 retries; target 80%)`,
     );
     expect(summary('search')).toBe(
       'Retry efficiency for search is 20% over 60m (20% over 5m; 30 retries; target 80%)',

@@ -3,10 +3,10 @@ import type { MetricsSource } from '../data/metrics-source';
 import { type AlertInstance, type AlertStore, maskUrl } from './alert-store';
 import type { AlertmanagerAlert } from './alertmanager';
 import { CANARY_RULE, type CanaryRule, canaryConditions } from './canary-rule';
+import { efficiencySummary } from './efficiency-summary';
 import type { Notifier } from './notifier';
 import type { AlertRule } from './rule';
 import { type InstanceState, step } from './state-machine';
-import { windowSpan } from './window-span';
 
 export interface AlertChange {
   readonly key: string;
@@ -25,8 +25,6 @@ export interface AlertServiceOptions {
 
 /** Clocks differ: a firing alert counts as ended once its `endsAt` is this far in the past. */
 const ENDS_AT_SKEW_MS = 5 * 60_000;
-
-const pct = (v: number) => `${Math.round(v * 1000) / 10}%`;
 
 /**
  * Evaluates the alert rules against the metrics source (the same numbers the pages show), keeps their
@@ -165,9 +163,11 @@ export class AlertService {
         holds,
         labels,
         value: Number.isNaN(longEff) ? null : longEff,
-        summary: Number.isNaN(longEff)
-          ? `No retries for ${server}`
-          : `Retry efficiency for ${server} is ${pct(longEff)} over ${windowSpan(rule.longWindowMs, starts.get(l.server), now)} (${pct(Number.isNaN(shortEff) ? 0 : shortEff)} over ${windowSpan(rule.shortWindowMs, starts.get(l.server), now, { since: false })}; ${l.total} retries; target ${pct(rule.threshold)})`,
+        summary: efficiencySummary(
+          rule,
+          { server, longEff, shortEff, retries: l.total, dataStart: starts.get(l.server) },
+          now,
+        ),
       });
     }
     return result;
