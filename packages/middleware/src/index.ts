@@ -52,6 +52,8 @@ export type {
   RetryAfterOptions,
   RetryOptions,
 } from './options/ResilienceOptions.js';
+export type { KnownNames } from './options/unknownOption.js';
+export { unknownOption } from './options/unknownOption.js';
 export type { Jitter } from './options.js';
 export { noopRecorder } from './record/noopRecorder.js';
 export type { Recorder } from './record/Recorder.js';

@@ -1,3 +1,4 @@
+import { unknownOption } from '@mcp-resilience/middleware';
 import type { OtelRecorderOptions } from '@mcp-resilience/middleware/otel';
 import type { DiagLogger } from '@opentelemetry/api';
 
@@ -113,11 +114,7 @@ export function resolveTelemetryOptions(options: TelemetryOptions = {}): Resolve
   for (const [key, value] of Object.entries(options)) {
     if (value === undefined) continue;
     const check = checks[key as keyof TelemetryOptions];
-    if (!check) {
-      throw new TypeError(
-        `setupTelemetry: unknown option '${key}'; known options: ${Object.keys(checks).join(', ')}`,
-      );
-    }
+    if (!check) throw unknownOption('setupTelemetry', key, { names: Object.keys(checks) });
     const allowed = check(value);
     if (allowed)
       throw new TypeError(`setupTelemetry: option '${key}' must be ${allowed}, got ${show(value)}`);

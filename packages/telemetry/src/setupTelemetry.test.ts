@@ -314,7 +314,12 @@ describe('setupTelemetry', () => {
       "option 'resourceAttributes' must be an object of strings, numbers and booleans",
     ],
     [{ serviceName: '' }, "option 'serviceName' must be a non-empty string, got ''"],
-    [{ sampler: 1 }, "unknown option 'sampler'"],
+    [{ sampler: 1 }, "unknown option 'sampler'; known options: serviceName, endpoint, protocol"],
+    [
+      { servicename: 'x' },
+      "setupTelemetry: unknown option 'servicename' (did you mean 'serviceName'?); known options: serviceName,",
+    ],
+    [{ endpiont: 'http://127.0.0.1:4318' }, "unknown option 'endpiont' (did you mean 'endpoint'?)"],
   ])('rejects %j', (options, message) => {
     expect(() => setupTelemetry(options as never)).toThrow(message);
   });

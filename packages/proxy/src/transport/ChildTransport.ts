@@ -1,6 +1,7 @@
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { HeldMessages } from '../upstream/HeldMessages.js';
 
 /** The JSON-RPC code of a refused protocol revision: a 2026-07-28-only server answers `initialize` with it. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -15,6 +16,12 @@ export interface ChildTransportOptions {
    * client of the revision it speaks. Without it, `close()` stops the child as the SDK's transport does.
    */
   readonly onRefusedOpening?: (child: StdioClientTransport) => void;
+  /**
+   * Where the child's messages go while no client reads them: after the refusal of this transport's
+   * `initialize` (with `onRefusedOpening`, the handed-over child keeps writing here), and on a handed-over child
+   * (`started`) until `start()`, which delivers them first, in order. Without it they are delivered at once.
+   */
+  readonly held?: HeldMessages;
 }
 
 type Message = JSONRPCMessage & { id?: string | number; method?: string; error?: { code?: unknown } };
@@ -33,12 +40,16 @@ export class ChildTransport implements Transport {
   private detached = false;
   private opening: string | number | undefined;
   private refused = false;
+  /** A handed-over child whose new client has not begun its connection yet (see {@link release}). */
+  private waiting: boolean;
+  private sent = false;
 
   constructor(
     private readonly child: StdioClientTransport,
     private readonly options: ChildTransportOptions = {},
   ) {
     this.started = options.started ?? false;
+    this.waiting = this.started;
     child.onmessage = (message) => this.received(message as Message);
     child.onerror = (error) => this.onerror?.(error);
     child.onclose = () => this.onclose?.();
@@ -53,13 +64,30 @@ export class ChildTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.started) return;
+    if (this.started) {
+      if (this.sent) this.release();
+      return;
+    }
     this.started = true;
     await this.child.start();
   }
 
+  /**
+   * Delivers what the handed-over child wrote while nobody read it, in order, to the client's connection; later
+   * messages go straight on. The SDK v2 client first probes with `server/discover` on a reader of its own that
+   * drops everything but the probe's answer, then starts its connection again: the held messages wait for that
+   * second `start()` (or, for a client without a probe, for its first request).
+   */
+  private release(): void {
+    if (!this.waiting) return;
+    this.waiting = false;
+    for (const message of this.options.held?.take() ?? []) this.onmessage?.(message);
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
     const { method, id } = message as Message;
+    this.sent = true;
+    if (method !== 'server/discover') this.release();
     if (method === 'initialize' && id !== undefined) this.opening = id;
     return this.child.send(message);
   }
@@ -69,7 +97,7 @@ export class ChildTransport implements Transport {
     const hand = this.refused ? this.options.onRefusedOpening : undefined;
     if (hand === undefined) return this.child.close();
     this.detached = true;
-    this.child.onmessage = undefined;
+    // Its messages (held since the refusal) wait for the next client: `onmessage` stays.
     this.child.onerror = undefined;
     this.child.onclose = undefined;
     hand(this.child);
@@ -78,9 +106,23 @@ export class ChildTransport implements Transport {
   }
 
   private received(message: Message): void {
+    const held = this.options.held;
+    if (held !== undefined && this.holds(message)) {
+      held.hold(message);
+      return;
+    }
     if (this.opening !== undefined && message.id === this.opening && message.method === undefined) {
       this.refused = message.error?.code === UNSUPPORTED_PROTOCOL_VERSION;
     }
     this.onmessage?.(message);
+  }
+
+  /**
+   * Whether `message` waits for the next client: everything after a refusal that hands the child over, and on a
+   * handed-over child not released yet, all but responses (they answer what this client asked: the probe's).
+   */
+  private holds(message: Message): boolean {
+    if (this.refused && this.options.onRefusedOpening !== undefined) return true;
+    return this.waiting && message.method !== undefined;
   }
 }

@@ -121,7 +121,8 @@ export class Upstream {
    * the same child (one open, one process).
    */
   static async open(options: UpstreamOptions): Promise<Upstream> {
-    const handover = options.spec.kind === 'stdio' ? new StdioHandover() : undefined;
+    const server = serverOf(options.resilience ?? {}) ?? describeUpstream(options.spec);
+    const handover = options.spec.kind === 'stdio' ? new StdioHandover({ server }) : undefined;
     try {
       return await Upstream.openOn('legacy', options, handover);
     } catch (error) {
