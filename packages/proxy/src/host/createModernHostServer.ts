@@ -1,8 +1,9 @@
-import { Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server } from '@modelcontextprotocol/server';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import type { Upstream } from '../upstream/Upstream.js';
 import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
+import type { InputRounds } from './InputRounds.js';
 
 type Message = { method: string; id?: string | number; params?: Record<string, unknown> };
 interface ModernContext {
@@ -10,6 +11,8 @@ interface ModernContext {
     readonly id: string | number;
     readonly signal: AbortSignal;
     readonly inputResponses?: Record<string, unknown>;
+    /** The request's 2026-07-28 envelope (`_meta`): the client's identity and capabilities. */
+    readonly envelope?: Record<string, unknown>;
     requestState(): unknown;
     notify(notification: Message): Promise<void>;
   };
@@ -56,7 +59,11 @@ const modernHostLink = (server: string): HostLink => ({
  * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
  * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it.
  */
-export function createModernHostServer(upstream: Upstream, options: ForwardOptions = {}): Server {
+export function createModernHostServer(
+  upstream: Upstream,
+  options: ForwardOptions = {},
+  rounds?: InputRounds,
+): Server {
   const server = new Server(upstream.serverInfo, {
     // The same capability shapes; the v2 types are stricter about `experimental`.
     capabilities: upstream.capabilities as never,
@@ -70,8 +77,42 @@ export function createModernHostServer(upstream: Upstream, options: ForwardOptio
       requestId: mcpReq.id,
       sendNotification: (notification: Message) => mcpReq.notify(notification),
     };
+    if (rounds !== undefined && upstream.era === 'legacy') {
+      return (await crossRounds(rounds, upstream, request as Message, mcpReq, extra, options)) as never;
+    }
     const sent = withRound(request as Message, mcpReq);
     return (await forwardRequest(upstream, link, sent, extra as never, options, 'pass')) as never;
   };
   return server;
+}
+
+/**
+ * A 2025-era upstream's call for a host that answers rounds ({@link InputRounds}): a repeat (a `requestState`)
+ * resumes the pending call it names, else the request is forwarded as a new call whose server-to-client
+ * requests become `input_required` results.
+ */
+async function crossRounds(
+  rounds: InputRounds,
+  upstream: Upstream,
+  request: Message,
+  mcpReq: ModernContext['mcpReq'],
+  extra: { signal: AbortSignal; sendNotification: (notification: Message) => Promise<void> },
+  options: ForwardOptions,
+): Promise<Record<string, unknown>> {
+  const state = mcpReq.requestState();
+  if (state !== undefined) {
+    return (await rounds.resume(state, mcpReq.inputResponses, mcpReq.signal)).result;
+  }
+  const declared = mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  const turn = await rounds.start(declared, mcpReq.signal, (signal, id) =>
+    forwardRequest(
+      upstream,
+      rounds.link,
+      request,
+      { ...extra, signal, requestId: id } as never,
+      options,
+      'pass',
+    ),
+  );
+  return turn.result;
 }
