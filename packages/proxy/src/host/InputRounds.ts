@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Clock, realClock } from '@mcp-resilience/middleware';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 
@@ -10,6 +11,8 @@ type Asked = Settle & { readonly key: string; readonly request: Message };
 export interface InputRoundsOptions {
   /** How long a round waits for the host's repeat before it is refused to the upstream. Default 60 000 ms. */
   readonly inputRoundTimeoutMs?: number;
+  /** The time source of the round timeout. Default: the real clock. */
+  readonly clock?: Clock;
 }
 
 export const inputRoundsDefaults = { inputRoundTimeoutMs: 60_000 } as const;
@@ -33,7 +36,7 @@ class PendingCall {
   readonly queue: Asked[] = [];
   readonly delivered = new Map<string, Asked>();
   waiter: ((turn: Turn) => void) | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: AbortController | undefined;
   outcome: Promise<Turn> | undefined;
   private keys = 0;
 
@@ -58,6 +61,7 @@ class PendingCall {
 export class InputRounds {
   private readonly calls = new Map<string, PendingCall>();
   private readonly timeoutMs: number;
+  private readonly clock: Clock;
 
   constructor(options: InputRoundsOptions = {}) {
     const ms = options.inputRoundTimeoutMs ?? inputRoundsDefaults.inputRoundTimeoutMs;
@@ -65,6 +69,7 @@ export class InputRounds {
       throw new TypeError(`inputRoundTimeoutMs must be a positive number of milliseconds, got ${ms}`);
     }
     this.timeoutMs = ms;
+    this.clock = options.clock ?? realClock;
   }
 
   /** The link the upstream's server-to-client requests take to this host: into the call they belong to. */
@@ -119,7 +124,7 @@ export class InputRounds {
         ),
       );
     }
-    clearTimeout(call.timer);
+    call.timer?.abort();
     for (const [key, asked] of call.delivered) {
       const response = responses?.[key];
       if (response === undefined) {
@@ -159,20 +164,8 @@ export class InputRounds {
   ): Promise<unknown> {
     const call =
       typeof options.relatedRequestId === 'string' ? this.calls.get(options.relatedRequestId) : undefined;
-    if (call === undefined)
-      return Promise.reject(
-        refusal(`"${request.method}" is not related to exactly one call of this host in flight`),
-      );
-    const capability = CAPABILITY[request.method];
-    if (capability === undefined || call.capabilities[capability] === undefined) {
-      return Promise.reject(
-        refusal(
-          capability === undefined
-            ? `"${request.method}" has no input request form on 2026-07-28`
-            : `"${request.method}" needs the "${capability}" capability, which the host did not declare`,
-        ),
-      );
-    }
+    const refused = refusalOf(request.method, call);
+    if (refused !== undefined || call === undefined) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
       const asked: Asked = { key: call.nextKey(request.method), request, resolve, reject };
       call.queue.push(asked);
@@ -191,9 +184,11 @@ export class InputRounds {
       call.delivered.set(asked.key, asked);
       inputRequests[asked.key] = asked.request;
     }
-    call.timer = setTimeout(
+    const timer = new AbortController();
+    call.timer = timer;
+    this.clock.sleep(this.timeoutMs, timer.signal, { unref: true }).then(
       () => this.expire(call, `the host did not repeat the call within ${this.timeoutMs} ms`),
-      this.timeoutMs,
+      () => {},
     );
     waiter({ kind: 'round', result: { resultType: 'input_required', inputRequests, requestState: call.id } });
   }
@@ -208,13 +203,29 @@ export class InputRounds {
   }
 
   private forget(call: PendingCall): void {
-    clearTimeout(call.timer);
+    call.timer?.abort();
     this.calls.delete(call.id);
   }
 }
 
-const refusal = (why: string) =>
+/** Why a server-to-client request cannot become a round of `call` (none: it can). */
+function refusalOf(method: string, call: PendingCall | undefined): ForwardedError | undefined {
+  if (call === undefined) {
+    return refusal(`"${method}" is not related to exactly one call of this host in flight`, -32601);
+  }
+  const capability = CAPABILITY[method];
+  if (capability === undefined) return refusal(`"${method}" has no input request form on 2026-07-28`, -32601);
+  if (call.capabilities[capability] === undefined) {
+    return refusal(
+      `"${method}" needs the "${capability}" capability, which the host did not declare`,
+      -32601,
+    );
+  }
+  return undefined;
+}
+
+const refusal = (why: string, code = -32603) =>
   new ForwardedError(
-    -32603,
+    code,
     `mcp-resilience: a 2026-07-28 host gets a server-to-client request only as an input_required round: ${why}`,
   );
