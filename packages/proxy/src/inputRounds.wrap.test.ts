@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
-import { proxyCommand } from './test-support/commands.js';
+import { everything, proxyCommand } from './test-support/commands.js';
 import { waitFor } from './test-support/waitFor.js';
 
 /**
@@ -120,5 +120,37 @@ describe('wrap: a 2025-11-25 upstream asks a 2026-07-28 host during its call', (
       /unknown requestState/,
     );
     expect(of(upstream.events(), 'confirm')).toEqual([]);
+  });
+
+  it("server-everything's sampling and elicitation tools answer through the host's rounds", async () => {
+    const server = everything();
+    const host = await modernHost(['wrap', '--', server.command, ...server.args], {
+      sampling: {},
+      elicitation: {},
+    });
+    const sampled: unknown[] = [];
+    host.setRequestHandler('sampling/createMessage', async (request) => {
+      sampled.push(request.params.messages);
+      return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled!' } };
+    });
+    host.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    const tools = (await host.listTools()).tools.map((t) => t.name);
+    expect(tools).toEqual(
+      expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request']),
+    );
+    const sample = (await host.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'say hi', maxTokens: 10 },
+    })) as CallToolResult;
+    expect(text(sample)).toContain('sampled!');
+    expect(sampled).toHaveLength(1);
+    const elicit = (await host.callTool({
+      name: 'trigger-elicitation-request',
+      arguments: {},
+    })) as CallToolResult;
+    expect(text(elicit)).toContain('Ada');
   });
 });

@@ -35,8 +35,8 @@ function withRound(request: Message, mcpReq: ModernContext['mcpReq']): Message {
 /**
  * What a host on 2026-07-28 can receive besides its responses: only the notifications related to its request
  * (progress), on that request's stream. The revision has no server-to-client requests (it embeds them in
- * `input_required` results, which this proxy does not build from a 2025-era upstream's requests): they are
- * refused with a message that says so, and the upstream's other notifications (`list_changed`...) have no way to
+ * `input_required` results, which only `wrap` and `connect` build from a 2025-era upstream's requests, with
+ * {@link InputRounds}): without that, they are refused with a message that says so, and the upstream's other notifications (`list_changed`...) have no way to
  * such a host outside `subscriptions/listen`, which the proxy does not serve.
  */
 const modernHostLink = (server: string): HostLink => ({
@@ -57,7 +57,9 @@ const modernHostLink = (server: string): HostLink => ({
  * instructions, every other request forwarded to `upstream` through the same {@link forwardRequest} as on
  * 2025-11-25 (the pipeline, progress mapped onto the request's stream, cancellation when the host closes it).
  * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
- * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it.
+ * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it. With
+ * `rounds` (`wrap` and `connect`: one per host connection), a 2025-era upstream's server-to-client requests
+ * during a call become such rounds too, built by the proxy.
  */
 export function createModernHostServer(
   upstream: Upstream,
