@@ -4,12 +4,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
 import { everything, proxyCommand } from './test-support/commands.js';
+import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
 
 /**
- * `wrap` between a real SDK v2 host pinned to 2026-07-28 (`@modelcontextprotocol/client`) and a real SDK v1
- * upstream whose tools call `elicitInput` / `createMessage` during the call: the upstream's server-to-client
- * requests reach the host as `input_required` rounds, and the host's repeat continues the same upstream call.
+ * `wrap` (and `connect`) between a real SDK v2 host pinned to 2026-07-28 (`@modelcontextprotocol/client`) and
+ * real SDK v1 upstreams whose tools call `elicitInput` / `createMessage` during the call (our own small server,
+ * and `@modelcontextprotocol/server-everything`): the upstream's server-to-client requests reach the host as
+ * `input_required` rounds, and the host's repeat continues the same upstream call.
  */
 const closing: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
@@ -43,7 +45,7 @@ const manual = (host: Client, params: Record<string, unknown>) =>
     { allowInputRequired: true } as never,
   ) as Promise<unknown>;
 
-describe('wrap: a 2025-11-25 upstream asks a 2026-07-28 host during its call', () => {
+describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during its call', () => {
   it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
     const upstream = askingStdio();
     const host = await modernHost(['wrap', '--', upstream.command, ...upstream.args], { elicitation: {} });
@@ -152,5 +154,16 @@ describe('wrap: a 2025-11-25 upstream asks a 2026-07-28 host during its call', (
       arguments: {},
     })) as CallToolResult;
     expect(text(elicit)).toContain('Ada');
+  });
+
+  it('connect: a Streamable HTTP upstream on 2025-11-25 asks the same way', async () => {
+    const upstream = await startAskingHttpServer();
+    closing.push(upstream);
+    const host = await modernHost(['connect', upstream.url], { elicitation: {} });
+    host.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(upstream.answers).toEqual([{ action: 'accept', content: { ok: true } }]);
+    expect(upstream.calls()).toBe(1);
   });
 });
