@@ -9,6 +9,8 @@ export interface CommonFlags {
   readonly serviceName?: string;
   /** `--request-timeout-ms`: one attempt's time limit (reset by progress). */
   readonly requestTimeoutMs?: number;
+  /** `--input-round-timeout-ms`: how long an input_required round waits for a 2026-07-28 host's repeat. */
+  readonly inputRoundTimeoutMs?: number;
   /** The resilience options given as flags (`--max-attempts`, `--timeout-ms`, ...). */
   readonly resilience: McpResilienceOptions;
 }

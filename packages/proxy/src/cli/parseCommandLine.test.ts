@@ -23,6 +23,18 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('reads --input-round-timeout-ms, and names it when its value is wrong', () => {
+    expect(parseCommandLine(['wrap', '--input-round-timeout-ms', '500', '--', 'node', 's.js'])).toMatchObject(
+      {
+        flags: { inputRoundTimeoutMs: 500 },
+      },
+    );
+    expect(parseCommandLine(['wrap', '--input-round-timeout-ms', '0', '--', 'node', 's.js'])).toEqual({
+      kind: 'error',
+      message: "--input-round-timeout-ms must be a positive integer, got '0'",
+    });
+  });
+
   it('reads wrap without --, as launchers that drop it pass it', () => {
     expect(parseCommandLine(['wrap', '--max-attempts=2', 'node', 'server.js', '--port', '1'])).toMatchObject({
       spec: { kind: 'stdio', command: 'node', args: ['server.js', '--port', '1'] },

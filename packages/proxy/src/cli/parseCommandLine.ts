@@ -153,6 +153,10 @@ function parseFlags(args: readonly string[], accepted: readonly string[]): Parse
       const n = Number(value);
       if (!Number.isInteger(n) || n <= 0) return `${name} must be a positive integer, got '${value}'`;
       flags.requestTimeoutMs = n;
+    } else if (name === '--input-round-timeout-ms') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n <= 0) return `${name} must be a positive integer, got '${value}'`;
+      flags.inputRoundTimeoutMs = n;
     } else if (accepted.includes(name)) extra.set(name, [...(extra.get(name) ?? []), value]);
     else return `unknown option '${name}' (see mcp-resilience --help)`;
   }

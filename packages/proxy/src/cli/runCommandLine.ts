@@ -27,6 +27,7 @@ export async function runCommandLine(argv: readonly string[], env: NodeJS.Proces
       const proxy = await runStdioProxy({
         upstream: { spec: line.spec, resilience },
         ...(line.flags.requestTimeoutMs ? { requestTimeoutMs: line.flags.requestTimeoutMs } : {}),
+        ...(line.flags.inputRoundTimeoutMs ? { inputRoundTimeoutMs: line.flags.inputRoundTimeoutMs } : {}),
       });
       onSignal(() => void proxy.close());
       await proxy.closed;

@@ -1,8 +1,9 @@
-import { Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server } from '@modelcontextprotocol/server';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import type { Upstream } from '../upstream/Upstream.js';
 import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
+import type { InputRounds } from './InputRounds.js';
 
 type Message = { method: string; id?: string | number; params?: Record<string, unknown> };
 interface ModernContext {
@@ -10,6 +11,8 @@ interface ModernContext {
     readonly id: string | number;
     readonly signal: AbortSignal;
     readonly inputResponses?: Record<string, unknown>;
+    /** The request's 2026-07-28 envelope (`_meta`): the client's identity and capabilities. */
+    readonly envelope?: Record<string, unknown>;
     requestState(): unknown;
     notify(notification: Message): Promise<void>;
   };
@@ -32,8 +35,8 @@ function withRound(request: Message, mcpReq: ModernContext['mcpReq']): Message {
 /**
  * What a host on 2026-07-28 can receive besides its responses: only the notifications related to its request
  * (progress), on that request's stream. The revision has no server-to-client requests (it embeds them in
- * `input_required` results, which this proxy does not build from a 2025-era upstream's requests): they are
- * refused with a message that says so, and the upstream's other notifications (`list_changed`...) have no way to
+ * `input_required` results, which only `wrap` and `connect` build from a 2025-era upstream's requests, with
+ * {@link InputRounds}): without that, they are refused with a message that says so, and the upstream's other notifications (`list_changed`...) have no way to
  * such a host outside `subscriptions/listen`, which the proxy does not serve.
  */
 const modernHostLink = (server: string): HostLink => ({
@@ -54,9 +57,15 @@ const modernHostLink = (server: string): HostLink => ({
  * instructions, every other request forwarded to `upstream` through the same {@link forwardRequest} as on
  * 2025-11-25 (the pipeline, progress mapped onto the request's stream, cancellation when the host closes it).
  * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
- * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it.
+ * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it. With
+ * `rounds` (`wrap` and `connect`: one per host connection), a 2025-era upstream's server-to-client requests
+ * during a call become such rounds too, built by the proxy.
  */
-export function createModernHostServer(upstream: Upstream, options: ForwardOptions = {}): Server {
+export function createModernHostServer(
+  upstream: Upstream,
+  options: ForwardOptions = {},
+  rounds?: InputRounds,
+): Server {
   const server = new Server(upstream.serverInfo, {
     // The same capability shapes; the v2 types are stricter about `experimental`.
     capabilities: upstream.capabilities as never,
@@ -70,8 +79,42 @@ export function createModernHostServer(upstream: Upstream, options: ForwardOptio
       requestId: mcpReq.id,
       sendNotification: (notification: Message) => mcpReq.notify(notification),
     };
+    if (rounds !== undefined && upstream.era === 'legacy') {
+      return (await crossRounds(rounds, upstream, request as Message, mcpReq, extra, options)) as never;
+    }
     const sent = withRound(request as Message, mcpReq);
     return (await forwardRequest(upstream, link, sent, extra as never, options, 'pass')) as never;
   };
   return server;
+}
+
+/**
+ * A 2025-era upstream's call for a host that answers rounds ({@link InputRounds}): a repeat (a `requestState`)
+ * resumes the pending call it names, else the request is forwarded as a new call whose server-to-client
+ * requests become `input_required` results.
+ */
+async function crossRounds(
+  rounds: InputRounds,
+  upstream: Upstream,
+  request: Message,
+  mcpReq: ModernContext['mcpReq'],
+  extra: { signal: AbortSignal; sendNotification: (notification: Message) => Promise<void> },
+  options: ForwardOptions,
+): Promise<Record<string, unknown>> {
+  const state = mcpReq.requestState();
+  if (state !== undefined) {
+    return (await rounds.resume(state, mcpReq.inputResponses, mcpReq.signal)).result;
+  }
+  const declared = mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  const turn = await rounds.start(declared, mcpReq.signal, (signal, id) =>
+    forwardRequest(
+      upstream,
+      rounds.link,
+      request,
+      { ...extra, signal, requestId: id } as never,
+      options,
+      'pass',
+    ),
+  );
+  return turn.result;
 }

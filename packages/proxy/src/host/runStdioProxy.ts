@@ -7,11 +7,12 @@ import { Upstream, type UpstreamOptions } from '../upstream/Upstream.js';
 import { createHostServer } from './createHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import { HeldTransport } from './HeldTransport.js';
+import type { InputRoundsOptions } from './InputRounds.js';
 import { isModernOpening } from './isModernOpening.js';
 import { upstreamRefusal } from './upstreamRefusal.js';
 
 /** Options of {@link runStdioProxy}. All optional but `upstream`. */
-export interface StdioProxyOptions extends ForwardOptions {
+export interface StdioProxyOptions extends ForwardOptions, InputRoundsOptions {
   readonly upstream: Omit<UpstreamOptions, 'capabilities' | 'clientInfo'>;
   /** The host's side. Default: the process's stdin and stdout. */
   readonly stdin?: Readable;
@@ -109,7 +110,13 @@ function hostIdentity(
   clientInfo?: Implementation;
   modernCapabilities?: ClientCapabilities;
 } {
-  if (modern) return envelopeParams(first);
+  if (modern) {
+    const envelope = envelopeParams(first);
+    // A 2025-era upstream is told them too: its server-to-client requests cross as input_required rounds.
+    return envelope.modernCapabilities === undefined
+      ? envelope
+      : { ...envelope, capabilities: envelope.modernCapabilities };
+  }
   const init = initializeParams(first);
   return {
     ...(init?.capabilities ? { capabilities: init.capabilities } : {}),

@@ -4,6 +4,7 @@ import type { Upstream } from '../upstream/Upstream.js';
 import { createModernHostServer } from './createModernHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import type { HeldTransport } from './HeldTransport.js';
+import { InputRounds, type InputRoundsOptions } from './InputRounds.js';
 
 /** The upstream's notifications a 2026-07-28 host can receive outside a request: on `subscriptions/listen`. */
 const CHANGES = new Set([
@@ -26,9 +27,10 @@ type StdioEntryTransport = NonNullable<NonNullable<Parameters<typeof serveStdio>
 export function serveModernStdio(
   host: HeldTransport,
   upstream: Upstream,
-  options: ForwardOptions,
+  options: ForwardOptions & InputRoundsOptions,
 ): { close(): Promise<void> } {
   let server: Server | undefined;
+  const rounds = new InputRounds(options);
   const unwatch = upstream.watch((notification) => {
     if (server && CHANGES.has(notification.method)) {
       server.notification(notification as never).catch(() => {});
@@ -36,7 +38,7 @@ export function serveModernStdio(
   });
   const entry = serveStdio(
     () => {
-      server = createModernHostServer(upstream, options);
+      server = createModernHostServer(upstream, options, rounds);
       return server;
     },
     { legacy: 'reject', transport: host as unknown as StdioEntryTransport },
@@ -44,6 +46,7 @@ export function serveModernStdio(
   return {
     async close() {
       unwatch();
+      rounds.close();
       await entry.close();
     },
   };
