@@ -1,5 +1,5 @@
 import type { AlertRule } from './rule';
-import { windowSpan } from './window-span';
+import { coversWindow, dataSince, fmtSpan, windowSpan } from './window-span';
 
 const pct = (v: number) => `${Math.round(v * 1000) / 10}%`;
 
@@ -21,10 +21,12 @@ export interface EfficiencyReading {
  */
 export function efficiencySummary(rule: AlertRule, r: EfficiencyReading, now: number): string {
   if (Number.isNaN(r.longEff)) return `No retries for ${r.server}`;
+  const head = `Retry efficiency for ${r.server} is ${pct(r.longEff)} over`;
+  const tail = `${r.retries} retries; target ${pct(rule.threshold)}`;
+  if (r.dataStart != null && !coversWindow(rule.shortWindowMs, r.dataStart, now)) {
+    return `${head} ${fmtSpan(now - r.dataStart)} (${dataSince(r.dataStart)}; ${tail})`;
+  }
   const long = windowSpan(rule.longWindowMs, r.dataStart, now);
   const short = windowSpan(rule.shortWindowMs, r.dataStart, now, { since: false });
-  const tail = `${r.retries} retries; target ${pct(rule.threshold)}`;
-  const head = `Retry efficiency for ${r.server} is ${pct(r.longEff)} over`;
-  if (long.startsWith(`${short} (`)) return `${head} ${long.slice(0, -1)}; ${tail})`;
   return `${head} ${long} (${pct(Number.isNaN(r.shortEff) ? 0 : r.shortEff)} over ${short}; ${tail})`;
 }

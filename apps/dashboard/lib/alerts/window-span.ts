@@ -13,6 +13,13 @@ export function fmtSpan(ms: number): string {
   return minutes(ms);
 }
 
+/** Whether data that began at `dataStart` reaches back to the start of the `windowMs` before `now`. */
+export const coversWindow = (windowMs: number, dataStart: number, now: number): boolean =>
+  dataStart <= now - windowMs + WHOLE_WINDOW_SLACK_MS;
+
+/** "data since 12:01 UTC". */
+export const dataSince = (dataStart: number) => `data since ${fmtTime(dataStart, false, 'utc')} UTC`;
+
 /**
  * The span a number over `windowMs` before `now` really covers, as its summary prints it: the window ("60m")
  * when its data reaches back to the window's start, else the time since the data began and when that was
@@ -24,9 +31,9 @@ export function windowSpan(
   now: number,
   { since = true } = {},
 ): string {
-  if (dataStart === null || dataStart === undefined || dataStart <= now - windowMs + WHOLE_WINDOW_SLACK_MS) {
+  if (dataStart == null || coversWindow(windowMs, dataStart, now)) {
     return minutes(windowMs);
   }
   const span = fmtSpan(now - dataStart);
-  return since ? `${span} (data since ${fmtTime(dataStart, false, 'utc')} UTC)` : span;
+  return since ? `${span} (${dataSince(dataStart)})` : span;
 }

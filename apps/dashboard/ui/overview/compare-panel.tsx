@@ -5,6 +5,11 @@ import DataSince from '../charts/data-since';
 import CompareChart from './compare-chart';
 import CompareTable from './compare-table';
 
+const CHARTS = [
+  { metric: 'efficiency', title: 'Retry efficiency' },
+  { metric: 'calls', title: 'Calls per minute' },
+] as const;
+
 /** Compare mode: the busiest services, variants or servers side by side, same plan, same axes. */
 export default async function ComparePanel({ query, by }: { query: TimeQuery; by: CompareBy }) {
   const [groups, annotations] = await Promise.all([fetchCompare(query, by), fetchAnnotations(query)]);
@@ -22,28 +27,21 @@ export default async function ComparePanel({ query, by }: { query: TimeQuery; by
     <section data-testid="compare-panel" style={{ marginBottom: 14 }}>
       <div className="grid two" style={{ marginBottom: 14 }}>
         <DataSince start={start} from={query.from} step={step} testId="compare-data-since" />
-        <section className="panel">
-          <h2>Retry efficiency by {by}</h2>
-          <CompareChart
-            groups={groups}
-            by={by}
-            metric="efficiency"
-            spanMs={span}
-            annotations={annotations}
-            start={start}
-          />
-        </section>
-        <section className="panel">
-          <h2>Calls per minute by {by}</h2>
-          <CompareChart
-            groups={groups}
-            by={by}
-            metric="calls"
-            spanMs={span}
-            annotations={annotations}
-            start={start}
-          />
-        </section>
+        {CHARTS.map(({ metric, title }) => (
+          <section className="panel" key={metric}>
+            <h2>
+              {title} by {by}
+            </h2>
+            <CompareChart
+              groups={groups}
+              by={by}
+              metric={metric}
+              spanMs={span}
+              annotations={annotations}
+              start={start}
+            />
+          </section>
+        ))}
       </div>
       <CompareTable groups={groups} by={by} />
     </section>
