@@ -81,6 +81,7 @@ export class Call<T> {
         signal: this.call.signal,
         retryOf: this.attempt > 0 ? this.ref.callId : undefined,
         defaultLimit: this.deadline === undefined,
+        callStart: this.start,
       });
       if (verdict instanceof Promise) {
         verdict = await this.waitAtGate(verdict, now);
@@ -205,12 +206,17 @@ export class Call<T> {
   private decideNext(c: Classification, now: number): Decision {
     const { endpoint } = this;
     const o = this.p.options;
-    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request
-    const backoffMs = this.probing
+    const limitAt = this.waitLimit();
+    const defaultLimit = this.deadline === undefined;
+    const probeAt = endpoint.probeIfWaiting(now, { start: this.start, limitAt, defaultLimit });
+    // after a failed probe the call goes back to the gate at once: the breaker's schedule spaces the next request;
+    // a call without a deadline that would wait there alone goes by its next probe at the latest (its own backoff
+    // does not make it later than the naive loop's retry, see `loneProbeAt`)
+    const backoff = this.probing
       ? 0
       : backoffDelay(this.attempt, this.previousDelay, o, () => this.p.clock.random());
-    const probeAt = endpoint.probeIfWaiting(now);
-    const limitAt = this.waitLimit();
+    const lone = defaultLimit && probeAt !== undefined && endpoint.waiting === 0;
+    const backoffMs = lone ? Math.min(backoff, Math.max(0, probeAt - now)) : backoff;
     return decide({
       classification: c,
       // a failed probe is the breaker's request: it costs the call no attempt (beyond its first one)
@@ -229,7 +235,7 @@ export class Call<T> {
       canRecover: this.call.recover?.[c.type] !== undefined,
       breakerOpenMs: probeAt === undefined ? 0 : Math.max(0, probeAt - now),
       breakerWait: o.breakerWait,
-      recoveryLikely: endpoint.recoveryLikely(now, limitAt, this.deadline === undefined),
+      recoveryLikely: endpoint.recoveryLikely(now, limitAt, defaultLimit),
       // a return to the gate after a failed probe is not a retry of the call's: no budget spent
       budgetAvailable: this.probing || endpoint.canRetry(now),
     });

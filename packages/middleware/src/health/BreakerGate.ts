@@ -27,6 +27,8 @@ export interface GateRequest {
   readonly retryOf?: number | undefined;
   /** The limit is the default one (the call has none of its own): the bet asks for better odds. */
   readonly defaultLimit?: boolean;
+  /** When the call started: with `limitAt`, how long the naive loop a lone waiter is probed like may last. */
+  readonly callStart?: number;
 }
 
 /** The bet on a recovery, placed by the endpoint from the outage's age and its past outages (`recoveryOdds`). */
@@ -112,7 +114,8 @@ export class BreakerGate {
       if (!this.bet.likely(now, limitAt, defaultLimit)) return this.unlikely(now, retryAfterMs);
       // the wait ends where the bet's odds fall too low, the call's limit at the latest: a probe after it is of no use
       waitEnd = this.waitEnd(now, limitAt, defaultLimit);
-      const nextProbe = this.breaker.expedite(now, waitEnd, this.queue.length + 1);
+      const lone = r.callStart === undefined ? undefined : { start: r.callStart, limitAt, defaultLimit };
+      const nextProbe = this.breaker.expedite(now, waitEnd, this.queue.length + 1, lone);
       if (nextProbe !== undefined && nextProbe > waitEnd) {
         return { kind: 'circuit_open', retryAfterMs: nextProbe - now };
       }

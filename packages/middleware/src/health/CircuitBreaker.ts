@@ -1,5 +1,6 @@
 import type { Clock } from '../Clock.js';
 import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
+import { loneProbeAt } from '../decide/loneProbeAt.js';
 import { probeDelay } from '../decide/probeDelay.js';
 import { SlidingWindow } from './SlidingWindow.js';
 
@@ -37,12 +38,22 @@ export type Admission =
 const ADMITTED: Admission = { admitted: true, probe: false };
 const PROBE: Admission = { admitted: true, probe: true };
 
+/** A call waiting alone: when it started, and the last moment it can use a release. */
+export interface LoneCall {
+  readonly start: number;
+  readonly limitAt: number;
+  /** The call has no deadline of its own (its limit is `breakerWaitLimitMs`): only such a call is probed naively. */
+  readonly defaultLimit: boolean;
+}
+
 /** What the breaker asks the rest of its endpoint when it schedules a probe. */
 export interface BreakerHooks {
   /** How long, from now, the endpoint's past outages say the running one lasts (0: no idea). */
   expectedRecoveryMs(now: number): number;
   /** Calls waiting whose limits need a verdict (several keep probes soon, see `probeDelay`). */
   waiters(): number;
+  /** When the running outage began (its first unhealthy failure); undefined: when the breaker first opened. */
+  outageStart?(): number | undefined;
 }
 
 const noHooks: BreakerHooks = {
@@ -51,6 +62,7 @@ const noHooks: BreakerHooks = {
 };
 
 /** Each state carries only its own data. */
+type OpenInner = Extract<Inner, { state: 'open' }>;
 type Inner =
   | { readonly state: 'closed'; consecutiveFailures: number }
   | { readonly state: 'open'; until: number; readonly soonAt: number; readonly loneAt: number }
@@ -124,23 +136,48 @@ export class CircuitBreaker {
   /**
    * `waiters` calls now wait whose limits need a verdict: while open, the next probe moves to their schedule
    * (`probeDelay` for that many waiters, drawn when the breaker opened) when that is earlier and comes by `by` (a
-   * probe nobody can use is not moved). Returns the time of the next probe (undefined when not open).
+   * probe nobody can use is not moved). A call waiting alone (`lone`) is probed as `loneProbeAt` says, earlier or
+   * later than the break: within the outage's first naive call, at that loop's retries. Returns the time of the
+   * next probe (undefined when not open); after `by`, the probe is of no use to the call.
    */
-  expedite(now: number, by: number, waiters: number): number | undefined {
+  expedite(now: number, by: number, waiters: number, lone?: LoneCall): number | undefined {
     const inner = this.inner;
     if (inner.state !== 'open') return undefined;
-    const soon = Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt);
-    if (soon >= inner.until || soon > by) return inner.until;
+    // a lone waiter's naive probe is the next probe, even when it comes too late for this call (then it leaves)
+    const naive = this.naiveProbeAt(inner, now, waiters, lone);
+    const soon = naive ?? Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt);
+    if (naive === undefined && (soon >= inner.until || soon > by)) return inner.until;
     inner.until = soon;
     this.armTimer(soon - now);
     return soon;
   }
 
   /** When the next probe comes if `waiters` calls wait for it (`expedite`); undefined when not open. */
-  probeIfWaiting(now: number, waiters: number): number | undefined {
+  probeIfWaiting(now: number, waiters: number, lone?: LoneCall): number | undefined {
     const inner = this.inner;
     if (inner.state !== 'open') return undefined;
-    return Math.min(inner.until, Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt));
+    return (
+      this.naiveProbeAt(inner, now, waiters, lone) ??
+      Math.min(inner.until, Math.max(now, waiters >= 2 ? inner.soonAt : inner.loneAt))
+    );
+  }
+
+  /**
+   * A lone waiter's probe while the outage's first naive call runs (`loneProbeAt`); undefined for several
+   * waiters, for a call with a deadline of its own (the lone schedule was measured for those), when it is the lone
+   * schedule's own, or sooner after the breaker opened than `breakerBreakMs`.
+   */
+  private naiveProbeAt(inner: OpenInner, now: number, waiters: number, lone: LoneCall | undefined) {
+    if (waiters !== 1 || lone === undefined || !lone.defaultLimit) return undefined;
+    const dueAt = Math.max(now, inner.loneAt);
+    const at = loneProbeAt({
+      now,
+      dueAt,
+      outageStart: this.hooks.outageStart?.() ?? this.outageStart ?? now,
+      spanMs: lone.limitAt - lone.start,
+    });
+    // never sooner after the breaker opened than its first break (`breakerBreakMs`)
+    return at === dueAt || at < this.since + this.options.breakerBreakMs ? undefined : at;
   }
 
   /**

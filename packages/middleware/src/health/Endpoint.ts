@@ -4,7 +4,12 @@ import type { BreakerSnapshot, BreakerState } from '../decide/BreakerState.js';
 import { oddsFallBelowMs } from '../decide/oddsFallBelowMs.js';
 import { type RecoveryOddsInput, recoveryOdds } from '../decide/recoveryOdds.js';
 import { BreakerGate, type BreakerGateOptions, type GateRequest, type GateVerdict } from './BreakerGate.js';
-import { CircuitBreaker, type CircuitBreakerOptions, type Transition } from './CircuitBreaker.js';
+import {
+  CircuitBreaker,
+  type CircuitBreakerOptions,
+  type LoneCall,
+  type Transition,
+} from './CircuitBreaker.js';
 import { EndpointHistory } from './EndpointHistory.js';
 import type { Admitted } from './GateVerdict.js';
 import { RetryBudget, type RetryBudgetOptions } from './RetryBudget.js';
@@ -78,6 +83,7 @@ export class Endpoint {
       {
         expectedRecoveryMs: (now) => (options.adaptiveBackoff ? history.expectedRecoveryMs(now) : 0),
         waiters: () => this.gate.waiting,
+        outageStart: () => this.outageStart(),
       },
     );
     this.gate = new BreakerGate(this.breaker, options, clock, {
@@ -107,9 +113,12 @@ export class Endpoint {
     return { ...this.breaker.snapshot(now), waiting: this.gate.waiting };
   }
 
-  /** When the next probe comes if one more call waits for it; undefined when the breaker is not open. */
-  probeIfWaiting(now: number): number | undefined {
-    return this.breaker.probeIfWaiting(now, this.gate.waiting + 1);
+  /**
+   * When the next probe comes if one more call (`lone`: when it started, its limit) waits for it; undefined when the
+   * breaker is not open.
+   */
+  probeIfWaiting(now: number, lone?: LoneCall): number | undefined {
+    return this.breaker.probeIfWaiting(now, this.gate.waiting + 1, lone);
   }
 
   /** A tick of the registry, for least-recently-used eviction. */

@@ -1,8 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createResilience } from '../createResilience.js';
+import { NAIVE_RETRIES_MS } from '../decide/naiveRetryAt.js';
+import { isResilienceError } from '../errors/ResilienceError.js';
 import type { ResilienceOptions } from '../options.js';
 import { createMemoryRecorder, type MemoryRecorder } from '../record/createMemoryRecorder.js';
 import { createFakeClock, type FakeClock } from '../testing/createFakeClock.js';
+import { seededRandom } from '../testing/seededRandom.js';
 
 const refused = () =>
   new TypeError('fetch failed', {
@@ -64,16 +67,20 @@ describe('a lone agent against a dead server', () => {
     // and each half-open admits one request: between two requests, the breaker opened again
     expect(new Set(after.map((s) => s.transitions)).size).toBe(after.length);
     // while calls wait alone (no deadline: each call's bet ends once the time left is below the outage's age),
-    // a probe comes after the soon schedule (500 ms doubling per failed probe, up to 2 s) or half the outage's age
-    // since the breaker opened, whichever is later; the first waits for the call's own backoff (1.6 s)
+    // the first probe comes after the soon schedule (breakerBreakMs, 500 ms: the waiting call's own backoff does
+    // not delay it); then, within the naive loop's first call of the outage (from its first failure at 0), each of
+    // that loop's retries at 3, 7, 15 and 31 s is a probe, and between them a probe half the outage's age after
+    // the last one (since the breaker opened) where the naive retry is further than one such wait (9.75, 21.75 s);
+    // past that call, half the age again (45.75 s)
     const gaps = after.map((s, i) => s.at - (i === 0 ? opened : after[i - 1]!.at));
-    expect(gaps.slice(0, 9)).toEqual([
-      1_600, 1_000, 2_000, 2_300, 3_450, 5_175, 7_762.5, 11_643.75, 17_465.625,
+    expect(after.slice(0, 8).map((s) => s.at)).toEqual([
+      2_000, 3_000, 7_000, 9_750, 15_000, 21_750, 31_000, 45_750,
     ]);
+    expect(gaps.slice(0, 8)).toEqual([500, 1_000, 4_000, 2_750, 5_250, 6_750, 9_250, 14_750]);
     // from then on (the outage over a minute old) one probe per breakerIdleMaxBreakMs, 30 s, whether a call
     // waits for it or not
-    expect(gaps.slice(9).every((g) => g === 30_000)).toBe(true);
-    expect(gaps.length).toBe(27);
+    expect(gaps.slice(8).every((g) => g === 30_000)).toBe(true);
+    expect(gaps.length).toBe(26);
   });
 
   it('sends the dead server under a third of what a naive loop of six attempts sends in the same ten minutes', async () => {
@@ -83,7 +90,7 @@ describe('a lone agent against a dead server', () => {
     for (let t = 0; t < WINDOW_MS; t += 31_000 + THINK_MS) naive += 6;
     const inWindow = sent.filter((s) => s.at < WINDOW_MS).length;
     expect(naive).toBe(114);
-    expect(inWindow).toBe(32); // 28% of the naive loop's (issue #18's target: 10%)
+    expect(inWindow).toBe(31); // 27% of the naive loop's (issue #18's target: 10%)
   });
 
   it('probes on demand only: while the agent does not call, nothing reaches the dead server; its next call is the probe', async () => {
@@ -116,5 +123,71 @@ describe('a lone agent against a dead server', () => {
     // the call after the pause is the probe, sent at once when it arrives; it fails and re-opens the breaker,
     // so its retries meet the open breaker and fail fast: one request for ten minutes of silence
     expect(resumed).toEqual([{ at: resumedAt, state: 'half_open' }]);
+  });
+
+  /** One call without a deadline against the dead server, jittered by `seed`: its requests and how it ended. */
+  async function loneCall(seed: number, options: ResilienceOptions = {}) {
+    const random = seededRandom(seed);
+    const r = createResilience({ clock: { ...clock, random }, recorder, ...options });
+    const sent: number[] = [];
+    const fn = async () => {
+      sent.push(clock.now());
+      throw refused();
+    };
+    const result = r.execute(fn, { endpoint: 'dead' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await clock.advance(120_000);
+    const error = await result;
+    await r.close();
+    return { sent, error, end: recorder.ofType('call_finished')[0]!.time };
+  }
+
+  it("probes a lone call without a deadline at each of the naive loop's retries or earlier, never later", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      clock = createFakeClock(0);
+      recorder = createMemoryRecorder();
+      const { sent, end } = await loneCall(seed);
+      // the naive loop retries at +1, +3, +7, +15, +31 s: before each of those that falls while the call still
+      // waits, a request went after the previous one (so a recovery then is seen no later than by the naive loop)
+      let previous = 0;
+      for (const point of NAIVE_RETRIES_MS.filter((p) => p <= end)) {
+        expect(
+          sent.some((t) => t > previous && t <= point),
+          `seed ${seed}: a request in (${previous}, ${point}]`,
+        ).toBe(true);
+        previous = point;
+      }
+      // the call waits (to the 60 s default limit, while the time left is above the outage's age) and leaves at its
+      // last useful probe: at least the naive retries at +1, +3, +7 and +15 s are covered
+      expect(end).toBeGreaterThanOrEqual(15_000);
+      expect(end).toBeLessThanOrEqual(31_000);
+    }
+  });
+
+  it("sends a lone call's probes no more often than the half-age schedule alone (measured: fewer)", async () => {
+    for (const seed of [1, 2, 3]) {
+      clock = createFakeClock(0);
+      recorder = createMemoryRecorder();
+      const { sent } = await loneCall(seed, { jitter: 'none', breakerJitter: 0 });
+      // five requests open the breaker; then 2, 3, 7, 9.75, 15, 21.75 s (and 31 s once the call has left)
+      expect(sent.filter((t) => t < 30_000)).toEqual([
+        0, 100, 300, 700, 1_500, 2_000, 3_000, 7_000, 9_750, 15_000, 21_750,
+      ]);
+    }
+  });
+
+  it('fails a lone call that was not released with circuit_open and the time to the next probe', async () => {
+    const { error, end } = await loneCall(7);
+    if (!isResilienceError(error)) throw new Error(`expected a ResilienceError, got ${String(error)}`);
+    expect(error.reason).toBe('circuit_open');
+    expect(recorder.ofType('breaker_transition').filter((t) => t.to === 'open').length).toBeGreaterThan(1);
+    // retryAfterMs is the time to the next probe: the breaker's timer half-opens it exactly then
+    expect(error.retryAfterMs).toBeGreaterThan(0);
+    const halfOpen = recorder
+      .ofType('breaker_transition')
+      .filter((t) => t.to === 'half_open' && t.time > end);
+    expect(halfOpen[0]?.time).toBe(end + error.retryAfterMs!);
   });
 });
