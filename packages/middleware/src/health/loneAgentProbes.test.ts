@@ -190,4 +190,22 @@ describe('a lone agent against a dead server', () => {
       .filter((t) => t.to === 'half_open' && t.time > end);
     expect(halfOpen[0]?.time).toBe(end + error.retryAfterMs!);
   });
+
+  it('keeps the half-age schedule for a lone call with a deadline of its own (no naive-loop probes)', async () => {
+    const r = createResilience({ clock, recorder, jitter: 'none', breakerJitter: 0 });
+    const sent: number[] = [];
+    const fn = async () => {
+      sent.push(clock.now());
+      throw refused();
+    };
+    const call = r.execute(fn, { endpoint: 'dead', timeoutMs: 60_000 }).catch((e: unknown) => e);
+    await clock.advance(120_000);
+    expect(await call).toMatchObject({ reason: 'circuit_open' });
+    await r.close();
+    // the first probe waits for the call's own backoff (1.6 s), then the soon schedule and half the outage's age
+    // (since the breaker opened at 1.5 s): none at the naive loop's 3, 7, 15 or 31 s
+    expect(sent).toEqual([
+      0, 100, 300, 700, 1_500, 3_100, 4_100, 6_100, 8_400, 11_850, 17_025, 24_787.5, 36_431.25, 53_896.875,
+    ]);
+  });
 });
