@@ -16,8 +16,9 @@ export interface LoneProbeInput {
  * its first failure, to +31 s or the waiting call's limit), the probe that is due moves to that loop's next retry
  * (`naiveRetryAt`: +1, +3, +7, +15, +31 s) when the retry comes before it, or at most one more such wait after it
  * (`dueAt + (dueAt − now)`); otherwise it stays due. So each of the naive loop's retries is a probe (a recovery is
- * seen no later than that loop would see it), and no probe is added to the lone schedule's (one moved earlier is
- * one fewer before it; one moved later is one skipped). Past that call, the lone schedule alone.
+ * seen no later than that loop would see it), while a probe moved later stands for the one it replaces (the bench's
+ * sweep measured fewer requests into a down endpoint at 8-60 s outages, the README's breaker section). Past that
+ * call, the lone schedule alone.
  */
 export function loneProbeAt(input: LoneProbeInput): number {
   const { now, dueAt } = input;
