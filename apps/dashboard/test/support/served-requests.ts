@@ -6,7 +6,7 @@ export interface ServedRequest {
   readonly res: ServerResponse;
   /** Resolves when the server side of the response closes (after the listener's own `close` handlers ran). */
   readonly closed: Promise<void>;
-  /** Resolves when the listener's promise settled: the request was answered, refused or dropped. */
+  /** Resolves when the listener has finished with the request (answered, refused or dropped; rejects if it threw). */
   readonly handled: Promise<void>;
 }
 
@@ -23,9 +23,13 @@ export class ServedRequests {
   /** Called by the test server right after the listener was called for `req`. */
   record(req: IncomingMessage, res: ServerResponse, done: Promise<void>): void {
     const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    // a rejection stays unhandled, as without this record (the test run reports it)
     const handled = done.then(
       () => this.finish(),
-      () => this.finish(),
+      (error: unknown) => {
+        this.finish();
+        throw error;
+      },
     );
     this.all.push({ req, res, closed, handled });
     this.notify();
