@@ -1,5 +1,5 @@
 import { createResilience } from '@mcp-resilience/middleware';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import type { NotificationTarget } from '@/lib/alerts/alert-store';
 import { createNotifier, type Notification } from '@/lib/alerts/notifier';
@@ -20,6 +20,24 @@ function hanging() {
   return { resolve, calls };
 }
 
+/** `p`'s state, readable at any time: `done` once it settled, with its value. */
+function watch<T>(p: Promise<T>) {
+  const state: { done: boolean; value?: T } = { done: false };
+  void p.then((value) => {
+    state.done = true;
+    state.value = value;
+  });
+  return state;
+}
+
+/*
+ * The timers are fake (setTimeout only): the test moves time to 1 ms before the timeout (still waiting) and to
+ * the timeout (given up), instead of measuring a real 150 ms against a bound on a machine of unknown load.
+ */
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 const notification: Notification = {
   status: 'firing',
   startsAt: 0,
@@ -38,12 +56,15 @@ const notification: Notification = {
 
 describe('DNS lookups of alert targets are bounded', () => {
   it('gives a hanging lookup up after the timeout, naming the host', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { resolve, calls } = hanging();
-    const t0 = Date.now();
-    const r = await resolveTarget('https://hooks.example.com/x', createAddressPolicy(), resolve, 150);
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    const r = watch(resolveTarget('https://hooks.example.com/x', createAddressPolicy(), resolve, 150));
+    await vi.advanceTimersByTimeAsync(149);
+    expect(r.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(r.done).toBe(true);
     expect(calls).toEqual(['hooks.example.com']);
-    expect(r).toEqual({
+    expect(r.value).toEqual({
       ok: false,
       reason: 'hooks.example.com does not resolve within 150 ms (ETIMEOUT)',
       dns: 'ETIMEOUT',
@@ -51,6 +72,7 @@ describe('DNS lookups of alert targets are bounded', () => {
   });
 
   it('a notification to a target whose name never resolves fails within the attempt timeout', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { resolve } = hanging();
     const notify = createNotifier({
       resolve,
@@ -64,9 +86,11 @@ describe('DNS lookups of alert targets are bounded', () => {
       kind: 'json',
       enabled: true,
     };
-    const t0 = Date.now();
-    const r = await notify(target, notification);
-    expect(Date.now() - t0).toBeLessThan(2_000);
-    expect(r.ok).toBe(false);
+    const r = watch(notify(target, notification));
+    await vi.advanceTimersByTimeAsync(149);
+    expect(r.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(r.done).toBe(true);
+    expect(r.value?.ok).toBe(false);
   }, 5_000);
 });

@@ -43,14 +43,15 @@ async function rawClient(url: string, head: string, localAddress?: string) {
 const slowExport = (length: number) =>
   `POST /v1/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
 
-/** Resolves once the server has accepted `n` connections (they are then being read). */
-async function connections(s: TestServer, n: number) {
-  for (let i = 0; i < 200; i++) {
-    if (s.server && (await new Promise<number>((r) => s.server!.getConnections((_e, c) => r(c)))) >= n)
-      return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`the server never had ${n} connections`);
+/** Resolves once `n` of `clients` have closed (the server answered and closed them, or dropped them). */
+function closedCount(clients: ReadonlyArray<{ closed: Promise<void> }>, n: number): Promise<void> {
+  let count = 0;
+  return new Promise((resolve) => {
+    for (const c of clients)
+      void c.closed.then(() => {
+        if (++count === n) resolve();
+      });
+  });
 }
 
 const validExport = () =>
@@ -70,18 +71,21 @@ const validExport = () =>
 
 describe('slow clients', () => {
   it('eight sockets sending headers and one body byte do not make valid exports wait or fail', async () => {
-    const s = await server({ OTLP_MAX_CONCURRENT: '8', OTLP_BODY_TIMEOUT_MS: '1500' });
+    const s = await server({ OTLP_MAX_CONCURRENT: '8', OTLP_BODY_TIMEOUT_MS: '3000' });
     const slow = await Promise.all(Array.from({ length: 8 }, () => rawClient(s.url, slowExport(1000))));
-    await connections(s, 8);
+    // all eight are in the receiver (their headers were read), reading their bodies
+    await s.served.dispatched(8);
     // Before the fix: 429 until the slow sockets closed (each held an ingest slot while its body trickled).
     const r = await validExport();
     expect(r.status).toBe(200);
     expect(await r.text()).toBe('{}');
+    // answered while all eight still held their requests open (not after their deadline freed them)
+    expect(slow.map((c) => c.answer())).toEqual(Array(8).fill(''));
     // Each slow body is cut off at the body deadline: 408, and the connection is closed.
     await Promise.all(slow.map((c) => c.closed));
     for (const c of slow) {
       expect(c.answer()).toMatch(/^HTTP\/1\.1 408 /);
-      expect(c.answer()).toMatch(/body not received within 1500 ms/);
+      expect(c.answer()).toMatch(/body not received within 3000 ms/);
     }
   });
 
@@ -92,13 +96,10 @@ describe('slow clients', () => {
       OTLP_BODY_TIMEOUT_MS: '5000',
     });
     const hog = await rawClient(s.url, `${slowExport(4090)}${' '.repeat(3900)}`);
-    await connections(s, 1);
-    // Once the server has read the 3.9 KB into the budget, a 300-byte export no longer fits.
-    let r = await validExport();
-    for (let i = 0; i < 200 && r.status === 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      r = await validExport();
-    }
+    // Its headers were read; the 3.9 KB sent with them are taken into the budget before any other request is
+    // read (the same read of the socket, then promise turns): a 300-byte export no longer fits, the first one.
+    await s.served.dispatched(1);
+    const r = await validExport();
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('1');
     expect((await r.json()).message).toMatch(/too much export data in flight/);
@@ -112,7 +113,8 @@ describe('slow clients', () => {
     const s = await server({
       OTLP_MAX_BODY_BYTES: '4096',
       OTLP_MAX_BUFFERED_BYTES: '8192',
-      OTLP_BODY_TIMEOUT_MS: '5000',
+      // far beyond the test: the admitted hog holds its share throughout
+      OTLP_BODY_TIMEOUT_MS: '60000',
       OTLP_MIN_BODY_BYTES_PER_SEC: '0',
     });
     // Another loopback address: the hog is a different client than the exporter on 127.0.0.1.
@@ -121,9 +123,9 @@ describe('slow clients', () => {
         rawClient(s.url, `${slowExport(4090)}${' '.repeat(4000)}`, '127.0.0.2'),
       ),
     );
-    // Before the fix: two hogs fill the whole budget, the third and every other export get 429 for 5 s.
-    await Promise.race(hogs.map((h) => h.closed));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Before the fix: two hogs fill the whole budget, the third and every other export get 429 until the deadline.
+    // Two hogs are refused (beyond the client's share) and closed; one holds its 4 KB.
+    await closedCount(hogs, 2);
     for (let i = 0; i < 5; i++) {
       const r = await validExport();
       expect(r.status).toBe(200);
@@ -131,6 +133,8 @@ describe('slow clients', () => {
     }
     const refused = hogs.filter((h) => h.answer() !== '');
     expect(refused.length).toBe(2);
+    // the admitted hog was still being read during the exports: they fitted beside it, not after it
+    expect(hogs.filter((h) => h.answer() === '').length).toBe(1);
     for (const h of refused) {
       expect(h.answer()).toMatch(/^HTTP\/1\.1 429 /);
       expect(h.answer()).toMatch(/too much export data in flight from this client \(more than 4096 bytes\)/);
@@ -178,9 +182,11 @@ describe('slow clients', () => {
     const errors = vi.spyOn(console, 'error');
     try {
       const c = await rawClient(s.url, `${slowExport(1000)}"resourceMetrics"`);
-      await connections(s, 1);
+      await s.served.dispatched(1);
       c.socket.destroy();
       await c.closed;
+      // the listener has finished with the cut request (whatever it logs, it has logged)
+      await s.served.handled(1);
       expect((await validExport()).status).toBe(200);
       expect(errors.mock.calls.flat().join('\n')).not.toMatch(/request failed/);
     } finally {

@@ -35,7 +35,6 @@ const TOOL = {
   [ATTR_MCP_METHOD_NAME]: 'tools/call',
   [ATTR_GEN_AI_TOOL_NAME]: 'get_forecast',
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const httpError = (status: number) => Object.assign(new Error(`HTTP ${status}`), { status });
 const reset = () =>
   new TypeError('fetch failed', {
@@ -266,8 +265,8 @@ describe('setupTelemetry', () => {
     });
     const resilience = createWorkloadResilience(telemetry);
     expect(await workload(resilience)).toEqual(EXPECTED_RESULTS);
-    await sleep(500); // several failing metric exports
-    await telemetry.forceFlush();
+    // several failing metric exports, each one awaited (a sleep gave a slow machine fewer of them)
+    for (let i = 0; i < 4; i++) await telemetry.forceFlush();
     await expect(telemetry.shutdown()).resolves.toBeUndefined();
 
     expect(logger.warn).toHaveBeenCalledTimes(1);

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '@/lib/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '@/lib/runtime';
 import { createRequestListener } from '@/lib/server/handler';
 import { createHttpServer } from '@/lib/server/http-server';
+import { ServedRequests } from './served-requests';
 
 export function tempDir(prefix = 'dashboard-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -20,6 +21,8 @@ export interface TestServer {
   readonly url: string;
   readonly runtime: Runtime;
   readonly server?: http.Server;
+  /** The requests dispatched to the listener, to wait on. */
+  readonly served: ServedRequests;
   close(): Promise<void>;
 }
 
@@ -29,13 +32,19 @@ export async function startTestServer(
   options: RuntimeOptions = {},
 ): Promise<TestServer> {
   const runtime = createRuntime(testConfig(env), { log: () => undefined, ...options });
-  const server = createHttpServer(createRequestListener(runtime), runtime.config.limits);
+  const listener = createRequestListener(runtime);
+  const served = new ServedRequests();
+  const server = createHttpServer((req, res) => {
+    const done = listener(req, res);
+    served.record(req, res, done);
+  }, runtime.config.limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     runtime,
     server,
+    served,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
