@@ -5,7 +5,10 @@ import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import { noSchemaValidation } from '../upstream/noSchemaValidation.js';
 import type { Upstream } from '../upstream/Upstream.js';
+import { type DirectExtra, DirectRequests } from './DirectRequests.js';
 import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
+
+type JsonRpcRequestLike = { method: string; params?: Record<string, unknown>; id?: string | number };
 
 export const hostDefaults = { maxPendingRequests: 256 } as const;
 
@@ -32,12 +35,18 @@ export function createHostServer(
 ): Server {
   const maxPending = options.maxPendingRequests ?? hostDefaults.maxPendingRequests;
   let pending = 0;
+  // The forwarded requests skip the Server's request layer; the same handler serves them.
+  const direct = new DirectRequests(
+    (request, extra) => forward(request, extra),
+    (error) => server.onerror?.(error),
+  );
   const server = leanDispatch(
     new Server(upstream.serverInfo, {
       capabilities: upstream.capabilities,
       jsonSchemaValidator: noSchemaValidation,
       ...(upstream.instructions === undefined ? {} : { instructions: upstream.instructions }),
     }),
+    direct,
   );
   // The SDK's own `logging/setLevel` handler only filters locally: the upstream decides what it logs.
   server.removeRequestHandler('logging/setLevel');
@@ -50,7 +59,7 @@ export function createHostServer(
       return NEEDS[method]?.(capabilities) ?? true;
     },
   };
-  server.fallbackRequestHandler = async (request, extra) => {
+  const forward = async (request: JsonRpcRequestLike, extra: DirectExtra) => {
     if (pending >= maxPending) {
       throw new ForwardedError(
         -32000,
@@ -64,10 +73,13 @@ export function createHostServer(
       pending--;
     }
   };
+  // A method outside DIRECT_METHODS (a custom one, `logging/setLevel`) still comes through the Server.
+  server.fallbackRequestHandler = (request, extra) => forward(request, extra) as never;
   server.fallbackNotificationHandler = (notification) => upstream.notify(notification);
   const detach = upstream.attach(link);
   const previous = server.onclose;
   server.onclose = () => {
+    direct.close();
     detach();
     previous?.();
   };
