@@ -4,7 +4,7 @@ export { runCommandLine } from './cli/runCommandLine.js';
 export type { GatewayConfig, GatewayServer } from './gateway/GatewayConfig.js';
 export { ConfigError, loadGatewayConfig, parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 export { type Gateway, type GatewayOptions, gatewayDefaults, startGateway } from './gateway/startGateway.js';
-export { createHostServer, hostDefaults } from './host/createHostServer.js';
+export { createHostServer, type HostServerOptions, hostDefaults } from './host/createHostServer.js';
 export { type ForwardOptions, forwardDefaults } from './host/forwardRequest.js';
 export { runStdioProxy, type StdioProxy, type StdioProxyOptions } from './host/runStdioProxy.js';
 export { type RespawnOptions, respawnDefaults } from './upstream/Respawner.js';

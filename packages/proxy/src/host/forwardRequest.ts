@@ -1,12 +1,12 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import type { Upstream } from '../upstream/Upstream.js';
+import type { DirectExtra } from './DirectRequests.js';
 import { toJsonRpcError } from './toJsonRpcError.js';
 
 type JsonRpcRequestLike = { method: string; params?: Record<string, unknown> };
-// biome-ignore lint/suspicious/noExplicitAny: the handler extra of any request type
-type Extra = RequestHandlerExtra<any, any>;
+/** What of the SDK's handler `extra` the forwarding uses (the SDK's own, or {@link DirectExtra}). */
+type Extra = DirectExtra;
 
 /** Options of the forwarding: the SDK's per-attempt request timeout. */
 export interface ForwardOptions {

@@ -86,7 +86,8 @@ async function serveLegacy(
   options: StdioProxyOptions,
   close: () => Promise<void>,
 ): Promise<{ close(): Promise<void> }> {
-  const server = createHostServer(upstream, options);
+  // One stdio host: its forwarded requests skip the SDK Server's request layer (bench/wallBreakdown.ts).
+  const server = createHostServer(upstream, { ...options, directRequests: true });
   const onclose = server.onclose;
   server.onclose = () => {
     onclose?.();

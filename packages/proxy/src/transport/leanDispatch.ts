@@ -20,6 +20,17 @@ interface ProtocolInternals {
   readonly _taskProgressTokens: Map<string, number>;
 }
 
+/**
+ * Requests served before the protocol sees them (the host `Server`'s forwarded requests: `DirectRequests`), and
+ * the cancellations that may name them.
+ */
+export interface DirectDispatch {
+  /** Serves the request and answers `true`, or answers `false` and leaves it to the protocol. */
+  request(message: JSONRPCMessage, transport: Transport): boolean;
+  /** Sees each `notifications/cancelled` before the protocol does. */
+  cancelled(message: JSONRPCMessage): void;
+}
+
 const MEMBERS = [
   'connect',
   '_onrequest',
@@ -37,9 +48,10 @@ const MEMBERS = [
  * one better: a request with a usable id but a malformed envelope is answered with `-32600` (the SDK only
  * reports it on `onerror`, and the peer waits). Installed on each transport the protocol connects (the first and
  * every reconnection), when the SDK starts it; what the transport's `onmessage` was before still runs first.
- * Throws when the protocol lacks one of those members (an SDK that changed its internals).
+ * Throws when the protocol lacks one of those members (an SDK that changed its internals). With `direct`, a request
+ * it serves never reaches the protocol.
  */
-export function leanDispatch<P extends object>(protocol: P): P {
+export function leanDispatch<P extends object>(protocol: P, direct?: DirectDispatch): P {
   const p = protocol as unknown as ProtocolInternals;
   const missing = MEMBERS.find((name) => typeof p[name] !== 'function');
   if (missing !== undefined)
@@ -53,7 +65,7 @@ export function leanDispatch<P extends object>(protocol: P): P {
       transport.start = start;
       transport.onmessage = (message, extra) => {
         before?.call(transport, message, extra);
-        dispatch(p, transport, message, extra);
+        dispatch(p, transport, message, extra, direct);
       };
       return start.call(this);
     };
@@ -63,13 +75,22 @@ export function leanDispatch<P extends object>(protocol: P): P {
   return protocol;
 }
 
-function dispatch(p: ProtocolInternals, transport: Transport, message: JSONRPCMessage, extra: unknown): void {
+function dispatch(
+  p: ProtocolInternals,
+  transport: Transport,
+  message: JSONRPCMessage,
+  extra: unknown,
+  direct: DirectDispatch | undefined,
+): void {
   const shape = jsonRpcShape(message);
   const m = message as Message;
   if (shape.kind === 'invalid') refuse(p, transport, shape, message);
-  else if (shape.kind === 'request') p._onrequest(m, extra);
-  else if (shape.kind === 'notification') p._onnotification(m);
-  else p._onresponse(m as Response);
+  else if (shape.kind === 'request') {
+    if (direct?.request(message, transport) !== true) p._onrequest(m, extra);
+  } else if (shape.kind === 'notification') {
+    if (m.method === 'notifications/cancelled') direct?.cancelled(message);
+    p._onnotification(m);
+  } else p._onresponse(m as Response);
 }
 
 /** A message that is none of the four: reported as the SDK does, and answered when it is a request with an id. */
