@@ -49,6 +49,16 @@ describe('exportsFromSamples (the collector exporter, scraped every 15 s)', () =
     }
   });
 
+  it('dates an export seen at a grid point past "now" within the scrape up to now', () => {
+    // a change first seen at the grid point after `until` was scraped in (g - 15 s, until]
+    const points = sampled(60_000, 41_000, T + 585_000);
+    const g = points.at(-1)![0];
+    expect(points.at(-1)![1]).not.toBe(points.at(-2)![1]);
+    const until = g - 9_000;
+    expect(exportsFromSamples(points, S, until)!.exportAt).toBe((g - S + until) / 2);
+    expect(exportsFromSamples(points, S)!.exportAt).toBe(g - S / 2);
+  });
+
   it('carries the newest export forward while the instance is idle (unchanged values are exports too)', () => {
     const until = T + 10 * 60_000;
     const idle = (t: number) => t > T + 6 * 60_000;

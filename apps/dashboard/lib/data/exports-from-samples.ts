@@ -28,13 +28,15 @@ function commonSpacing(changes: readonly number[]): number | undefined {
  * (`send_timestamps` is off by default), so each scrape is stamped by Prometheus and the value changes once per
  * export: its interval is the spacing the changes keep. A change first seen at grid point g was scraped in
  * (g - gridMs, g], so it is dated g - gridMs / 2, inside the bucket whose count holds it whenever bucket edges
- * are grid points. An instance without new calls still exports (unchanged values): its newest export is carried
+ * are grid points (a grid point past `until`, the time the samples were read at, stands for a scrape up
+ * to `until`). An instance without new calls still exports (unchanged values): its newest export is carried
  * forward by whole intervals up to its last sample. Undefined when no spacing was seen twice (a pull exporter
  * scraped directly changes at scrapes: its interval is the scrape's).
  */
 export function exportsFromSamples(
   points: ReadonlyArray<readonly [number, number]>,
   gridMs: number,
+  until = Number.POSITIVE_INFINITY,
 ): SampledExports | undefined {
   const changes: number[] = [];
   for (let i = 1; i < points.length; i++) {
@@ -45,5 +47,6 @@ export function exportsFromSamples(
   const newest = changes.at(-1)!;
   const lastSampled = points.at(-1)![0];
   const carried = newest + Math.floor((lastSampled - newest) / exportMs) * exportMs;
-  return { exportAt: carried - gridMs / 2, exportMs, steady: true };
+  // scraped in (carried - gridMs, carried], or up to `until` when the grid point is past it
+  return { exportAt: (carried - gridMs + Math.min(carried, until)) / 2, exportMs, steady: true };
 }

@@ -88,8 +88,10 @@ const MAX_TIMELINE_STEPS = 1000;
 const SINCE_CACHE_MS = 60_000;
 /** How far back an instance's exports are sampled to find its interval (the newest part of the window). */
 const EXPORT_PROBE_MS = 600_000;
-/** Probes kept at most (one per filter and window end; a probe is reused for a scrape interval). */
+/** Probes kept at most (one per filter and window). */
 const MAX_EXPORT_PROBES = 64;
+/** A probe is reused this long: by the charts of one render, not past a scrape their counts would hold. */
+const EXPORT_PROBE_REUSE_MS = 1_000;
 const MAX_SINCE_CACHE = 100_000;
 
 /** The Prometheus label of each dimension. */
@@ -147,7 +149,7 @@ export class PrometheusPrimitives implements Primitives {
   /** Per state series (all its labels): since when it has been 1, and when that was computed. */
   private readonly sinceCache = new Map<string, { since: number; at: number }>();
   /** Export probes by service filter and window (`instanceExports`), each answered once per scrape. */
-  private readonly probes = new Map<string, Promise<InstanceExport[]>>();
+  private readonly probes = new Map<string, { at: number; series: Promise<RangeSeries[]> }>();
 
   constructor(private readonly options: PrometheusSourceOptions) {
     this.now = options.now ?? Date.now;
@@ -298,30 +300,29 @@ export class PrometheusPrimitives implements Primitives {
   /**
    * Each instance's exports, as Prometheus sampled them: its calls counter sampled on the scrape grid over the
    * newest 10 minutes of the window (up to the next grid point after now: the filling bucket's count holds a
-   * scrape just taken), its interval the spacing its changes keep (`exportsFromSamples`). The same for every
-   * chart of a page: one range query per service filter and grid point.
+   * scrape just taken), its interval the spacing its changes keep (`exportsFromSamples`). The charts of one
+   * render share one range query.
    */
   async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
     const res = this.resolutionMs;
-    const end = alignUp(Math.min(q.to, this.now()), res);
+    const now = Math.min(q.to, this.now());
+    const end = alignUp(now, res);
     const start = Math.max(alignDown(q.from, res), end - EXPORT_PROBE_MS);
     if (!(end > start)) return [];
     const service = q.filters.service;
     const key = `${service ?? ''}\u0001${start}\u0001${end}`;
     let probe = this.probes.get(key);
-    if (!probe) {
+    if (!probe || this.now() - probe.at > EXPORT_PROBE_REUSE_MS) {
       if (this.probes.size >= MAX_EXPORT_PROBES) this.probes.clear();
       const expr = promql.exportProbe(COUNTER.calls, service);
-      probe = this.options.api.queryRange(expr, start, end, res).then((series) =>
-        series.flatMap((s) => {
-          const e = exportsFromSamples(s.points, res);
-          return e ? [{ service: label(s, promql.LABEL_JOB), ...e }] : [];
-        }),
-      );
-      probe.catch(() => this.probes.delete(key));
+      probe = { at: this.now(), series: this.options.api.queryRange(expr, start, end, res) };
+      probe.series.catch(() => this.probes.delete(key));
       this.probes.set(key, probe);
     }
-    return probe;
+    return (await probe.series).flatMap((s) => {
+      const e = exportsFromSamples(s.points, res, now);
+      return e ? [{ service: label(s, promql.LABEL_JOB), ...e }] : [];
+    });
   }
 
   /** `histogram_quantile` over the window's bucket increases, and the observation count per group. */

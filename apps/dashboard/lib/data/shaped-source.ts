@@ -223,8 +223,9 @@ export class ShapedSource implements MetricsSource {
   private chartPlan(q: TimeQuery, edge: DataEdge): { plan: BucketPlan; exportMs?: number } {
     const base = this.plan(q);
     const exportMs = dataInterval(edge.exports);
-    const wide = exportMs === undefined ? base : this.p.plan(q, MAX_POINTS, dataStep(exportMs));
-    return wide.step > base.step && exportMs !== undefined ? { plan: wide, exportMs } : { plan: base };
+    if (exportMs === undefined) return { plan: base };
+    const wide = this.p.plan(q, MAX_POINTS, dataStep(exportMs));
+    return wide.step === base.step ? { plan: base } : { plan: wide, exportMs };
   }
 
   private series<P>(

@@ -55,7 +55,10 @@ export function planBuckets(
 ): BucketPlan {
   const span = Math.max(1, to - from);
   const nice = NICE_STEPS.find((s) => s * maxPoints >= span) ?? alignUp(Math.ceil(span / maxPoints), DAY);
-  const step = alignUp(Math.max(nice, minStepMs, dataStepMs), minStepMs);
+  // a data step (a nice step, at least the backend's finest) is kept as it is: aligned up to the finest (20 s for
+  // 15 s scrapes) 30 s exports would read 1, 1, then 2 exports a bucket
+  const step =
+    dataStepMs >= minStepMs ? Math.max(nice, dataStepMs) : alignUp(Math.max(nice, minStepMs), minStepMs);
   const origin = alignDown(from, step);
   return { step, origin, count: Math.max(1, Math.ceil((to - origin) / step)) };
 }
