@@ -249,6 +249,24 @@ describe('truth at a glance, the rest (issue #22 item 7)', () => {
     await shot('glance-efficiency-gap.png');
   });
 
+  it('widens the 15m chart to the 30 s export interval and says so: no 0, 0, then 3x sawtooth', async () => {
+    // 10 s buckets would hold one 30 s export in three: 0, 0, then 360/min against 120/min steady
+    await openPage(page, `${dashboard.url}/?range=15m&service=steady`);
+    const note = page.locator('[data-testid="charts-bucket-note"]');
+    await note.waitFor();
+    expect(await note.textContent()).toContain('30 s buckets: the data is exported every 30 s');
+    expect(await note.getAttribute('data-step')).toBe('30000');
+    const chart = page.locator('[data-testid="calls-chart"]');
+    const tick = chart.locator('.recharts-yAxis-tick-labels text');
+    await tick.first().waitFor({ state: 'attached' });
+    const ticks = (await tick.allTextContents())
+      .map((t) => Number(t.replace(/,/g, '')))
+      .filter(Number.isFinite);
+    expect(Math.max(...ticks)).toBeGreaterThanOrEqual(120);
+    expect(Math.max(...ticks)).toBeLessThan(200);
+    await shot('glance-export-interval.png');
+  });
+
   it('draws the still-filling bucket at the steady rate: one 30 s export 6 s into it is no spike', async () => {
     // a custom hour that ends 6 s into a 30 s bucket holding one export (60 calls, over the 30 s before it):
     // divided by the 6 s since the bucket began it would read 600/min against 120/min steady

@@ -76,6 +76,10 @@ describe('the overview latency table', () => {
       const page = await (await fetch(url)).text();
       return {
         rows: [...page.matchAll(/data-testid="call-row"/g)].length,
+        // what each call was: the tool, else the method (never the server alone)
+        targets: [...page.matchAll(/data-testid="call-target"[^>]*>(.*?)<\/span><span>/g)].map((m) =>
+          m[1]!.replace(/<[^>]+>/g, ''),
+        ),
         filters: /data-testid="calls-filters"[^>]*>(.*?)<\/p>/.exec(page)?.[1]?.replace(/<[^>]+>/g, ''),
       };
     };
@@ -83,8 +87,10 @@ describe('the overview latency table', () => {
     const listed = await shown(list);
     expect(listed.rows).toBe(2);
     expect(listed.filters).toContain('method tools/list');
+    expect(listed.targets).toEqual(['search / tools/list (no tool)', 'search / tools/list (no tool)']);
     const find = new URL(href('tool')!, dashboard.url);
     expect(find.searchParams.get('tool')).toBe('find');
     expect((await shown(find)).rows).toBe(1);
+    expect((await shown(find)).targets).toEqual(['search / find']);
   });
 });

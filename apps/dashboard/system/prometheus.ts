@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import path from 'node:path';
  */
 
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
+export const PROMTOOL_BIN = '/usr/bin/promtool';
 
 /** A free TCP port on 127.0.0.1 (bound to port 0, then released). */
 export async function freePort(): Promise<number> {
@@ -38,6 +39,11 @@ export interface PrometheusOptions {
   readonly jobName?: string;
   /** metric_relabel_configs of the scrape job. */
   readonly metricRelabel?: readonly RelabelRule[];
+  /**
+   * Samples the TSDB starts with (OpenMetrics text with timestamps, ending `# EOF`), written into blocks by
+   * `promtool tsdb create-blocks-from openmetrics`: past data at chosen times, without waiting for scrapes.
+   */
+  readonly backfill?: string;
 }
 
 export interface RunningPrometheus {
@@ -70,6 +76,13 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   };
   const configFile = path.join(dir, 'prometheus.yml');
   fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+  if (options.backfill !== undefined) {
+    const input = path.join(dir, 'backfill.om');
+    fs.writeFileSync(input, options.backfill);
+    execFileSync(PROMTOOL_BIN, ['tsdb', 'create-blocks-from', 'openmetrics', input, path.join(dir, 'data')], {
+      stdio: 'pipe',
+    });
+  }
   const port = await freePort();
   const child = spawn(
     PROMETHEUS_BIN,

@@ -3,13 +3,16 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { parseCallsQuery } from '@/lib/data/query-params';
 import type { TimeQuery } from '@/lib/data/types';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
-import { decodeMetrics } from '@/lib/otlp/decode';
+import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
+import CallList from '@/ui/calls/call-list';
 import { latencyLabel } from '@/ui/overview/latency-label';
 import LatencyTable from '@/ui/overview/latency-table';
 import { createCapture, serialize } from './support/otel';
+import { nanos } from './support/otlp-json';
 import { tempDir } from './support/runtime';
 
 /*
@@ -86,5 +89,92 @@ describe('latency rows without a tool', () => {
       ['tool', 'search / find'],
     ]);
     expect(html).toContain('title="search: tools/list calls, which name no tool"');
+  });
+
+  it('link a row of neither tool nor method to exactly its calls; the Calls list names each call so', async () => {
+    // failed calls (the Calls page keeps those): find (tools/call), tools/list twice, and a foreign exporter's
+    // call span that names neither a tool nor a method
+    const store = new EmbeddedStore({
+      dataDir: tempDir(),
+      retentionMs: 86_400_000,
+      maxCalls: 100,
+      maxAttempts: 100,
+    });
+    stores.push(store);
+    const agent = createCapture();
+    const resilience = createResilience({ recorder: agent.recorder, maxAttempts: 1 });
+    const run = (attributes: Record<string, string>) =>
+      resilience
+        .execute(
+          async () => {
+            throw new Error('search is down');
+          },
+          { endpoint: 'search', attributes: { 'mcp.resilience.server': 'search', ...attributes } },
+        )
+        .catch(() => undefined);
+    await run({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'find' });
+    await run({ 'mcp.method.name': 'tools/list' });
+    await run({ 'mcp.method.name': 'tools/list' });
+    const sink = createIngestSink(store);
+    sink.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
+    sink.traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));
+    const t = Date.now() - 1_000;
+    const s = (key: string, v: string) => ({ key, value: { stringValue: v } });
+    const foreign = {
+      resourceSpans: [
+        {
+          resource: { attributes: [s('service.name', 'foreign')] },
+          scopeSpans: [
+            {
+              scope: { name: 'foreign' },
+              spans: [
+                {
+                  traceId: 'ab'.repeat(16),
+                  spanId: 'cd'.repeat(8),
+                  name: 'mcp.resilience.call',
+                  kind: 1,
+                  startTimeUnixNano: nanos(t),
+                  endTimeUnixNano: nanos(t + 5),
+                  attributes: [
+                    s('mcp.resilience.server', 'search'),
+                    s('mcp.resilience.outcome', 'failure'),
+                    { key: 'mcp.resilience.attempts', value: { intValue: 1 } },
+                  ],
+                  status: { code: 2 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    sink.traces(decodeTraces(Buffer.from(JSON.stringify(foreign)), 'json'));
+    const source = new EmbeddedSource(store, { staleMs: 600_000 });
+    // the table's row of neither (the foreign histogram of the first test) links to the calls of neither
+    const html = renderToStaticMarkup(
+      createElement(LatencyTable, {
+        rows: [{ server: 'search', tool: '', method: '', calls: 1, p50: 0.2, p95: 0.2, p99: 0.2 }],
+        query: 'range=15m',
+      }),
+    );
+    const href = /href="([^"]+)"/.exec(html)![1]!.replaceAll('&amp;', '&');
+    const sp = Object.fromEntries(new URL(href, 'http://x').searchParams);
+    expect(sp).toMatchObject({ server: 'search', without: 'tool,method' });
+    const query = parseCallsQuery(sp, Date.now());
+    expect(query.filters).toMatchObject({ server: 'search', tool: '', method: '' });
+    const neither = await source.recentCalls(query, { limit: 10 });
+    expect(neither.map((c) => [c.service, c.tool, c.method])).toEqual([['foreign', '', '']]);
+    // the Calls list names every call as the latency table does: never the server alone
+    const all = await source.recentCalls(q(), { limit: 10 });
+    const list = renderToStaticMarkup(createElement(CallList, { calls: all }));
+    const texts = [
+      ...list.matchAll(/data-testid="call-target"[^>]*>(.*?)<\/span><span><span class="badge/g),
+    ].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+    expect(texts.sort()).toEqual([
+      'search / (no tool)',
+      'search / find',
+      'search / tools/list (no tool)',
+      'search / tools/list (no tool)',
+    ]);
   });
 });

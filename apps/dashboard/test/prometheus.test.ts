@@ -528,8 +528,9 @@ describe('PrometheusSource', () => {
   it('plans a chart over the range cut to where data can be (from=0 is not 56 years of points)', async () => {
     const asked: Array<{ start: number; end: number; step: number }> = [];
     const api = scriptedApi({
-      range: (_expr, start, end, step) => {
-        asked.push({ start, end, step });
+      range: (expr, start, end, step) => {
+        // (the chart's queries; not the probe of the instances' exports, over the newest 10 minutes)
+        if (!expr.startsWith('sum by (job, instance)')) asked.push({ start, end, step });
         return [];
       },
     });

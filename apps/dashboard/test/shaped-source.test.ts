@@ -286,6 +286,59 @@ describe('ShapedSource', () => {
     expect(drawn).toBeGreaterThan(800);
   });
 
+  it('widens the step to the longest steady export interval: complete buckets read the steady rate', async () => {
+    // Issue #22: 30 s exports in 10 s buckets read 0, 0, then 3x. Agents at 120 calls/min each, at phases.
+    const PER_MS = 120 / MIN;
+    const fleets = [
+      { every: [30_000], step: 30_000 },
+      { every: [60_000], step: 60_000 },
+      { every: [30_000, 30_000, 30_000], step: 30_000 },
+      { every: [10_000, 30_000, 60_000], step: 60_000 },
+    ];
+    for (const fleet of fleets) {
+      const agents = fleet.every.map((every, i) => ({ every, phase: 3_000 + i * 7_000 }));
+      for (let now = NOW; now < NOW + 2 * MIN; now += 3_100) {
+        const times = agents.map((a) =>
+          Array.from(
+            { length: Math.floor((now - NOW + 60 * MIN - a.phase) / a.every) + 1 },
+            (_, k) => NOW - 60 * MIN + a.phase + k * a.every,
+          ),
+        );
+        const events = agents.flatMap((a, i) => times[i]!.map((t) => calls(t, PER_MS * a.every)));
+        const p: Primitives = {
+          ...memory(events),
+          now: () => now,
+          plan: (q, maxPoints, dataStepMs) => planBuckets(q.from, q.to, 10_000, maxPoints, dataStepMs),
+          instanceExports: async () =>
+            agents.map((a, i) => ({
+              service: 'agent',
+              exportAt: times[i]!.at(-1)!,
+              exportMs: a.every,
+              steady: true,
+            })),
+        };
+        const s = await new ShapedSource(p).callSeries({ from: now - 15 * MIN, to: now, filters: {} });
+        const where = `every ${fleet.every.join('/')} ms, now +${now - NOW} ms`;
+        expect(s.step, where).toBe(fleet.step);
+        expect(s.exportMs, where).toBe(Math.max(...fleet.every));
+        const complete = s.points.filter((x) => x.t < s.partialFrom!);
+        expect(complete.length, where).toBeGreaterThanOrEqual(13);
+        for (const x of complete) {
+          expect(Math.abs((x.success / s.step) * MIN - 120 * agents.length), where).toBeLessThan(1e-9);
+        }
+      }
+    }
+    // an interval seen once (two flushes) is no cadence: the range sets the step
+    const once: Primitives = {
+      ...memory([]),
+      plan: (q, maxPoints, dataStepMs) => planBuckets(q.from, q.to, 10_000, maxPoints, dataStepMs),
+      instanceExports: async () => [{ service: 'agent', exportAt: NOW - 1_000, exportMs: 30_000 }],
+    };
+    const s = await new ShapedSource(once).callSeries({ from: NOW - 15 * MIN, to: NOW, filters: {} });
+    expect(s.step).toBe(10_000);
+    expect(s.exportMs).toBeUndefined();
+  });
+
   it('builds the class and the type tables from the same rows', async () => {
     const err = (type: string, cls: string, n: number): Event => ({
       metric: 'errors',

@@ -305,7 +305,15 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const { store } = openStore(dir);
     expect(store.db.prepare('SELECT * FROM instances').all()).toEqual([
       // no metrics export known yet (schema 6): a partial bucket's rate falls back to the newest data
-      { service: 'agent', instance: 'a', first_seen: 1000, last_seen: 7000, export_at: 0, export_ms: 0 },
+      {
+        service: 'agent',
+        instance: 'a',
+        first_seen: 1000,
+        last_seen: 7000,
+        export_at: 0,
+        export_ms: 0,
+        export_steady: 0,
+      },
     ]);
     expect(
       (store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string })
@@ -434,5 +442,49 @@ describe('EmbeddedStore + EmbeddedSource', () => {
       }
     }
     expect(drawn).toBeGreaterThan(500);
+  });
+
+  it('widens the 15m chart to the export interval: every complete bucket reads the steady rate', async () => {
+    // Issue #22: with 30 s exports, 10 s buckets read 0, 0, then 3x. One agent per service, 120 calls/min,
+    // exporting its cumulative count every 10, 30 or 60 s; one more flushed twice only (one gap: no cadence).
+    const START = 1_800_000_000_000;
+    let now = START;
+    const { store, source } = openStore(tempDir(), () => now);
+    const agents = [10_000, 30_000, 60_000].map((every, i) => ({
+      service: `every-${every / 1000}s`,
+      every,
+      at: START + 1_000 + i * 4_000,
+    }));
+    const count = (at: number, timeMs: number) => Math.round(((timeMs - at) * 120) / 60_000);
+    for (let t = START + 2_000; t < START + 12 * 60_000; t += 1_000) {
+      for (const a of agents) {
+        if ((t - a.at) % a.every !== 0) continue;
+        now = t + 200;
+        ingestCalls(store, [{ timeMs: t, startMs: a.at, asInt: count(a.at, t) }], { service: a.service });
+      }
+    }
+    for (const t of [START + 60_000, START + 5 * 60_000 + 30_000]) {
+      ingestCalls(store, [{ timeMs: t, startMs: START, asInt: count(START, t) }], { service: 'twice' });
+    }
+    now = START + 12 * 60_000 + 500;
+    for (const a of agents) {
+      const s = await source.callSeries({
+        from: now - 15 * 60_000,
+        to: now,
+        filters: { service: a.service },
+      });
+      expect(s.step, a.service).toBe(a.every);
+      expect(s.exportMs, a.service).toBe(a.every === 10_000 ? undefined : a.every);
+      const complete = s.points.filter((p) => p.t >= a.at + a.every && p.t < s.partialFrom!);
+      expect(complete.length, a.service).toBeGreaterThanOrEqual((9 * 60_000) / a.every);
+      for (const p of complete) expect((p.success / s.step) * 60_000, `${a.service} at ${p.t}`).toBe(120);
+    }
+    const twice = await source.callSeries({
+      from: now - 15 * 60_000,
+      to: now,
+      filters: { service: 'twice' },
+    });
+    expect(twice.step).toBe(10_000);
+    expect(twice.exportMs).toBeUndefined();
   });
 });

@@ -56,6 +56,12 @@ function CallsShown(props: {
   );
 }
 
+/** The `without=` chip's value: what the calls carry none of ("tool and method"). */
+function withoutLabel(query: CallsQuery): string | undefined {
+  const none = (['tool', 'method'] as const).filter((d) => query.filters[d] === '');
+  return none.length === 0 ? undefined : none.join(' and ');
+}
+
 /** The filters a link set beyond the page's own (its bucket, method, outcome, class, type): each a removable chip. */
 function filterChips(sp: PageSearchParams, query: CallsQuery) {
   const window = Boolean(sp.from && sp.to);
@@ -63,7 +69,8 @@ function filterChips(sp: PageSearchParams, query: CallsQuery) {
     [
       ['from', 'since', window ? <LocalTime key="from" t={query.from} format="datetime" /> : undefined],
       ['to', 'until', window ? <LocalTime key="to" t={query.to} format="datetime" /> : undefined],
-      ['method', 'method', query.filters.method],
+      ['method', 'method', query.filters.method || undefined],
+      ['without', 'without', withoutLabel(query)],
       ['outcome', 'outcome', query.outcome],
       ['class', 'class', query.errorClass],
       ['type', 'type', query.errorType],

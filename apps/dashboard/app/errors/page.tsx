@@ -9,6 +9,7 @@ import {
   fetchErrorSeries,
 } from '@/lib/data/fetchers';
 import { type PageSearchParams, parsePageQuery } from '@/lib/data/query-params';
+import BucketNote from '@/ui/charts/bucket-note';
 import DataSince from '@/ui/charts/data-since';
 import BreakdownTable from '@/ui/errors/breakdown-table';
 import ErrorClassChart from '@/ui/errors/error-class-chart';
@@ -47,6 +48,7 @@ export default async function ErrorsPage(props: { searchParams: Promise<PageSear
           <Link href={`/errors?${other}`}>by {by === 'class' ? 'type' : 'class'}</Link>
         </h2>
         <DataSince start={start} from={query.from} step={series.step} />
+        <BucketNote step={series.step} exportMs={series.exportMs} />
         <ErrorClassChart
           series={series}
           spanMs={query.to - query.from}

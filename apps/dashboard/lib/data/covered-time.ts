@@ -3,6 +3,8 @@ export interface InstanceExport {
   readonly service: string;
   readonly exportAt: number;
   readonly exportMs: number;
+  /** Its interval was the same at least twice in a row: a cadence, not one gap (`dataInterval`). */
+  readonly steady?: boolean;
 }
 
 /** How many exports of `e` are dated in [from, to), taking it to export every `exportMs`, the newest at `exportAt`. */

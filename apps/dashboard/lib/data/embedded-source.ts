@@ -249,8 +249,8 @@ export class EmbeddedPrimitives implements Primitives {
     return [...merged.values()];
   }
 
-  plan(q: TimeQuery, maxPoints: number): BucketPlan {
-    const p = planSeries(q.from, q.to, this.now(), this.store.tiers, maxPoints);
+  plan(q: TimeQuery, maxPoints: number, dataStepMs = 0): BucketPlan {
+    const p = planSeries(q.from, q.to, this.now(), this.store.tiers, maxPoints, dataStepMs);
     return { step: p.step, origin: p.origin, count: p.count };
   }
 
@@ -602,13 +602,14 @@ export class EmbeddedPrimitives implements Primitives {
 
   async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
     const service = q.filters.service;
-    return this.all<InstanceExport>(
-      `SELECT service, export_at AS exportAt, export_ms AS exportMs FROM instances
+    const rows = this.all<Omit<InstanceExport, 'steady'> & { steady: number }>(
+      `SELECT service, export_at AS exportAt, export_ms AS exportMs, export_steady > 0 AS steady FROM instances
        WHERE export_ms > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
       q.from,
       q.to,
       ...(service === undefined ? [] : [service]),
     );
+    return rows.map((r) => ({ ...r, steady: r.steady === 1 }));
   }
 
   async instances(q: TimeQuery): Promise<AgentInstance[]> {

@@ -129,8 +129,11 @@ export interface Primitives {
   now(): number;
   /** How long after a bucket ends its data may still arrive (export interval / scrape interval). */
   readonly freshnessMs: number;
-  /** The buckets of a chart over `q`: at most about `maxPoints`, never finer than what the backend stores. */
-  plan(q: TimeQuery, maxPoints: number): BucketPlan;
+  /**
+   * The buckets of a chart over `q`: at most about `maxPoints`, never finer than what the backend stores, nor
+   * than `dataStepMs` (the data's own resolution: `dataStep` of its export interval).
+   */
+  plan(q: TimeQuery, maxPoints: number, dataStepMs?: number): BucketPlan;
   /** A metric's increase over [from, to), grouped by `by`; rows with nothing are left out. */
   totals(metric: MetricName, q: TimeQuery, by: readonly Dim[]): Promise<CountRow[]>;
   /** The same per bucket of `plan`. */

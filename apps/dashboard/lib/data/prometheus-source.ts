@@ -26,6 +26,8 @@ import {
   PROM_MCP_RESILIENCE_SHADOW_DISAGREEMENTS_TOTAL,
 } from '@mcp-resilience/middleware/semconv';
 import { asState, type InstanceBreakerState } from './breakers';
+import type { InstanceExport } from './covered-time';
+import { exportsFromSamples } from './exports-from-samples';
 import type {
   BucketPlan,
   BucketRow,
@@ -84,6 +86,12 @@ const MAX_TRANSITION_STEPS = 1000;
 const MAX_INSTANCE_STEPS = 1000;
 const MAX_TIMELINE_STEPS = 1000;
 const SINCE_CACHE_MS = 60_000;
+/** How far back an instance's exports are sampled to find its interval (the newest part of the window). */
+const EXPORT_PROBE_MS = 600_000;
+/** Probes kept at most (one per filter and window). */
+const MAX_EXPORT_PROBES = 64;
+/** A probe is reused this long: by the charts of one render, not past a scrape their counts would hold. */
+const EXPORT_PROBE_REUSE_MS = 1_000;
 const MAX_SINCE_CACHE = 100_000;
 
 /** The Prometheus label of each dimension. */
@@ -140,6 +148,8 @@ export class PrometheusPrimitives implements Primitives {
   private readonly resolutionMs: number;
   /** Per state series (all its labels): since when it has been 1, and when that was computed. */
   private readonly sinceCache = new Map<string, { since: number; at: number }>();
+  /** Export probes by service filter and window (`instanceExports`), each answered once per scrape. */
+  private readonly probes = new Map<string, { at: number; series: Promise<RangeSeries[]> }>();
 
   constructor(private readonly options: PrometheusSourceOptions) {
     this.now = options.now ?? Date.now;
@@ -168,10 +178,10 @@ export class PrometheusPrimitives implements Primitives {
    * Buckets of 10 s at the finest (as the embedded store's finest tier), never finer than the scrape, over the
    * range cut to where data can be (`clampRange`): `from=0` plans the lookback, not 56 years of days.
    */
-  plan(q: TimeQuery, maxPoints: number): BucketPlan {
+  plan(q: TimeQuery, maxPoints: number, dataStepMs = 0): BucketPlan {
     const res = Math.max(SERIES_MIN_STEP_MS, alignUp(this.resolutionMs, SERIES_MIN_STEP_MS));
     const { from, to } = this.clampRange(q.from, q.to);
-    return planBuckets(from, to, res, maxPoints);
+    return planBuckets(from, to, res, maxPoints, dataStepMs);
   }
 
   /** A range cut to [now - maxLookbackMs, now + the largest skew); a range wholly outside keeps one point. */
@@ -285,6 +295,34 @@ export class PrometheusPrimitives implements Primitives {
       add(counts, 'count');
     } else add(await range(COUNTER[metric]), 'value');
     return [...out.values()];
+  }
+
+  /**
+   * Each instance's exports, as Prometheus sampled them: its calls counter sampled on the scrape grid over the
+   * newest 10 minutes of the window (up to the next grid point after now: the filling bucket's count holds a
+   * scrape just taken), its interval the spacing its changes keep (`exportsFromSamples`). The charts of one
+   * render share one range query.
+   */
+  async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
+    const res = this.resolutionMs;
+    const now = Math.min(q.to, this.now());
+    const end = alignUp(now, res);
+    const start = Math.max(alignDown(q.from, res), end - EXPORT_PROBE_MS);
+    if (!(end > start)) return [];
+    const service = q.filters.service;
+    const key = `${service ?? ''}\u0001${start}\u0001${end}`;
+    let probe = this.probes.get(key);
+    if (!probe || this.now() - probe.at > EXPORT_PROBE_REUSE_MS) {
+      if (this.probes.size >= MAX_EXPORT_PROBES) this.probes.clear();
+      const expr = promql.exportProbe(COUNTER.calls, service);
+      probe = { at: this.now(), series: this.options.api.queryRange(expr, start, end, res) };
+      probe.series.catch(() => this.probes.delete(key));
+      this.probes.set(key, probe);
+    }
+    return (await probe.series).flatMap((s) => {
+      const e = exportsFromSamples(s.points, res, now);
+      return e ? [{ service: label(s, promql.LABEL_JOB), ...e }] : [];
+    });
   }
 
   /** `histogram_quantile` over the window's bucket increases, and the observation count per group. */

@@ -260,5 +260,13 @@ export function instancesLatestSample(service: string | undefined): string {
   return `max by (${LABEL_JOB}, ${LABEL_INSTANCE}) (timestamp(${calls}) or timestamp(${states}))`;
 }
 
+/**
+ * The sum of each (job, instance)'s calls counter, as a range query samples it: its changes are the instance's
+ * exports (`exports-from-samples.ts`).
+ */
+export function exportProbe(callsCounter: string, service: string | undefined): string {
+  return `sum by (${LABEL_JOB}, ${LABEL_INSTANCE}) (${selector(callsCounter, { service })})`;
+}
+
 /** Series selectors for the label-values API (filter drop-downs). */
 export const dimensionMatchers = (): string[] => [...presenceSelectors(undefined)];

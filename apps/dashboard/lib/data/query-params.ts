@@ -147,12 +147,22 @@ export function parsePageQuery(
   };
 }
 
-/** The Calls page's query: the page query plus what a chart point links to (`outcome`, `class`, `type`). */
+/** What `?without=` can name: the calls that carry no tool, or no method (a latency row of neither). */
+const WITHOUT = ['tool', 'method'] as const;
+
+/**
+ * The Calls page's query: the page query plus what a chart point links to (`outcome`, `class`, `type`), and
+ * `without=tool,method` for calls that name no tool and no method (a filter of '': none given).
+ */
 export function parseCallsQuery(sp: PageSearchParams, now: number): CallsQuery {
   const { query } = parsePageQuery(sp, now);
   const only = first(sp.only);
+  const without = new Set(first(sp.without)?.split(','));
+  const filters = { ...query.filters };
+  for (const d of WITHOUT) if (without.has(d) && filters[d] === undefined) filters[d] = '';
   return {
     ...query,
+    filters,
     only: only === 'failed' || only === 'retried' ? only : undefined,
     outcome: first(sp.outcome),
     errorClass: first(sp.class),

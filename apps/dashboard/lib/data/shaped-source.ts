@@ -15,10 +15,12 @@ import {
   pageOfBreakers,
 } from './breakers';
 import { coveredMs, type InstanceExport } from './covered-time';
+import { dataInterval } from './data-interval';
 import { experimentData } from './experiment-data';
 import type { ExperimentData } from './experiments-types';
 import { MAX_TRANSITIONS, type MetricsSource, roundSeconds } from './metrics-source';
 import type { BucketPlan, BucketRow, CountRow, Dim, Primitives } from './primitives';
+import { dataStep } from './time-buckets';
 import type {
   AgentInstance,
   BreakdownBy,
@@ -213,11 +215,31 @@ export class ShapedSource implements MetricsSource {
     return first;
   }
 
-  private series<P>(q: TimeQuery, plan: BucketPlan, points: P[], edge: DataEdge = {}): Series<P> {
+  /**
+   * A chart's plan: never finer than the data's own resolution (`dataInterval`: the longest steady export
+   * interval in the window), so no bucket reads 0 and the next several exports' worth; with that interval
+   * when it widened the step (the chart says why its buckets are that wide).
+   */
+  private chartPlan(q: TimeQuery, edge: DataEdge): { plan: BucketPlan; exportMs?: number } {
+    const base = this.plan(q);
+    const exportMs = dataInterval(edge.exports);
+    if (exportMs === undefined) return { plan: base };
+    const wide = this.p.plan(q, MAX_POINTS, dataStep(exportMs));
+    return wide.step === base.step ? { plan: base } : { plan: wide, exportMs };
+  }
+
+  private series<P>(
+    q: TimeQuery,
+    plan: BucketPlan,
+    points: P[],
+    edge: DataEdge = {},
+    exportMs?: number,
+  ): Series<P> {
     const partialFrom = this.partialFrom(q, plan);
+    const widened = exportMs === undefined ? {} : { exportMs };
     return partialFrom === undefined
-      ? { step: plan.step, points }
-      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, edge) };
+      ? { step: plan.step, points, ...widened }
+      : { step: plan.step, points, partialFrom, end: this.dataEnd(q, plan, edge), ...widened };
   }
 
   /** What the backend knows of where the data ends: its newest data, its instances' exports. */
@@ -412,22 +434,20 @@ export class ShapedSource implements MetricsSource {
   }
 
   async efficiencySeries(q: TimeQuery): Promise<Series<RatioPoint>> {
-    const plan = this.plan(q);
-    return this.series(
-      q,
-      plan,
-      ShapedSource.ratioPoints(plan, await this.p.buckets('retries', q, plan, ['outcome'])),
-    );
+    const { plan, exportMs } = this.chartPlan(q, await this.edge(q));
+    const rows = await this.p.buckets('retries', q, plan, ['outcome']);
+    return this.series(q, plan, ShapedSource.ratioPoints(plan, rows), {}, exportMs);
   }
 
   async callSeries(q: TimeQuery): Promise<Series<CallsPoint>> {
-    const plan = this.plan(q);
-    const [rows, edge] = await Promise.all([this.p.buckets('calls', q, plan, ['outcome']), this.edge(q)]);
-    return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge);
+    const edge = await this.edge(q);
+    const { plan, exportMs } = this.chartPlan(q, edge);
+    const rows = await this.p.buckets('calls', q, plan, ['outcome']);
+    return this.series(q, plan, ShapedSource.callPoints(plan, rows), edge, exportMs);
   }
 
   async errorSeries(q: TimeQuery, by: 'class' | 'type'): Promise<Series<KeyedPoint>> {
-    const plan = this.plan(q);
+    const { plan, exportMs } = this.chartPlan(q, await this.edge(q));
     const dim: Dim = by === 'class' ? 'errorClass' : 'errorType';
     const rows = await this.p.buckets('errors', q, plan, [dim]);
     const points: KeyedPoint[] = Array.from({ length: plan.count }, (_, k) => ({
@@ -443,7 +463,7 @@ export class ShapedSource implements MetricsSource {
       const key = classKey(r.labels[dim]);
       p.values[key] = (p.values[key] ?? 0) + r.value;
     }
-    return this.series(q, plan, points);
+    return this.series(q, plan, points, {}, exportMs);
   }
 
   async errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]> {
@@ -518,14 +538,14 @@ export class ShapedSource implements MetricsSource {
     }
     const dims: Dim[] = by === 'instance' ? ['service', 'instance'] : [by];
     const keyOf = (r: CountRow) => dims.map((d) => r.labels[d] ?? '').join('/');
-    const plan = this.plan(q);
-    const [calls, retries, callRows, retryRows, durations, edge] = await Promise.all([
+    const edge = await this.edge(q);
+    const { plan, exportMs } = this.chartPlan(q, edge);
+    const [calls, retries, callRows, retryRows, durations] = await Promise.all([
       this.p.totals('calls', q, [...dims, 'outcome']),
       this.p.totals('retries', q, [...dims, 'outcome']),
       this.p.buckets('calls', q, plan, [...dims, 'outcome']),
       this.p.buckets('retries', q, plan, [...dims, 'outcome']),
       this.p.totals('callDuration', q, [...dims, 'outcome']),
-      this.edge(q),
     ]);
     // a group of services covers the time of its services' exports
     const edgeOf = (key: string): DataEdge =>
@@ -544,8 +564,14 @@ export class ShapedSource implements MetricsSource {
         const rejected = sum(calls, (r) => mine(r) && r.labels.outcome === REJECTED);
         return {
           key,
-          efficiency: this.series(q, plan, ShapedSource.ratioPoints(plan, retryRows.filter(mine))),
-          calls: this.series(q, plan, ShapedSource.callPoints(plan, mineCalls), edgeOf(key)),
+          efficiency: this.series(
+            q,
+            plan,
+            ShapedSource.ratioPoints(plan, retryRows.filter(mine)),
+            {},
+            exportMs,
+          ),
+          calls: this.series(q, plan, ShapedSource.callPoints(plan, mineCalls), edgeOf(key), exportMs),
           retries: {
             total: retriesTotal,
             successful: sum(retries, (r) => mine(r) && r.labels.outcome === SUCCESS),

@@ -201,6 +201,11 @@ export interface Series<P> {
    * over their part before `end`.
    */
   readonly end?: number;
+  /**
+   * Set when the step was widened to the data's own resolution: the export interval it holds (`dataStep`),
+   * for the chart's note ("30 s buckets: the data is exported every 30 s").
+   */
+  readonly exportMs?: number;
 }
 
 export interface RatioPoint {

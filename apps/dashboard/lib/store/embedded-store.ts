@@ -192,7 +192,7 @@ export class EmbeddedStore {
       ),
       instanceSeen: db.prepare(
         `INSERT INTO instances (service, instance, first_seen, last_seen, export_at, export_ms) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at)`,
+         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at), export_steady = iif(excluded.export_at > export_at, iif(abs(excluded.export_ms - export_ms) <= max(1000, export_ms / 10), export_steady + 1, 0), export_steady)`,
       ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, variant,

@@ -150,4 +150,9 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE instances ADD COLUMN export_at INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE instances ADD COLUMN export_ms INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- How many exports in a row kept an instance's interval (within 10% or 1 s): a steady cadence is the data's
+  -- resolution, and charts use no finer bucket (\`data-interval.ts\`); one gap between two flushes is not one.
+  ALTER TABLE instances ADD COLUMN export_steady INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -99,13 +99,17 @@ export interface SeriesPlan {
   readonly count: number;
 }
 
-/** Down-sampling on the server: at most about `maxPoints` points, read from the coarsest tier that can. */
+/**
+ * Down-sampling on the server: at most about `maxPoints` points, read from the coarsest tier that can; a step
+ * of at least `dataStepMs` (the data's own resolution, `dataStep`).
+ */
 export function planSeries(
   fromMs: number,
   toMs: number,
   now: number,
   tiers: readonly Tier[],
   maxPoints = 200,
+  dataStepMs = 0,
 ): SeriesPlan {
   const clamped = clampRange(fromMs, toMs, now, tiers);
   // A range wholly outside the data keeps one empty point, never a huge count.
@@ -113,7 +117,10 @@ export function planSeries(
   const to = clamped.to > clamped.from ? clamped.to : from + 1;
   const span = Math.max(1, to - from);
   // Beyond the largest nice step (long retentions), whole days: the count stays within maxPoints.
-  let step = NICE_STEPS.find((s) => s * maxPoints >= span) ?? alignUp(Math.ceil(span / maxPoints), DAY);
+  let step = Math.max(
+    dataStepMs,
+    NICE_STEPS.find((s) => s * maxPoints >= span) ?? alignUp(Math.ceil(span / maxPoints), DAY),
+  );
   let tier = [...tiers].reverse().find((t) => t.res <= step && step % t.res === 0 && available(t, from, now));
   if (!tier) {
     tier = tiers.find((t) => available(t, from, now)) ?? tiers[tiers.length - 1]!;

@@ -1,6 +1,7 @@
 import type { CallRow } from '@/lib/data/types';
 import { fmtMs } from '@/lib/format';
 import LocalTime from '../local-time';
+import { latencyLabel } from '../overview/latency-label';
 import Waterfall from './waterfall';
 
 /** Each call opens to its attempt waterfall. */
@@ -20,7 +21,7 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
       >
         <span>time</span>
         <span>service</span>
-        <span>server / tool</span>
+        <span>server / tool (or method)</span>
         <span>outcome</span>
         <span>attempts</span>
         <span>error</span>
@@ -28,38 +29,48 @@ export default function CallList({ calls }: { calls: CallRow[] }) {
         <span>wasted</span>
       </div>
       {calls.map((c) => (
-        <details key={c.spanId} id={`call-${c.spanId}`} className="call" data-testid="call-row">
-          <summary>
-            <span>
-              <LocalTime t={c.startMs} />
-            </span>
-            <span data-testid="call-service" title={c.service}>
-              {c.service}
-            </span>
-            <span
-              title={`${c.server}${c.tool ? ` / ${c.tool}` : ''}${c.variant ? ` · variant ${c.variant}` : ''}`}
-            >
-              {c.variant ? (
-                <span className="badge" data-testid="call-variant" title="variant" style={{ marginRight: 6 }}>
-                  {c.variant}
-                </span>
-              ) : null}
-              {c.server}
-              {c.tool ? <span className="muted"> / {c.tool}</span> : null}
-            </span>
-            <span>
-              <span className={`badge ${c.outcome}`}>{c.outcome}</span>
-            </span>
-            <span>{c.attempts}</span>
-            <span>
-              {c.errorType ? `${c.errorType} (${c.errorClass})` : <span className="muted">recovered</span>}
-            </span>
-            <span>{fmtMs(c.durationMs)}</span>
-            <span>{c.wastedRetries > 0 ? `${c.wastedRetries} · ${fmtMs(c.wastedTimeMs)}` : '–'}</span>
-          </summary>
-          <Waterfall call={c} />
-        </details>
+        <CallItem key={c.spanId} call={c} />
       ))}
     </div>
+  );
+}
+
+/** One call: its row (the tool, else the method, as the latency table names it), open to its waterfall. */
+function CallItem({ call: c }: { call: CallRow }) {
+  const target = latencyLabel(c);
+  return (
+    <details id={`call-${c.spanId}`} className="call" data-testid="call-row">
+      <summary>
+        <span>
+          <LocalTime t={c.startMs} />
+        </span>
+        <span data-testid="call-service" title={c.service}>
+          {c.service}
+        </span>
+        <span
+          data-testid="call-target"
+          data-label-kind={target.kind}
+          title={`${target.title}${c.variant ? ` · variant ${c.variant}` : ''}`}
+        >
+          {c.variant ? (
+            <span className="badge" data-testid="call-variant" title="variant" style={{ marginRight: 6 }}>
+              {c.variant}
+            </span>
+          ) : null}
+          {c.server}
+          <span className="muted"> / {target.text}</span>
+        </span>
+        <span>
+          <span className={`badge ${c.outcome}`}>{c.outcome}</span>
+        </span>
+        <span>{c.attempts}</span>
+        <span>
+          {c.errorType ? `${c.errorType} (${c.errorClass})` : <span className="muted">recovered</span>}
+        </span>
+        <span>{fmtMs(c.durationMs)}</span>
+        <span>{c.wastedRetries > 0 ? `${c.wastedRetries} · ${fmtMs(c.wastedTimeMs)}` : '–'}</span>
+      </summary>
+      <Waterfall call={c} />
+    </details>
   );
 }

@@ -1,6 +1,7 @@
 import { compareChartsStart } from '@/lib/data/compare-charts-start';
 import { fetchAnnotations, fetchCompare } from '@/lib/data/fetchers';
 import type { CompareBy, TimeQuery } from '@/lib/data/types';
+import BucketNote from '../charts/bucket-note';
 import DataSince from '../charts/data-since';
 import CompareChart from './compare-chart';
 import CompareTable from './compare-table';
@@ -27,6 +28,7 @@ export default async function ComparePanel({ query, by }: { query: TimeQuery; by
     <section data-testid="compare-panel" style={{ marginBottom: 14 }}>
       <div className="grid two" style={{ marginBottom: 14 }}>
         <DataSince start={start} from={query.from} step={step} testId="compare-data-since" />
+        <BucketNote step={step} exportMs={groups[0]!.calls.exportMs} testId="compare-bucket-note" />
         {CHARTS.map(({ metric, title }) => (
           <section className="panel" key={metric}>
             <h2>

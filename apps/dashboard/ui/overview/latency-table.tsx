@@ -24,9 +24,11 @@ export default function LatencyTable({ rows, query }: { rows: LatencyStat[]; que
         {rows.slice(0, 20).map((r) => {
           const p = new URLSearchParams(query);
           p.set('server', r.server);
-          // a row without a tool holds its method's calls (tools/list, ...): the link asks for exactly those
+          // a row without a tool holds its method's calls (tools/list, ...), one of neither the calls that
+          // name neither: the link asks for exactly those
           if (r.tool) p.set('tool', r.tool);
           else if (r.method) p.set('method', r.method);
+          else p.set('without', 'tool,method');
           const label = latencyLabel(r);
           return (
             <tr

@@ -10,6 +10,7 @@ import {
 } from '@/lib/data/fetchers';
 import type { TimeQuery } from '@/lib/data/types';
 import { fmtNumber, fmtShare } from '@/lib/format';
+import BucketNote from '../charts/bucket-note';
 import DataSince from '../charts/data-since';
 import MarksHelp from '../charts/marks-help';
 import ErrorClassChart from '../errors/error-class-chart';
@@ -18,6 +19,13 @@ import EfficiencyChart from './efficiency-chart';
 import LatencyTable from './latency-table';
 
 const CLASSES = ['retryable', 'non_retryable', 'conditional'] as const;
+
+/** A link to the Calls page with the page's query and `extra` parameters. */
+const callsLinkOf = (qs: string) => (extra: Record<string, string>) => {
+  const p = new URLSearchParams(qs);
+  for (const [k, v] of Object.entries(extra)) p.set(k, v);
+  return `/calls?${p}`;
+};
 
 /**
  * The overview's charts (server-side down-sampled series, client-side Recharts, breaker transitions and alerts
@@ -40,15 +48,12 @@ export default async function OverviewCharts({ query, qs }: { query: TimeQuery; 
   }));
   const span = query.to - query.from;
   const start = chartsStart({ calls, efficiency, errors: classes }, annotations);
-  const callsLink = (extra: Record<string, string>) => {
-    const p = new URLSearchParams(qs);
-    for (const [k, v] of Object.entries(extra)) p.set(k, v);
-    return `/calls?${p}`;
-  };
+  const callsLink = callsLinkOf(qs);
   return (
     <div className="grid two">
       <MarksHelp />
       <DataSince start={start} from={query.from} step={calls.step} />
+      <BucketNote step={calls.step} exportMs={calls.exportMs} />
       <section className="panel">
         <h2>Retry efficiency over time (successful / all retries, target 0.8), with retry volume</h2>
         <EfficiencyChart series={efficiency} spanMs={span} annotations={annotations} start={start} />
