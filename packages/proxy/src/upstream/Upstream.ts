@@ -45,6 +45,11 @@ export interface UpstreamOptions {
   readonly modernCapabilities?: ClientCapabilities;
   /** How a stdio upstream that exits by itself is restarted (at once, with backoff); `false`: at the next request. */
   readonly respawn?: RespawnOptions | false;
+  /**
+   * Hosts attached before the connection, so that what the upstream asks right after it (`roots/list`) has a
+   * host to go to. Default: none (hosts {@link Upstream.attach} later).
+   */
+  readonly hosts?: readonly HostLink[];
 }
 
 /**
@@ -151,6 +156,7 @@ export class Upstream {
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
+    for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch, era, handover);
     const connection = () => upstream.progress.hook(factory());
