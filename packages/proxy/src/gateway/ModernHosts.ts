@@ -76,7 +76,12 @@ export class ModernHosts {
   async handle(name: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const { maxRequests } = this.options;
     if (this.inFlight >= maxRequests) {
-      return reply(res, 503, -32000, `Service Unavailable: ${maxRequests} requests are in flight (the limit)`);
+      return reply(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: ${maxRequests} requests are in flight (the limit)`,
+      );
     }
     this.inFlight++;
     try {

@@ -177,7 +177,9 @@ describe('InputRounds', () => {
       b?.link.request(ELICIT, { signal, relatedRequestId: callB.id() }) as Promise<unknown>,
     );
     expect(refused?.code).toBe(-32603);
-    expect(refused?.message).toContain('1 input rounds are pending on this gateway (the limit, maxInputRounds)');
+    expect(refused?.message).toContain(
+      '1 input rounds are pending on this gateway (the limit, maxInputRounds)',
+    );
     expect(limit.held).toBe(1);
     callA.finish({ content: [] });
     await waitUntil(() => limit.held === 0);

@@ -31,6 +31,13 @@ export interface InputRoundsSharing {
   readonly callsAreHosts?: boolean;
 }
 
+/**
+ * The negative cache's caller of the calls of sessionless hosts (the gateway's, on 2026-07-28), which share one
+ * memory: a new one (`#n`) after each call during which the upstream asked the host anything, since that call's
+ * failure depends on what that host declared and answered, and must not answer another host's call.
+ */
+const sharedCaller = (memory: number) => `2026-07-28-hosts#${memory}`;
+
 /** What one turn of a call gives the host: the upstream's result, or a round of requests to answer. */
 export type Turn =
   | { readonly kind: 'result'; readonly result: Record<string, unknown> }
@@ -87,6 +94,8 @@ export class InputRounds {
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private held: Held | undefined;
+  /** The shared memory of the calls as hosts: see {@link sharedCaller}. */
+  private memory = 0;
 
   constructor(
     options: InputRoundsOptions = {},
@@ -119,7 +128,7 @@ export class InputRounds {
     send: (signal: AbortSignal, id: string, link: HostLink) => Promise<Record<string, unknown>>,
   ): Promise<Turn> {
     const capabilities = typeof declared === 'object' && declared !== null ? (declared as never) : {};
-    const call = new PendingCall(capabilities, this.sharing.callsAreHosts ? { ...this.link } : this.link);
+    const call = new PendingCall(capabilities, this.linkOfCall());
     this.calls.set(call.id, call);
     const answered = this.carryHeld(call);
     const forward = () => {
@@ -127,10 +136,21 @@ export class InputRounds {
       return send(call.controller.signal, call.id, call.link);
     };
     // The held request's answer leaves first (a turn of the event loop), then the call.
-    const sent = answered ? answered.then(() => new Promise((ok) => setImmediate(ok))).then(forward) : forward();
+    const sent = answered
+      ? answered.then(() => new Promise((ok) => setImmediate(ok))).then(forward)
+      : forward();
     call.outcome = sent.then((result) => ({ kind: 'result', result }) as const);
     call.outcome.finally(() => this.forget(call)).catch(() => {});
     return this.turn(call, hostSignal);
+  }
+
+  /** The link a new call's upstream requests take: its own when calls are hosts (with the shared memory). */
+  private linkOfCall(): HostLink {
+    if (!this.sharing.callsAreHosts) return this.link;
+    const forget = () => {
+      this.memory += 1;
+    };
+    return { ...this.link, caller: sharedCaller(this.memory), refusedDuringCall: forget };
   }
 
   /** Whether `state` is a `requestState` this host was given for a call still pending. */
@@ -199,6 +219,8 @@ export class InputRounds {
     const related = options.relatedRequestId;
     const call = typeof related === 'string' ? this.calls.get(related) : undefined;
     if (related === undefined && this.holds(request.method)) return this.hold(request, options.signal);
+    // Whatever becomes of it, the call's outcome now depends on this host: a new shared memory.
+    if (call !== undefined) this.memory += 1;
     const refused = refusalOf(request.method, call) ?? (call && this.slotRefusal(call));
     if (refused !== undefined || call === undefined) return Promise.reject(refused);
     return new Promise((resolve, reject) => {

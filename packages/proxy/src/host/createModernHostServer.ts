@@ -108,14 +108,7 @@ async function crossRounds(
   }
   const declared = mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY];
   const turn = await rounds.start(declared, mcpReq.signal, (signal, id, link) =>
-    forwardRequest(
-      upstream,
-      link,
-      request,
-      { ...extra, signal, requestId: id } as never,
-      options,
-      'pass',
-    ),
+    forwardRequest(upstream, link, request, { ...extra, signal, requestId: id } as never, options, 'pass'),
   );
   return turn.result;
 }

@@ -280,8 +280,12 @@ export class Upstream {
   }
 
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
-    const route = routeToHost(request.method, [...this.inFlight.values()], this.hosts, this.name);
-    if (route.kind === 'refused') return Promise.reject(route.error);
+    const inFlight = [...this.inFlight.values()];
+    const route = routeToHost(request.method, inFlight, this.hosts, this.name);
+    if (route.kind === 'refused') {
+      for (const { host } of inFlight) host.refusedDuringCall?.();
+      return Promise.reject(route.error);
+    }
     return route.host.request(stripJsonRpc(request), {
       signal,
       ...(route.relatedRequestId === undefined ? {} : { relatedRequestId: route.relatedRequestId }),
