@@ -39,8 +39,9 @@ export interface UpstreamOptions {
   /**
    * The client capabilities announced instead when the upstream speaks 2026-07-28, where they only decide which
    * `input_required` rounds the proxy takes on (each is sent to the host whose call is in flight, as a
-   * server-to-client request of 2025-11-25 is). Default: `capabilities`. The gateway's shared upstreams announce none on 2025-11-25 (a server could act on
-   * them at once: `roots/list` with no host to answer) but every input method on 2026-07-28.
+   * server-to-client request of 2025-11-25 is). Default: `capabilities`. The gateway's shared upstreams announce
+   * `elicitation` and `sampling` on 2025-11-25 (not `roots`, which a server asks at once, with no host's call to
+   * answer) but every input method on 2026-07-28.
    */
   readonly modernCapabilities?: ClientCapabilities;
   /** How a stdio upstream that exits by itself is restarted (at once, with backoff); `false`: at the next request. */
