@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -6,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/startGateway.js';
 import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
-import { chaosStdio, everything } from './test-support/commands.js';
+import { chaosStdio, everything, proxyCommand } from './test-support/commands.js';
 import { expectInvalidOnce } from './test-support/hostExpectations.js';
 import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
@@ -33,6 +37,33 @@ async function gatewayOf(
 ): Promise<Gateway> {
   const config = parseGatewayConfig({ mcpServers: servers }, 'rounds-test.json');
   return startGateway({ config, port: 0, token: TOKEN, ...options });
+}
+
+/** `mcp-resilience gateway` as a process (the CLI's flags), on a free port; closed after the test. */
+async function gatewayProcess(servers: Record<string, object>, flags: string[]): Promise<Gateway> {
+  const file = join(mkdtempSync(join(tmpdir(), 'proxy-gw-rounds-')), 'servers.json');
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  const { command, args } = proxyCommand(['gateway', '--config', file, '--port', '0', ...flags]);
+  const child = spawn(command, args, { env: { ...process.env, MCP_RESILIENCE_TOKEN: TOKEN }, stdio: 'pipe' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const gateway: Gateway = {
+    url: await new Promise<string>((resolve, reject) => {
+      let said = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        const url = /listening on (\S+)/.exec(said)?.[1];
+        if (url) resolve(url);
+      });
+      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}): ${said}`)));
+    }),
+    sessions: () => 0,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  closing.push(gateway);
+  return gateway;
 }
 
 async function modernHost(
@@ -252,11 +283,10 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
 describe('gateway: the bounds of the rounds', () => {
   it('a round not repeated within --input-round-timeout-ms is refused upstream, the call cancelled, the state unknown', async () => {
     const stdio = askingStdio();
-    const gateway = await gatewayOf(
-      { asking: { command: stdio.command, args: stdio.args } },
-      { inputRoundTimeoutMs: 300 },
-    );
-    closing.push(gateway);
+    const gateway = await gatewayProcess({ asking: { command: stdio.command, args: stdio.args } }, [
+      '--input-round-timeout-ms',
+      '300',
+    ]);
     const host = await manualHost(gateway, 'asking');
     const round = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
     await waitFor('the upstream call cancelled', () =>
