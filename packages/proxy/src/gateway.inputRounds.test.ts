@@ -251,11 +251,17 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     const refused = (await other.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(asked).toEqual([]);
+    // That refusal is no other host's answer: a third host's identical call goes upstream (refused again, as two
+    // calls are still in flight), not answered from memory.
+    const { host: third } = await answering(gateway, 'asking');
+    expect(((await third.callTool({ name: 'confirm', arguments: {} })) as CallToolResult).isError).toBe(true);
     const done = (await repeat(waiting, 'confirm_or_wait', round, ACCEPT)) as CallToolResult;
     expect(text(done)).toContain('answer:');
     const events = stdio.events().slice(before);
     expect(events.map((e) => `${e.tool} ${e.event}`)).toEqual([
       'confirm_or_wait called',
+      'confirm called',
+      'confirm refused',
       'confirm called',
       'confirm refused',
       'confirm_or_wait answered',
