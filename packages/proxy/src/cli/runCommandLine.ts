@@ -44,6 +44,7 @@ export async function runCommandLine(argv: readonly string[], env: NodeJS.Proces
       allowedHosts: line.allowedHosts,
       resilience,
       ...(line.flags.requestTimeoutMs ? { requestTimeoutMs: line.flags.requestTimeoutMs } : {}),
+      ...(line.flags.inputRoundTimeoutMs ? { inputRoundTimeoutMs: line.flags.inputRoundTimeoutMs } : {}),
     });
     process.stderr.write(`mcp-resilience gateway: listening on ${gateway.url}\n`);
     await new Promise<void>((resolve) => onSignal(resolve));

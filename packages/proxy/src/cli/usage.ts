@@ -13,7 +13,7 @@ Options (every mode):
   --server-name <name>          mcp.resilience.server in telemetry and the breaker key (default: the upstream's name)
   --service-name <name>         OpenTelemetry service.name (default: OTEL_SERVICE_NAME, else mcp-resilience)
   --request-timeout-ms <n>      one attempt's time limit, reset by progress (default 60000)
-  --input-round-timeout-ms <n>  wrap/connect: how long an input_required round waits for a 2026-07-28 host (default 60000)
+  --input-round-timeout-ms <n>  how long an input_required round waits for a 2026-07-28 host's repeat (default 60000)
   --max-attempts <n>  --timeout-ms <n>  --attempt-timeout-ms <n>  --backoff-base-ms <n>  --backoff-max-ms <n>
   --retry-after-max-ms <n>  --breaker-consecutive-failures <n>  --breaker-break-ms <n>  --breaker-max-break-ms <n>
   --negative-cache-ttl-ms <n>  --breaker-wait true|false

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createHostServer } from '../host/createHostServer.js';
 import type { ForwardOptions } from '../host/forwardRequest.js';
+import type { InputRoundsOptions } from '../host/InputRounds.js';
 import { type AccessPolicy, checkRequest } from './checkRequest.js';
 import { cancelOnClose, reply } from './httpReplies.js';
 import { isModernRequest, ModernHosts } from './ModernHosts.js';
@@ -22,6 +23,8 @@ export interface SessionLimits {
   readonly maxBatch: number;
   readonly maxSessions: number;
   readonly maxPendingRequests: number;
+  /** At most this many calls of 2026-07-28 hosts with `input_required` rounds pending (over all servers). */
+  readonly maxInputRounds: number;
 }
 
 /**
@@ -36,9 +39,13 @@ export class GatewaySessions {
     private readonly pool: UpstreamPool,
     private readonly policy: AccessPolicy,
     private readonly limits: SessionLimits,
-    private readonly forward: ForwardOptions,
+    private readonly forward: ForwardOptions & InputRoundsOptions,
   ) {
-    this.modern = new ModernHosts(pool, limits.maxSessions, forward);
+    this.modern = new ModernHosts(pool, {
+      ...forward,
+      maxRequests: limits.maxSessions,
+      maxInputRounds: limits.maxInputRounds,
+    });
   }
 
   get size(): number {

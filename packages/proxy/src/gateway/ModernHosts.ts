@@ -5,6 +5,8 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { createModernHostServer } from '../host/createModernHostServer.js';
 import type { ForwardOptions } from '../host/forwardRequest.js';
+import { InputRounds, type InputRoundsOptions } from '../host/InputRounds.js';
+import { RoundLimit } from '../host/RoundLimit.js';
 import type { Upstream } from '../upstream/Upstream.js';
 import { MODERN_REVISION } from '../upstream/upstreamClient.js';
 import { reply } from './httpReplies.js';
@@ -36,30 +38,49 @@ const toSubscriptions =
     }
   };
 
+/** Options of {@link ModernHosts}. */
+export interface ModernHostsOptions extends ForwardOptions, InputRoundsOptions {
+  /** At most this many requests in flight over all servers (503 beyond). */
+  readonly maxRequests: number;
+  /** At most this many calls with `input_required` rounds pending, over all servers. */
+  readonly maxInputRounds: number;
+}
+
 /**
  * The gateway's hosts on protocol revision 2026-07-28: no sessions, each request on its own, answered by the SDK
  * v2 `createMcpHandler` of the server (one per server of the config, built on first use) with a forwarding
- * `Server` per request. At most `maxRequests` such requests in flight over all servers (503 beyond).
+ * `Server` per request. At most `maxRequests` such requests in flight over all servers (503 beyond). A 2025-era
+ * upstream's server-to-client requests during a call become `input_required` rounds ({@link InputRounds}, one
+ * per server; each call a host of its own), at most `maxInputRounds` pending over all servers.
  */
 export class ModernHosts {
   private readonly handlers = new Map<string, McpHttpHandler>();
+  private readonly rounds = new Map<string, InputRounds>();
   private readonly unwatch: (() => void)[] = [];
+  private readonly limit: RoundLimit;
   private inFlight = 0;
 
   constructor(
     private readonly pool: UpstreamPool,
-    private readonly maxRequests: number,
-    private readonly forward: ForwardOptions,
-  ) {}
+    private readonly options: ModernHostsOptions,
+  ) {
+    this.limit = new RoundLimit(options.maxInputRounds);
+  }
+
+  /** The calls with rounds pending, over all servers. */
+  get pendingRounds(): number {
+    return this.limit.held;
+  }
 
   /** Answers one request for server `name` (`body`: the JSON the gateway already read, within its bounds). */
   async handle(name: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (this.inFlight >= this.maxRequests) {
+    const { maxRequests } = this.options;
+    if (this.inFlight >= maxRequests) {
       return reply(
         res,
         503,
         -32000,
-        `Service Unavailable: ${this.maxRequests} requests are in flight (the limit)`,
+        `Service Unavailable: ${maxRequests} requests are in flight (the limit)`,
       );
     }
     this.inFlight++;
@@ -81,6 +102,8 @@ export class ModernHosts {
 
   async close(): Promise<void> {
     for (const stop of this.unwatch.splice(0)) stop();
+    for (const rounds of this.rounds.values()) rounds.close();
+    this.rounds.clear();
     await Promise.allSettled([...this.handlers.values()].map((handler) => handler.close()));
     this.handlers.clear();
   }
@@ -88,7 +111,11 @@ export class ModernHosts {
   private handlerOf(name: string, upstream: Upstream): McpHttpHandler {
     let handler = this.handlers.get(name);
     if (!handler) {
-      handler = createMcpHandler(() => createModernHostServer(upstream, this.forward), { legacy: 'reject' });
+      const rounds = new InputRounds(this.options, { limit: this.limit, callsAreHosts: true });
+      this.rounds.set(name, rounds);
+      handler = createMcpHandler(() => createModernHostServer(upstream, this.options, rounds), {
+        legacy: 'reject',
+      });
       this.handlers.set(name, handler);
       this.unwatch.push(upstream.watch(toSubscriptions(handler)));
     }

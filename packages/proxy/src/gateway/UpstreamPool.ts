@@ -10,6 +10,15 @@ import type { GatewayConfig, GatewayServer } from './GatewayConfig.js';
 const INPUT_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} } as const;
 
 /**
+ * What a shared 2025-era upstream is told: the requests a server sends during a call, each then routed to the
+ * host whose call it is (a 2025-11-25 session, or a 2026-07-28 host as an `input_required` round), refused when
+ * that host did not declare it. Not `roots`: a server asks it right after connecting (`server-filesystem`,
+ * `server-everything`), when no host's call is there to answer, and the roots of a shared upstream are no one
+ * host's.
+ */
+const CALL_CAPABILITIES = { elicitation: {}, sampling: {} } as const;
+
+/**
  * The gateway's upstreams, one shared connection per server of the config, opened on demand (and at start):
  * a server is opened after its fallbacks, which it then routes to. A failed open is retried by the next session.
  */
@@ -66,7 +75,12 @@ export class UpstreamPool {
       ...(fallbacks.length > 0 ? { fallbacks } : {}),
     };
     try {
-      return await Upstream.open({ spec: server.spec, resilience, modernCapabilities: INPUT_CAPABILITIES });
+      return await Upstream.open({
+        spec: server.spec,
+        resilience,
+        capabilities: CALL_CAPABILITIES,
+        modernCapabilities: INPUT_CAPABILITIES,
+      });
     } catch (error) {
       if (error instanceof TypeError) {
         throw new TypeError(

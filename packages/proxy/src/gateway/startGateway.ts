@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
 import type { ForwardOptions } from '../host/forwardRequest.js';
+import type { InputRoundsOptions } from '../host/InputRounds.js';
 import type { AccessPolicy } from './checkRequest.js';
 import type { GatewayConfig } from './GatewayConfig.js';
 import { GatewaySessions } from './GatewaySessions.js';
@@ -10,7 +11,7 @@ import { loadGatewayConfig } from './loadGatewayConfig.js';
 import { UpstreamPool } from './UpstreamPool.js';
 
 /** Options of {@link startGateway}. All optional but the config (`configFile` or `config`). */
-export interface GatewayOptions extends ForwardOptions {
+export interface GatewayOptions extends ForwardOptions, InputRoundsOptions {
   readonly configFile?: string;
   readonly config?: GatewayConfig;
   readonly host?: string;
@@ -27,6 +28,12 @@ export interface GatewayOptions extends ForwardOptions {
   readonly maxBatch?: number;
   readonly maxSessions?: number;
   readonly maxPendingRequests?: number;
+  /**
+   * At most this many calls of 2026-07-28 hosts whose `input_required` rounds (built from a 2025-era upstream's
+   * server-to-client requests) wait for the host's repeat, over all servers; beyond, the upstream's request is
+   * refused (`-32603`, naming this option).
+   */
+  readonly maxInputRounds?: number;
   /** A session without a request for this long is closed. */
   readonly sessionIdleMs?: number;
 }
@@ -38,6 +45,7 @@ export const gatewayDefaults = {
   maxBatch: 32,
   maxSessions: 1000,
   maxPendingRequests: 256,
+  maxInputRounds: 256,
   sessionIdleMs: 10 * 60_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

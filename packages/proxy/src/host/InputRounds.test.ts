@@ -1,6 +1,7 @@
 import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { describe, expect, it } from 'vitest';
 import { InputRounds } from './InputRounds.js';
+import { RoundLimit } from './RoundLimit.js';
 
 /**
  * The rounds of one host's calls, on a fake clock: the upstream's requests during a call become the call's
@@ -9,6 +10,7 @@ import { InputRounds } from './InputRounds.js';
 const ELICIT = { method: 'elicitation/create', params: { message: 'Proceed?' } };
 const SAMPLE = { method: 'sampling/createMessage', params: { maxTokens: 1 } };
 const CAPABLE = { elicitation: {}, sampling: {} };
+const ROOTS = { method: 'roots/list' };
 
 /** A call whose upstream side is driven by the test: `finish` settles it, `signal` is what it was sent with. */
 function upstreamCall() {
@@ -122,4 +124,95 @@ describe('InputRounds', () => {
       /inputRoundTimeoutMs must be a positive/,
     );
   });
+
+  it('holds a roots/list asked with no call in flight; the next call carries it, and goes upstream once answered', async () => {
+    const rounds = new InputRounds({ clock: createFakeClock() });
+    const asked = rounds.link.request(ROOTS, { signal: new AbortController().signal });
+    const call = upstreamCall();
+    const first = rounds.start({ roots: {} }, new AbortController().signal, call.send);
+    const round = (await first).result as Round;
+    expect(Object.values(round.inputRequests)).toEqual([ROOTS]);
+    // Not sent before the host answered: the upstream has the roots before the call.
+    expect(call.id()).toBe('');
+    const [key] = Object.keys(round.inputRequests);
+    const next = rounds.resume(
+      round.requestState,
+      { [key as string]: { roots: [{ uri: 'file:///h' }] } },
+      new AbortController().signal,
+    );
+    await expect(asked).resolves.toEqual({ roots: [{ uri: 'file:///h' }] });
+    await waitUntil(() => call.id() !== '');
+    call.finish({ content: [] });
+    await expect(next).resolves.toEqual({ kind: 'result', result: { content: [] } });
+  });
+
+  it('refuses a held roots/list when no call comes in time, a second one while one is held, and for a call without roots', async () => {
+    const clock = createFakeClock();
+    const rounds = new InputRounds({ clock, inputRoundTimeoutMs: 1000 });
+    const signal = new AbortController().signal;
+    const held = failure(rounds.link.request(ROOTS, { signal }));
+    const second = await failure(rounds.link.request(ROOTS, { signal }));
+    expect(second?.message).toContain('one is held already');
+    await clock.advance(1000);
+    expect((await held)?.message).toMatch(/no call of the host came within 1000 ms/);
+    const again = failure(rounds.link.request(ROOTS, { signal }));
+    const call = upstreamCall();
+    void rounds.start({ elicitation: {} }, new AbortController().signal, call.send);
+    expect((await again)?.message).toContain('"roots" capability, which the host did not declare');
+    // Sent at once: nothing to wait for.
+    expect(call.id()).not.toBe('');
+  });
+
+  it('bounds the calls with rounds pending across instances sharing a limit, naming it', async () => {
+    const limit = new RoundLimit(1);
+    const [a, b] = [1, 2].map(() => new InputRounds({ clock: createFakeClock() }, { limit }));
+    const [callA, callB] = [upstreamCall(), upstreamCall()];
+    const signal = new AbortController().signal;
+    void a?.start(CAPABLE, signal, callA.send);
+    void b?.start(CAPABLE, signal, callB.send);
+    void a?.link.request(ELICIT, { signal, relatedRequestId: callA.id() });
+    // The same call asks again within its slot.
+    void a?.link.request(SAMPLE, { signal, relatedRequestId: callA.id() });
+    const refused = await failure(
+      b?.link.request(ELICIT, { signal, relatedRequestId: callB.id() }) as Promise<unknown>,
+    );
+    expect(refused?.code).toBe(-32603);
+    expect(refused?.message).toContain(
+      '1 input rounds are pending on this gateway (the limit, maxInputRounds)',
+    );
+    expect(limit.held).toBe(1);
+    callA.finish({ content: [] });
+    await waitUntil(() => limit.held === 0);
+    void b?.link.request(ELICIT, { signal, relatedRequestId: callB.id() });
+    expect(limit.held).toBe(1);
+  });
+
+  it('gives each call a host of its own when calls are hosts (the gateway), else the one link', () => {
+    const clock = createFakeClock();
+    const links = (rounds: InputRounds) => {
+      const seen: unknown[] = [];
+      for (const _ of [1, 2]) {
+        void rounds.start({}, new AbortController().signal, (_s, _id, link) => {
+          seen.push(link);
+          return new Promise(() => {});
+        });
+      }
+      return seen;
+    };
+    const [x, y] = links(new InputRounds({ clock }, { callsAreHosts: true }));
+    expect(x).not.toBe(y);
+    const single = new InputRounds({ clock });
+    expect(links(single)).toEqual([single.link, single.link]);
+    expect(links(single)[0]).toBe(single.link);
+  });
+
+  it('names the option when the limit is not a positive integer', () => {
+    expect(() => new RoundLimit(0)).toThrow(/maxInputRounds must be a positive integer, got 0/);
+  });
 });
+
+/** Waits, a turn of the event loop at a time, until `done` holds (what the code under test does next). */
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, realClock } from '@mcp-resilience/middleware';
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
+import type { RoundLimit } from './RoundLimit.js';
 
 type Message = { method: string; params?: Record<string, unknown> };
 type Settle = { resolve(value: unknown): void; reject(error: unknown): void };
 type Asked = Settle & { readonly key: string; readonly request: Message };
+type Held = Settle & { readonly request: Message; readonly timer: AbortController };
 
 /** Options of {@link InputRounds}. */
 export interface InputRoundsOptions {
@@ -16,6 +18,25 @@ export interface InputRoundsOptions {
 }
 
 export const inputRoundsDefaults = { inputRoundTimeoutMs: 60_000 } as const;
+
+/** How one {@link InputRounds} shares the proxy: set by the gateway, not by a user. */
+export interface InputRoundsSharing {
+  /** The bound on calls with rounds pending, shared across the gateway's servers. Default: none. */
+  readonly limit?: RoundLimit;
+  /**
+   * Whether each call is a host of its own for the upstream's routing (the gateway's sessionless hosts): a
+   * server-to-client request while several calls are in flight on the upstream is refused, as it is between
+   * host sessions, instead of being given to one of them. Default: `false` (one host, `wrap` and `connect`).
+   */
+  readonly callsAreHosts?: boolean;
+}
+
+/**
+ * The negative cache's caller of the calls of sessionless hosts (the gateway's, on 2026-07-28), which share one
+ * memory: a new one (`#n`) after each call during which the upstream asked the host anything, since that call's
+ * failure depends on what that host declared and answered, and must not answer another host's call.
+ */
+const sharedCaller = (memory: number) => `2026-07-28-hosts#${memory}`;
 
 /** What one turn of a call gives the host: the upstream's result, or a round of requests to answer. */
 export type Turn =
@@ -38,9 +59,15 @@ class PendingCall {
   waiter: ((turn: Turn) => void) | undefined;
   timer: AbortController | undefined;
   outcome: Promise<Turn> | undefined;
+  /** Whether the call holds a slot of the {@link RoundLimit} (from its first request to the host to its end). */
+  slot = false;
   private keys = 0;
 
-  constructor(readonly capabilities: Record<string, unknown>) {}
+  constructor(
+    readonly capabilities: Record<string, unknown>,
+    /** The host the upstream's requests during this call are routed to. */
+    readonly link: HostLink,
+  ) {}
 
   nextKey(method: string): string {
     this.keys += 1;
@@ -56,14 +83,24 @@ class PendingCall {
  * (its `inputResponses` with that `requestState`) answers the upstream's requests and waits on the same call
  * again, whose result goes to the repeat. A round the host does not repeat within `inputRoundTimeoutMs` is
  * refused to the upstream and the upstream call cancelled; a `requestState` this host was not given is refused.
- * One instance per host connection: another host's `requestState` is unknown here.
+ * A `roots/list` while no call is in flight (a server asks it right after connecting) is held, one at a time,
+ * for the host's next call, whose first turn is then the round that carries it (the call goes upstream once
+ * the host answered it); no call within `inputRoundTimeoutMs`, and it is refused to the upstream.
+ * One instance per host connection (`wrap`, `connect`) or per server of a gateway: another's `requestState` is
+ * unknown here.
  */
 export class InputRounds {
   private readonly calls = new Map<string, PendingCall>();
   private readonly timeoutMs: number;
   private readonly clock: Clock;
+  private held: Held | undefined;
+  /** The shared memory of the calls as hosts: see {@link sharedCaller}. */
+  private memory = 0;
 
-  constructor(options: InputRoundsOptions = {}) {
+  constructor(
+    options: InputRoundsOptions = {},
+    private readonly sharing: InputRoundsSharing = {},
+  ) {
     const ms = options.inputRoundTimeoutMs ?? inputRoundsDefaults.inputRoundTimeoutMs;
     if (!Number.isFinite(ms) || ms <= 0) {
       throw new TypeError(`inputRoundTimeoutMs must be a positive number of milliseconds, got ${ms}`);
@@ -80,24 +117,40 @@ export class InputRounds {
   };
 
   /**
-   * A new call, of a host that declared `declared` (its envelope's client capabilities): `send(signal, id)`
-   * forwards it upstream (with `id` as its in-flight id, the one the upstream's requests are related to); the
-   * first turn is returned.
+   * A new call, of a host that declared `declared` (its envelope's client capabilities): `send(signal, id, link)`
+   * forwards it upstream (with `id` as its in-flight id, the one the upstream's requests are related to, and
+   * `link` as the host they are routed to); the first turn is returned. A held `roots/list` is its first round,
+   * and the call is sent once the host answered it.
    */
   start(
     declared: unknown,
     hostSignal: AbortSignal,
-    send: (signal: AbortSignal, id: string) => Promise<Record<string, unknown>>,
+    send: (signal: AbortSignal, id: string, link: HostLink) => Promise<Record<string, unknown>>,
   ): Promise<Turn> {
-    const call = new PendingCall(
-      typeof declared === 'object' && declared !== null ? (declared as never) : {},
-    );
+    const capabilities = typeof declared === 'object' && declared !== null ? (declared as never) : {};
+    const call = new PendingCall(capabilities, this.linkOfCall());
     this.calls.set(call.id, call);
-    call.outcome = send(call.controller.signal, call.id).then(
-      (result) => ({ kind: 'result', result }) as const,
-    );
+    const answered = this.carryHeld(call);
+    const forward = () => {
+      if (call.controller.signal.aborted) throw call.controller.signal.reason;
+      return send(call.controller.signal, call.id, call.link);
+    };
+    // The held request's answer leaves first (a turn of the event loop), then the call.
+    const sent = answered
+      ? answered.then(() => new Promise((ok) => setImmediate(ok))).then(forward)
+      : forward();
+    call.outcome = sent.then((result) => ({ kind: 'result', result }) as const);
     call.outcome.finally(() => this.forget(call)).catch(() => {});
     return this.turn(call, hostSignal);
+  }
+
+  /** The link a new call's upstream requests take: its own when calls are hosts (with the shared memory). */
+  private linkOfCall(): HostLink {
+    if (!this.sharing.callsAreHosts) return this.link;
+    const forget = () => {
+      this.memory += 1;
+    };
+    return { ...this.link, caller: sharedCaller(this.memory), refusedDuringCall: forget };
   }
 
   /** Whether `state` is a `requestState` this host was given for a call still pending. */
@@ -137,8 +190,9 @@ export class InputRounds {
     return this.turn(call, hostSignal);
   }
 
-  /** Refuses every pending round and cancels every call (the host went away). */
+  /** Refuses every pending round (and a held request) and cancels every call (the host went away). */
   close(): void {
+    this.dropHeld('the host closed the connection');
     for (const call of [...this.calls.values()]) this.expire(call, 'the host closed the connection');
   }
 
@@ -162,15 +216,98 @@ export class InputRounds {
     request: Message,
     options: { signal: AbortSignal; relatedRequestId?: string | number },
   ): Promise<unknown> {
-    const call =
-      typeof options.relatedRequestId === 'string' ? this.calls.get(options.relatedRequestId) : undefined;
-    const refused = refusalOf(request.method, call);
+    const related = options.relatedRequestId;
+    const call = typeof related === 'string' ? this.calls.get(related) : undefined;
+    if (related === undefined && this.holds(request.method)) return this.hold(request, options.signal);
+    // Whatever becomes of it, the call's outcome now depends on this host: a new shared memory.
+    if (call !== undefined) this.memory += 1;
+    const refused = refusalOf(request.method, call) ?? (call && this.slotRefusal(call));
     if (refused !== undefined || call === undefined) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
-      const asked: Asked = { key: call.nextKey(request.method), request, resolve, reject };
-      call.queue.push(asked);
+      this.enqueue(call, { key: call.nextKey(request.method), request, resolve, reject });
       options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
-      if (call.waiter) this.deliver(call);
+    });
+  }
+
+  private enqueue(call: PendingCall, asked: Asked): void {
+    call.queue.push(asked);
+    if (call.waiter) this.deliver(call);
+  }
+
+  /** The refusal when the call would need a slot of the shared limit and none is left (none: it may ask). */
+  private slotRefusal(call: PendingCall): ForwardedError | undefined {
+    const limit = this.sharing.limit;
+    if (call.slot || limit === undefined) return undefined;
+    if (limit.take()) {
+      call.slot = true;
+      return undefined;
+    }
+    return refusal(`${limit.max} input rounds are pending on this gateway (the limit, ${limit.option})`);
+  }
+
+  /** Whether a request related to no call is held for the next one: a `roots/list` while none is in flight. */
+  private holds(method: string): boolean {
+    return method === 'roots/list' && this.calls.size === 0 && !this.sharing.callsAreHosts;
+  }
+
+  /** Holds a `roots/list` for the host's next call (one at a time), refused if none comes in time. */
+  private hold(request: Message, upstreamSignal: AbortSignal): Promise<unknown> {
+    if (this.held !== undefined) {
+      return Promise.reject(
+        refusal(`"${request.method}" came while the host had no call in flight, and one is held already`),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const timer = new AbortController();
+      this.held = { request, resolve, reject, timer };
+      upstreamSignal.addEventListener('abort', () => this.dropHeld(upstreamSignal.reason), { once: true });
+      this.clock.sleep(this.timeoutMs, timer.signal, { unref: true }).then(
+        () => this.dropHeld(`no call of the host came within ${this.timeoutMs} ms to carry it`),
+        () => {},
+      );
+    });
+  }
+
+  /** Refuses the held request (`why`: a reason, or the upstream's own abort reason). */
+  private dropHeld(why: unknown): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    held.timer.abort();
+    held.reject(
+      typeof why === 'string'
+        ? refusal(`"${held.request.method}" came while the host had no call in flight: ${why}`)
+        : why,
+    );
+  }
+
+  /**
+   * Moves the held request into `call`'s first round; resolves once the host answered it (or it was refused).
+   * None held: `undefined`. A call whose host did not declare the capability gets it refused.
+   */
+  private carryHeld(call: PendingCall): Promise<void> | undefined {
+    const held = this.held;
+    if (held === undefined) return undefined;
+    this.held = undefined;
+    held.timer.abort();
+    const refused = refusalOf(held.request.method, call) ?? this.slotRefusal(call);
+    if (refused !== undefined) {
+      held.reject(refused);
+      return undefined;
+    }
+    return new Promise<void>((answered) => {
+      this.enqueue(call, {
+        key: call.nextKey(held.request.method),
+        request: held.request,
+        resolve: (value) => {
+          held.resolve(value);
+          answered();
+        },
+        reject: (error) => {
+          held.reject(error);
+          answered();
+        },
+      });
     });
   }
 
@@ -205,6 +342,8 @@ export class InputRounds {
   private forget(call: PendingCall): void {
     call.timer?.abort();
     this.calls.delete(call.id);
+    if (call.slot) this.sharing.limit?.give();
+    call.slot = false;
   }
 }
 

@@ -35,9 +35,10 @@ function withRound(request: Message, mcpReq: ModernContext['mcpReq']): Message {
 /**
  * What a host on 2026-07-28 can receive besides its responses: only the notifications related to its request
  * (progress), on that request's stream. The revision has no server-to-client requests (it embeds them in
- * `input_required` results, which only `wrap` and `connect` build from a 2025-era upstream's requests, with
- * {@link InputRounds}): without that, they are refused with a message that says so, and the upstream's other notifications (`list_changed`...) have no way to
- * such a host outside `subscriptions/listen`, which the proxy does not serve.
+ * `input_required` results, which the proxy builds from a 2025-era upstream's requests with {@link InputRounds}):
+ * without that (a 2026-07-28 upstream, whose own rounds cross), they are refused with a message that says so,
+ * and the upstream's other notifications (`list_changed`...) have no way to such a host outside
+ * `subscriptions/listen`.
  */
 const modernHostLink = (server: string): HostLink => ({
   request: (request) =>
@@ -58,8 +59,8 @@ const modernHostLink = (server: string): HostLink => ({
  * 2025-11-25 (the pipeline, progress mapped onto the request's stream, cancellation when the host closes it).
  * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
  * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it. With
- * `rounds` (`wrap` and `connect`: one per host connection), a 2025-era upstream's server-to-client requests
- * during a call become such rounds too, built by the proxy.
+ * `rounds` (one per host connection of `wrap` and `connect`, one per server of a gateway), a 2025-era
+ * upstream's server-to-client requests during a call become such rounds too, built by the proxy.
  */
 export function createModernHostServer(
   upstream: Upstream,
@@ -106,15 +107,8 @@ async function crossRounds(
     return (await rounds.resume(state, mcpReq.inputResponses, mcpReq.signal)).result;
   }
   const declared = mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY];
-  const turn = await rounds.start(declared, mcpReq.signal, (signal, id) =>
-    forwardRequest(
-      upstream,
-      rounds.link,
-      request,
-      { ...extra, signal, requestId: id } as never,
-      options,
-      'pass',
-    ),
+  const turn = await rounds.start(declared, mcpReq.signal, (signal, id, link) =>
+    forwardRequest(upstream, link, request, { ...extra, signal, requestId: id } as never, options, 'pass'),
   );
   return turn.result;
 }

@@ -7,13 +7,13 @@ import { Upstream, type UpstreamOptions } from '../upstream/Upstream.js';
 import { createHostServer } from './createHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import { HeldTransport } from './HeldTransport.js';
-import type { InputRoundsOptions } from './InputRounds.js';
+import { InputRounds, type InputRoundsOptions } from './InputRounds.js';
 import { isModernOpening } from './isModernOpening.js';
 import { upstreamRefusal } from './upstreamRefusal.js';
 
 /** Options of {@link runStdioProxy}. All optional but `upstream`. */
 export interface StdioProxyOptions extends ForwardOptions, InputRoundsOptions {
-  readonly upstream: Omit<UpstreamOptions, 'capabilities' | 'clientInfo'>;
+  readonly upstream: Omit<UpstreamOptions, 'capabilities' | 'clientInfo' | 'hosts'>;
   /** The host's side. Default: the process's stdin and stdout. */
   readonly stdin?: Readable;
   readonly stdout?: Writable;
@@ -66,15 +66,22 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<StdioPr
     return { closed, close };
   }
   const modern = isModernOpening(first);
+  // A 2026-07-28 host's rounds are attached before the upstream connects: a roots/list it asks at once is held.
+  const rounds = modern ? new InputRounds(options) : undefined;
   try {
-    upstream = await Upstream.open({ ...options.upstream, ...hostIdentity(first, modern) });
+    upstream = await Upstream.open({
+      ...options.upstream,
+      ...hostIdentity(first, modern),
+      ...(rounds ? { hosts: [rounds.link] } : {}),
+    });
   } catch (error) {
+    rounds?.close();
     await refuse(host, first, options.upstream, error);
     await close();
     throw error;
   }
-  served = modern
-    ? (await import('./serveModernStdio.js')).serveModernStdio(host, upstream, options)
+  served = rounds
+    ? (await import('./serveModernStdio.js')).serveModernStdio(host, upstream, options, rounds)
     : await serveLegacy(host, upstream, options, close);
   return { closed, close };
 }

@@ -4,7 +4,7 @@ import type { Upstream } from '../upstream/Upstream.js';
 import { createModernHostServer } from './createModernHostServer.js';
 import type { ForwardOptions } from './forwardRequest.js';
 import type { HeldTransport } from './HeldTransport.js';
-import { InputRounds, type InputRoundsOptions } from './InputRounds.js';
+import type { InputRounds } from './InputRounds.js';
 
 /** The upstream's notifications a 2026-07-28 host can receive outside a request: on `subscriptions/listen`. */
 const CHANGES = new Set([
@@ -22,15 +22,16 @@ type StdioEntryTransport = NonNullable<NonNullable<Parameters<typeof serveStdio>
  * as the gateway's hosts of that revision ({@link createModernHostServer}): `server/discover` answered with the
  * upstream's identity, capabilities and instructions, every other request through the pipeline, progress on the
  * request, the host's `notifications/cancelled` passed on. The upstream's change notifications go to the host's
- * `subscriptions/listen` streams that asked for them (the entry routes them).
+ * `subscriptions/listen` streams that asked for them (the entry routes them). A 2025-era upstream's
+ * server-to-client requests become `input_required` rounds of the host's calls (`rounds`, closed with it).
  */
 export function serveModernStdio(
   host: HeldTransport,
   upstream: Upstream,
-  options: ForwardOptions & InputRoundsOptions,
+  options: ForwardOptions,
+  rounds: InputRounds,
 ): { close(): Promise<void> } {
   let server: Server | undefined;
-  const rounds = new InputRounds(options);
   const unwatch = upstream.watch((notification) => {
     if (server && CHANGES.has(notification.method)) {
       server.notification(notification as never).catch(() => {});

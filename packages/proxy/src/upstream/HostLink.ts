@@ -15,4 +15,9 @@ export interface HostLink {
   notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
   /** Whether the host declared the capability a server-to-client method needs. */
   accepts(method: string): boolean;
+  /**
+   * Told when the upstream sent a server-to-client request during this host's calls that was refused before it
+   * reached the host (several hosts had calls in flight): the call's outcome then depends on that refusal.
+   */
+  refusedDuringCall?(): void;
 }

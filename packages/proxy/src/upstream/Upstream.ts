@@ -39,12 +39,18 @@ export interface UpstreamOptions {
   /**
    * The client capabilities announced instead when the upstream speaks 2026-07-28, where they only decide which
    * `input_required` rounds the proxy takes on (each is sent to the host whose call is in flight, as a
-   * server-to-client request of 2025-11-25 is). Default: `capabilities`. The gateway's shared upstreams announce none on 2025-11-25 (a server could act on
-   * them at once: `roots/list` with no host to answer) but every input method on 2026-07-28.
+   * server-to-client request of 2025-11-25 is). Default: `capabilities`. The gateway's shared upstreams announce
+   * `elicitation` and `sampling` on 2025-11-25 (not `roots`, which a server asks at once, with no host's call to
+   * answer) but every input method on 2026-07-28.
    */
   readonly modernCapabilities?: ClientCapabilities;
   /** How a stdio upstream that exits by itself is restarted (at once, with backoff); `false`: at the next request. */
   readonly respawn?: RespawnOptions | false;
+  /**
+   * Hosts attached before the connection, so that what the upstream asks right after it (`roots/list`) has a
+   * host to go to. Default: none (hosts {@link Upstream.attach} later).
+   */
+  readonly hosts?: readonly HostLink[];
 }
 
 /**
@@ -151,6 +157,7 @@ export class Upstream {
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
+    for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch, era, handover);
     const connection = () => upstream.progress.hook(factory());
@@ -274,8 +281,12 @@ export class Upstream {
   }
 
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
-    const route = routeToHost(request.method, [...this.inFlight.values()], this.hosts, this.name);
-    if (route.kind === 'refused') return Promise.reject(route.error);
+    const inFlight = [...this.inFlight.values()];
+    const route = routeToHost(request.method, inFlight, this.hosts, this.name);
+    if (route.kind === 'refused') {
+      for (const { host } of inFlight) host.refusedDuringCall?.();
+      return Promise.reject(route.error);
+    }
     return route.host.request(stripJsonRpc(request), {
       signal,
       ...(route.relatedRequestId === undefined ? {} : { relatedRequestId: route.relatedRequestId }),

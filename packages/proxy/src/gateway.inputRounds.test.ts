@@ -1,0 +1,328 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
+import { type Gateway, type GatewayOptions, startGateway } from './gateway/startGateway.js';
+import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
+import { chaosStdio, everything, proxyCommand } from './test-support/commands.js';
+import { expectInvalidOnce } from './test-support/hostExpectations.js';
+import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
+import { waitFor } from './test-support/waitFor.js';
+
+/**
+ * The gateway between real SDK v2 hosts pinned to 2026-07-28 (over Streamable HTTP, no session) and real SDK v1
+ * upstreams (stdio and Streamable HTTP) and `server-everything`, whose tools ask the client during the call: the
+ * upstream's server-to-client requests reach the host whose call it is as `input_required` results, and the
+ * host's repeat (a new HTTP request) answers them and waits on the same upstream call.
+ */
+const TOKEN = 'gateway-rounds-token-0123';
+const auth = { headers: { Authorization: `Bearer ${TOKEN}` } };
+const closing: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.allSettled(closing.splice(0).map((c) => c.close()));
+});
+
+type Capabilities = NonNullable<ClientOptions['capabilities']>;
+type Round = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+
+async function gatewayOf(
+  servers: Record<string, object>,
+  options: Partial<GatewayOptions> = {},
+): Promise<Gateway> {
+  const config = parseGatewayConfig({ mcpServers: servers }, 'rounds-test.json');
+  return startGateway({ config, port: 0, token: TOKEN, ...options });
+}
+
+/** `mcp-resilience gateway` as a process (the CLI's flags), on a free port; closed after the test. */
+async function gatewayProcess(servers: Record<string, object>, flags: string[]): Promise<Gateway> {
+  const file = join(mkdtempSync(join(tmpdir(), 'proxy-gw-rounds-')), 'servers.json');
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  const { command, args } = proxyCommand(['gateway', '--config', file, '--port', '0', ...flags]);
+  const child = spawn(command, args, { env: { ...process.env, MCP_RESILIENCE_TOKEN: TOKEN }, stdio: 'pipe' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const gateway: Gateway = {
+    url: await new Promise<string>((resolve, reject) => {
+      let said = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+        const url = /listening on (\S+)/.exec(said)?.[1];
+        if (url) resolve(url);
+      });
+      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}): ${said}`)));
+    }),
+    sessions: () => 0,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  closing.push(gateway);
+  return gateway;
+}
+
+async function modernHost(
+  gateway: Gateway,
+  server: string,
+  capabilities: Capabilities = {},
+  extra: Partial<ClientOptions> = {},
+): Promise<Client> {
+  const host = new Client(
+    { name: 'test-host-v2', version: '1.0.0' },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } }, ...extra },
+  );
+  await host.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/${server}/mcp`), { requestInit: auth }),
+  );
+  closing.push(host);
+  return host;
+}
+
+/** A host that answers every elicitation with `content` (the SDK answers the round and repeats by itself). */
+async function answering(gateway: Gateway, server: string, content: Record<string, boolean> = { ok: true }) {
+  const host = await modernHost(gateway, server, { elicitation: {} });
+  const asked: unknown[] = [];
+  host.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params);
+    return { action: 'accept', content };
+  });
+  return { host, asked };
+}
+
+/** A host in the SDK v2's manual mode: an `input_required` result is handed back, not fulfilled. */
+const manualHost = (gateway: Gateway, server: string) =>
+  modernHost(gateway, server, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
+const manual = (host: Client, params: Record<string, unknown>) =>
+  host.request(
+    { method: 'tools/call', params } as never,
+    { allowInputRequired: true } as never,
+  ) as Promise<unknown>;
+const repeat = (host: Client, tool: string, round: Round, response: unknown) =>
+  manual(host, {
+    name: tool,
+    arguments: {},
+    inputResponses: { [Object.keys(round.inputRequests)[0] as string]: response },
+    requestState: round.requestState,
+  });
+
+const of = (events: AskEvent[], tool: string) => events.filter((e) => e.tool === tool).map((e) => e.event);
+const text = (result: CallToolResult) => JSON.stringify(result.content);
+const ACCEPT = { action: 'accept', content: { ok: true } };
+
+describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', () => {
+  const stdio = askingStdio();
+  let http: Awaited<ReturnType<typeof startAskingHttpServer>>;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    http = await startAskingHttpServer();
+    gateway = await gatewayOf({
+      asking: { command: stdio.command, args: stdio.args },
+      http: { url: http.url },
+      everything: everything(),
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await http?.close();
+  });
+
+  it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
+    const { host, asked } = await answering(gateway, 'asking');
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain('answer: {\\"action\\":\\"accept\\",\\"content\\":{\\"ok\\":true}}');
+    expect(asked).toEqual([expect.objectContaining({ message: 'Proceed?' })]);
+    // One upstream call, answered: the repeat did not start another.
+    expect(of(stdio.events(), 'confirm')).toEqual(['called', 'answered']);
+  });
+
+  it('sampling/createMessage crosses the same way', async () => {
+    const host = await modernHost(gateway, 'asking', { sampling: {} });
+    host.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'hello' },
+      model: 'test-model',
+    }));
+    const result = (await host.callTool({ name: 'ask_model', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain('hello');
+    expect(of(stdio.events(), 'ask_model')).toEqual(['called', 'answered']);
+  });
+
+  it('a Streamable HTTP upstream on 2025-11-25 asks the same way', async () => {
+    const { host } = await answering(gateway, 'http');
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(http.answers).toEqual([ACCEPT]);
+    expect(http.calls()).toBe(1);
+  });
+
+  it("server-everything's sampling and elicitation tools answer through the host's rounds", async () => {
+    const host = await modernHost(gateway, 'everything', { sampling: {}, elicitation: {} });
+    host.setRequestHandler('sampling/createMessage', async () => ({
+      model: 'test-model',
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled!' },
+    }));
+    host.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    const sample = (await host.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'say hi', maxTokens: 10 },
+    })) as CallToolResult;
+    expect(text(sample)).toContain('sampled!');
+    const elicit = (await host.callTool({
+      name: 'trigger-elicitation-request',
+      arguments: {},
+    })) as CallToolResult;
+    expect(text(elicit)).toContain('Ada');
+  });
+
+  it("the round carries a random requestState; a repeat of a completed, unknown or other server's state gets -32602, nothing sent", async () => {
+    const host = await manualHost(gateway, 'asking');
+    const before = stdio.events().length;
+    const round = (await manual(host, { name: 'confirm', arguments: {} })) as Round;
+    expect(round.resultType).toBe('input_required');
+    expect(round.requestState).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    // Another server's path does not know it.
+    const other = await manualHost(gateway, 'http');
+    await expect(repeat(other, 'confirm', round, ACCEPT)).rejects.toThrow(/unknown requestState/);
+    const done = (await repeat(host, 'confirm', round, ACCEPT)) as CallToolResult;
+    expect(text(done)).toContain('answer:');
+    await expect(repeat(host, 'confirm', round, ACCEPT)).rejects.toThrow(/unknown requestState/);
+    await expect(manual(host, { name: 'confirm', arguments: {}, requestState: 'not-given' })).rejects.toThrow(
+      /unknown requestState/,
+    );
+    expect(
+      stdio
+        .events()
+        .slice(before)
+        .map((e) => e.event),
+    ).toEqual(['called', 'answered']);
+    expect(http.calls()).toBe(1);
+  });
+
+  it('a host that did not declare the capability gets the request refused to the upstream', async () => {
+    const host = await modernHost(gateway, 'asking', { sampling: {} });
+    const before = stdio.events().length;
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const events = stdio.events().slice(before);
+    expect(events.map((e) => e.event)).toEqual(['called', 'refused']);
+    expect(events[1]?.detail).toMatch(/"elicitation" capability, which the host did not declare/);
+    // That refusal is no other host's: an identical call of a host with the capability gets its round.
+    const { host: able, asked } = await answering(gateway, 'asking');
+    const done = (await able.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(text(done)).toContain('answer:');
+    expect(asked).toHaveLength(1);
+    expect(
+      stdio
+        .events()
+        .slice(before)
+        .map((e) => e.event),
+    ).toEqual(['called', 'refused', 'called', 'answered']);
+  });
+
+  it("a failure of a call that asked no one still answers the 2026-07-28 hosts' repeats (their shared memory)", async () => {
+    const chaos = chaosStdio({ faults: [{ kind: 'invalid_params', tool: 'search', mode: 'error' }] });
+    const shared = await gatewayOf({ chaos: { command: chaos.command, args: chaos.args } });
+    closing.push(shared);
+    const host = await modernHost(shared, 'chaos', { elicitation: {} });
+    await expectInvalidOnce(
+      (params) => host.callTool(params),
+      () => chaos.entries().filter((e) => e.tool === 'search').length,
+    );
+  });
+
+  it('with calls of two hosts in flight on the upstream, the request is refused, naming why; one call gets it', async () => {
+    const waiting = await manualHost(gateway, 'asking');
+    const before = stdio.events().length;
+    const round = (await manual(waiting, { name: 'confirm_or_wait', arguments: {} })) as Round;
+    const { host: other, asked } = await answering(gateway, 'asking');
+    const refused = (await other.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(asked).toEqual([]);
+    // That refusal is no other host's answer: a third host's identical call goes upstream (refused again, as two
+    // calls are still in flight), not answered from memory.
+    const { host: third } = await answering(gateway, 'asking');
+    expect(((await third.callTool({ name: 'confirm', arguments: {} })) as CallToolResult).isError).toBe(true);
+    const done = (await repeat(waiting, 'confirm_or_wait', round, ACCEPT)) as CallToolResult;
+    expect(text(done)).toContain('answer:');
+    const events = stdio.events().slice(before);
+    expect(events.map((e) => `${e.tool} ${e.event}`)).toEqual([
+      'confirm_or_wait called',
+      'confirm called',
+      'confirm refused',
+      'confirm called',
+      'confirm refused',
+      'confirm_or_wait answered',
+    ]);
+    expect(events[2]?.detail).toMatch(/2 hosts share this upstream and have calls in flight/);
+  });
+
+  it('a 2025-11-25 session gets the request itself, as before, when it declared the capability', async () => {
+    const host = new ClientV1({ name: 'test-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    host.setRequestHandler(ElicitRequestSchema, async () => ACCEPT);
+    await host.connect(new HttpV1(new URL(`${gateway.url}/asking/mcp`), { requestInit: auth }));
+    closing.push(host);
+    const before = stdio.events().length;
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(
+      stdio
+        .events()
+        .slice(before)
+        .map((e) => e.event),
+    ).toEqual(['called', 'answered']);
+  });
+});
+
+describe('gateway: the bounds of the rounds', () => {
+  it('a round not repeated within --input-round-timeout-ms is refused upstream, the call cancelled, the state unknown', async () => {
+    const stdio = askingStdio();
+    const gateway = await gatewayProcess({ asking: { command: stdio.command, args: stdio.args } }, [
+      '--input-round-timeout-ms',
+      '300',
+    ]);
+    const host = await manualHost(gateway, 'asking');
+    const round = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
+    await waitFor('the upstream call cancelled', () =>
+      of(stdio.events(), 'confirm_or_wait').includes('cancelled') ? true : undefined,
+    );
+    expect(of(stdio.events(), 'confirm_or_wait')).toEqual(['called', 'refused', 'cancelled']);
+    expect(stdio.events().find((e) => e.event === 'refused')?.detail).toMatch(/within 300 ms/);
+    await expect(repeat(host, 'confirm_or_wait', round, ACCEPT)).rejects.toThrow(/unknown requestState/);
+  });
+
+  it('at most maxInputRounds calls with rounds pending over all servers; beyond, refused naming the limit', async () => {
+    const [one, two] = [askingStdio(), askingStdio()];
+    const gateway = await gatewayOf(
+      { one: { command: one.command, args: one.args }, two: { command: two.command, args: two.args } },
+      { maxInputRounds: 1 },
+    );
+    closing.push(gateway);
+    const waiting = await manualHost(gateway, 'one');
+    const round = (await manual(waiting, { name: 'confirm_or_wait', arguments: {} })) as Round;
+    const { host } = await answering(gateway, 'two');
+    const refused = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(two.events().find((e) => e.event === 'refused')?.detail).toMatch(
+      /1 input rounds are pending on this gateway \(the limit, maxInputRounds\)/,
+    );
+    await repeat(waiting, 'confirm_or_wait', round, ACCEPT);
+    // The slot is given back when the call ends: the next call on the other server gets its round.
+    const { host: later } = await answering(gateway, 'two', { ok: false });
+    const result = (await later.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    expect(text(result)).toContain('answer:');
+    expect(of(two.events(), 'confirm')).toEqual(['called', 'refused', 'called', 'answered']);
+  });
+});
