@@ -4,6 +4,7 @@ import {
   createResilience,
   type Resilience,
   type ResilienceEvent,
+  type ResilienceOptions,
 } from '@mcp-resilience/middleware';
 import { seededRandom } from '@mcp-resilience/middleware/testing';
 import { onVirtualTime } from './virtualTime.js';
@@ -38,7 +39,13 @@ const HEALTHY_BEFORE_MS = 10_000;
 const DOWN_MS = 300_000;
 const HEALTHY_AFTER_MS = 60_000;
 
-export async function runFleetRun(replicas: number, shared: boolean, seed = 1): Promise<FleetRun> {
+/** One run of `replicas` callers; `options` go over the defaults of each replica (the idle-cap sweep sets one). */
+export async function runFleetRun(
+  replicas: number,
+  shared: boolean,
+  seed = 1,
+  options: ResilienceOptions = {},
+): Promise<FleetRun> {
   const run = await onVirtualTime(
     seed,
     HEALTHY_BEFORE_MS + DOWN_MS + HEALTHY_AFTER_MS + 120_000,
@@ -59,19 +66,7 @@ export async function runFleetRun(replicas: number, shared: boolean, seed = 1): 
         if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
         return 'ok';
       };
-      const fleet: Resilience[] = Array.from({ length: replicas }, (_, i) =>
-        createResilience({
-          ...(hub ? { healthStore: hub.connect(), fleetReplicaId: `r${i}` } : {}),
-          timeoutMs: 10_000,
-          recorder: {
-            record(event: ResilienceEvent) {
-              if (event.type !== 'breaker_transition' || (event as BreakerTransitionEvent).to !== 'open')
-                return;
-              if (!firstOpen.has(i)) firstOpen.set(i, event.time);
-            },
-          },
-        }),
-      );
+      const fleet = createReplicas(replicas, hub, options, firstOpen);
       const end = downUntil + HEALTHY_AFTER_MS;
       await Promise.all(
         fleet.map(async (r, i) => {
@@ -94,6 +89,28 @@ export async function runFleetRun(replicas: number, shared: boolean, seed = 1): 
     },
   );
   return run.value;
+}
+
+/** The replicas, each recording when its breaker first opened into `firstOpen`; `hub` shares their health. */
+function createReplicas(
+  replicas: number,
+  hub: ReturnType<typeof createMemoryHealthStore> | undefined,
+  options: ResilienceOptions,
+  firstOpen: Map<number, number>,
+): Resilience[] {
+  return Array.from({ length: replicas }, (_, i) =>
+    createResilience({
+      ...options,
+      ...(hub ? { healthStore: hub.connect(), fleetReplicaId: `r${i}` } : {}),
+      timeoutMs: 10_000,
+      recorder: {
+        record(event: ResilienceEvent) {
+          if (event.type !== 'breaker_transition' || (event as BreakerTransitionEvent).to !== 'open') return;
+          if (!firstOpen.has(i)) firstOpen.set(i, event.time);
+        },
+      },
+    }),
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
