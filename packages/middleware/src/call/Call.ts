@@ -228,6 +228,7 @@ export class Call<T> {
       deadline: this.deadline,
       backoffMs,
       expectedRecoveryMs: endpoint.expectedRecoveryMs(now),
+      naiveLoop: defaultLimit ? { start: this.start, spanMs: limitAt - this.start } : undefined,
       expectedLatencyMs: endpoint.expectedLatencyMs(),
       endpointRetryAfterMs: endpoint.retryAfterMs(now),
       retryAfterMarginMs: o.retryAfterMarginMs,

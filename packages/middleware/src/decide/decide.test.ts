@@ -107,6 +107,36 @@ describe('decide', () => {
       { kind: 'retry', delayMs: 9_800 },
     ],
     [
+      "without a deadline, retries at a naive loop's retry up to 0.5 s before the usual recovery (call started at 0)",
+      { now: 1_200, expectedRecoveryMs: 2_300, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 1_800 },
+    ],
+    [
+      "without a deadline, keeps the usual recovery when the naive loop's last retry before it is over 0.5 s earlier",
+      { now: 1_200, expectedRecoveryMs: 2_301, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 2_301 },
+    ],
+    [
+      'without a deadline, keeps the usual recovery when no retry of the naive loop comes before it',
+      { now: 1_200, expectedRecoveryMs: 1_500, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 1_500 },
+    ],
+    [
+      "without a deadline, keeps the usual recovery past the naive loop's span",
+      { now: 32_000, expectedRecoveryMs: 5_000, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 5_000 },
+    ],
+    [
+      'without a usual recovery, the backoff alone (no naive retry forced)',
+      { now: 1_200, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 100 },
+    ],
+    [
+      'with a deadline, the naive loop does not move the floor',
+      { now: 1_200, expectedRecoveryMs: 2_300, deadline: 20_000, naiveLoop: { start: 0, spanMs: 60_000 } },
+      { kind: 'retry', delayMs: 2_300 },
+    ],
+    [
       'reconnects when a recovery is given for a conditional failure',
       {
         classification: { ...serverError, class: 'conditional', type: 'connection_closed' },
