@@ -1,4 +1,3 @@
-export { DeadlineWatch, type Watched } from './attempt/DeadlineWatch.js';
 export type { Clock } from './Clock.js';
 export { MAX_TIMER_MS, realClock } from './Clock.js';
 export type { AttemptContext, CallOptions, Recovery } from './call/CallOptions.js';

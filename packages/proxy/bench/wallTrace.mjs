@@ -6,8 +6,8 @@
 // 200 ms to WALL_TRACE_DIR/<role>-<pid>.jsonl (role: host, server or proxy, from the script path). In a `wrap`
 // proxy (a dist/cli.js), it also marks when a call enters and leaves each layer (`mark` events): the SDK
 // `Server`'s request dispatch, `Upstream.request`, the middleware's `McpCall.run` and `Call.run`, the SDK
-// `Client`'s `request` (absent on a stdio upstream's forwarded requests, which skip it: `directClientRequests`),
-// the child and host transports' `send`. Off unless preloaded: nothing of it is in the proxy.
+// `Client`'s `request`, the child and host transports' `send`. Off unless preloaded: nothing of it is in the
+// proxy.
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';

@@ -143,8 +143,7 @@ export class McpCall {
   /** One attempt: connected first if needed, sent through the SDK; an `isError` result fails it. */
   private async attempt({ signal, traceContext }: AttemptContext): Promise<unknown> {
     const { edge, request } = this;
-    // Connected (the usual case): no promise turn spent on it.
-    if (edge.reconnector?.disconnected) await edge.reconnector.ensureConnected();
+    await edge.reconnector?.ensureConnected();
     const transport = transportOf(edge.client);
     this.attemptTransport = transport;
     const mark = edge.fetch?.mark();

@@ -56,11 +56,6 @@ export class Reconnector {
     };
   }
 
-  /** Whether {@link ensureConnected} has anything to do: no transport, and the caller did not close the client. */
-  get disconnected(): boolean {
-    return !this.closedByCaller && this.client.transport === undefined;
-  }
-
   /** Before an attempt: connects a client that is not connected (unless its caller closed it). */
   async ensureConnected(): Promise<void> {
     if (this.closedByCaller || this.client.transport !== undefined) return;

@@ -17,7 +17,6 @@ export type { TerminalOutcome } from './outcomeResult.js';
 export { TERMINAL_OUTCOMES } from './outcomeResult.js';
 export { protocolRevisionRule } from './protocolRevisionRule.js';
 export { ReconnectError } from './ReconnectError.js';
-export { resilienceOf } from './resilienceOf.js';
 export { StreamBrokenError } from './StreamBrokenError.js';
 export { ToolResultError } from './ToolResultError.js';
 export type { McpClassificationMeta } from './withResilience.js';

@@ -1,5 +1,4 @@
 import type { CallContext } from '../call/CallContext.js';
-import type { Resilience } from '../createResilience.js';
 import type { RequestArgs } from './sdkLine.js';
 import type { ToolAnnotationCache } from './ToolAnnotationCache.js';
 
@@ -13,8 +12,6 @@ export interface ResilientInternals {
   refreshTools(signal: AbortSignal | undefined): Promise<void>;
   /** The server name used as breaker key and `mcp.resilience.server`. */
   server(): string;
-  /** The pipeline the client's calls run through (shared or its own). */
-  readonly resilience: Resilience;
   /** Sends a request through this client's pipeline with a typed context (a fallback's `routedFrom`, variant). */
   request(
     request: { method: string; params?: Record<string, unknown> },

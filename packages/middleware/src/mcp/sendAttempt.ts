@@ -58,8 +58,7 @@ function watchSend(transport: TransportLike): void {
 
 /**
  * Sends one attempt and waits for its result, with:
- * - its own abort signal handed to the SDK (the attempt's, or with `observeFetch()` one that a broken stream aborts
- *   too), so that when the attempt ends early (the caller's signal, the call's
+ * - its own abort signal handed to the SDK, so that when the attempt ends early (the caller's signal, the call's
  *   deadline, the attempt's time limit) the SDK tells the server: `notifications/cancelled` (v1; v2 on stdio and on
  *   2025-era connections), or closing the request's stream (v2 on a 2026-07-28 Streamable HTTP connection);
  * - a lost response stream detected at once (with `observeFetch()`): a `StreamBrokenError` instead of waiting for
@@ -72,15 +71,10 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
   const { client, request, args, signal, traceContext } = attempt;
   const transport = client.transport as TransportLike | undefined;
   if (transport) watchSend(transport);
-  const onBroken = attempt.fetch?.onStreamBroken;
-  // A signal of its own only when a broken stream may end the attempt: else the attempt's signal (its own
-  // already) is the SDK's.
-  const controller = typeof onBroken === 'function' ? new AbortController() : undefined;
-  const forward = () => controller?.abort(signal.reason);
-  if (controller) {
-    if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
-  }
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
   const annotations: Record<string, string> = {};
   if (attempt.protocolVersion) annotations[ATTR_MCP_PROTOCOL_VERSION] = attempt.protocolVersion;
   const session = sessionIdOf(transport, attempt.protocolVersion);
@@ -95,7 +89,7 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
       pending = attempt.originalRequest.call(
         attempt.self,
         request,
-        ...requestArgs(args, { ...args.options, signal: controller?.signal ?? signal }),
+        ...requestArgs(args, { ...args.options, signal: controller.signal }),
       );
     } finally {
       sending = undefined;
@@ -103,7 +97,8 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
     const id = slot.id;
     if (id !== undefined) annotations[ATTR_JSONRPC_REQUEST_ID] = String(id);
     annotateAttempt(traceContext, annotations);
-    if (id === undefined || controller === undefined || typeof onBroken !== 'function') return await pending;
+    const onBroken = attempt.fetch?.onStreamBroken;
+    if (id === undefined || typeof onBroken !== 'function') return await pending;
     const broken = new Promise<never>((_, reject) => {
       unsubscribe = onBroken((requestId, cause) => {
         if (requestId !== id) return;
@@ -122,7 +117,7 @@ export async function sendAttempt(attempt: AttemptSend): Promise<unknown> {
     throw error;
   } finally {
     unsubscribe?.();
-    if (controller) signal.removeEventListener('abort', forward);
+    signal.removeEventListener('abort', forward);
   }
 }
 

@@ -35,7 +35,6 @@ export function withResilience<C extends McpClientLike>(client: C, options: McpR
     tools: edge.annotations,
     refreshTools: (signal) => edge.refreshTools(signal),
     server: () => edge.serverName(),
-    resilience: edge.resilience,
     request: async (req, args, context) => new McpCall(edge, proxy, req, args, context).run(),
   };
   const proxy: C = new Proxy(client, {

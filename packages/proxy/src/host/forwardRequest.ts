@@ -73,12 +73,10 @@ export async function forwardRequest(
         { resultType: 'input_required' },
       );
     }
+    await progressSent;
     // The SDK client drops a progress notification it handles after the response (it deletes the handler
     // first): a turn of the event loop lets the last one leave in a write of its own.
-    if (forwarded) {
-      await progressSent;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (forwarded) await new Promise((resolve) => setImmediate(resolve));
     return result as Record<string, unknown>;
   } catch (error) {
     throw toJsonRpcError(error);

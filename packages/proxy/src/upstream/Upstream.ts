@@ -4,7 +4,6 @@ import {
   type McpResilienceOptions,
   type ObservedFetch,
   observeFetch,
-  resilienceOf,
   TERMINAL_OUTCOMES,
 } from '@mcp-resilience/middleware/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +13,7 @@ import type {
   Implementation,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { breakerGuards } from './breakerGuards.js';
+import { breakerWatch } from './breakerWatch.js';
 import type { HostLink } from './HostLink.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { passthroughResult } from './passthroughResult.js';
@@ -151,12 +150,12 @@ export class Upstream {
       (era === 'modern' ? options.modernCapabilities : undefined) ?? options.capabilities ?? {},
       // Called only once connected, when `upstream` exists.
       (request, signal) => upstream.toHost(request, signal),
-      // A stdio child: one pipe, no per-request stream (bench/wallBreakdown.ts).
-      options.spec.kind === 'stdio',
     );
     const fetch = options.spec.kind === 'http' ? observeFetch() : undefined;
     const user = options.resilience ?? {};
-    const resilience = withUpstreamDefaults(user, fetch);
+    // A shared pipeline (`resilience`) has its recorder already: its breakers stay unseen, restarts unguarded.
+    const watch = user.resilience ? undefined : breakerWatch(user.recorder);
+    const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
     for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
@@ -164,8 +163,6 @@ export class Upstream {
     const connection = () => upstream.progress.hook(factory());
     const resilient = await connectWithResilience(raw, connection, resilience);
     upstream.resilient = resilient;
-    // The pipeline's breakers, its own or a shared one's (the gateway's), read without a recorder attached.
-    const pipeline = resilienceOf(resilient);
     if (options.spec.kind === 'stdio' && options.respawn !== false) {
       const respawner = new Respawner(
         () =>
@@ -174,7 +171,7 @@ export class Upstream {
             throw error;
           }),
         // Connected by a request meanwhile, or a breaker is open: the pipeline's probe restarts it when due.
-        () => raw.transport !== undefined || breakerGuards(pipeline.breakers(), upstream.name),
+        () => raw.transport !== undefined || watch?.guarded(upstream.name) === true,
         options.respawn,
       );
       respawner.up();

@@ -6,11 +6,8 @@ import type {
   Implementation,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DIRECT_METHODS } from '../host/DirectRequests.js';
-import { directClientRequests } from '../transport/directClientRequests.js';
 import { leanDispatch } from '../transport/leanDispatch.js';
 import { noSchemaValidation } from './noSchemaValidation.js';
-import { passthroughResult } from './passthroughResult.js';
 
 /** The revision without `initialize` and sessions, which the SDK v2 client speaks (`server/discover`). */
 export const MODERN_REVISION = '2026-07-28';
@@ -44,8 +41,7 @@ const INPUT_METHODS = {
 } as const;
 
 /**
- * A client for one era, announcing `capabilities` and sending server-to-client requests to `toHost` (with
- * `direct`, a legacy client's forwarded requests skip the SDK's request layer: {@link directClientRequests}):
+ * A client for one era, announcing `capabilities` and sending server-to-client requests to `toHost`:
  * - legacy: the upstream's requests (`sampling/createMessage`, `elicitation/create`, `roots/list`) go to the host;
  * - modern: the upstream asks for input in an `input_required` result; the SDK fulfils each embedded request
  *   through the handler of its method (registered for each capability the host declared), which sends it to the
@@ -57,13 +53,11 @@ export function upstreamClient(
   clientInfo: Implementation,
   capabilities: ClientCapabilities,
   toHost: ToHost,
-  direct = false,
 ): UpstreamClient {
   if (era === 'legacy') {
     const client = leanDispatch(
       new Client(clientInfo, { capabilities, jsonSchemaValidator: noSchemaValidation }),
     );
-    if (direct) directClientRequests(client, DIRECT_METHODS, passthroughResult);
     client.fallbackRequestHandler = (request, extra) => toHost(request, extra.signal) as never;
     return client as unknown as UpstreamClient;
   }
