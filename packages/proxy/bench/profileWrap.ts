@@ -10,14 +10,11 @@
  * line passthrough.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectStdio, EVERYTHING, echoOpenLoop } from './echoCalls.js';
 
-const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 const CALLS = Number(process.env.PROFILE_CALLS ?? 2000);
 const WARMUP = 200;
@@ -26,10 +23,6 @@ const cli = process.env.PROFILE_CLI ?? join(here, '..', 'dist', 'cli.js');
 /** PROFILE_FLOOR=1: profile the bare line passthrough (the floor of any stdio proxy) instead, for reference. */
 const proxyArgs =
   process.env.PROFILE_FLOOR === '1' ? [join(here, 'linePassthrough.mjs')] : [cli, 'wrap', '--'];
-const everything = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist/index.js',
-);
 
 interface ProfileNode {
   readonly id: number;
@@ -88,22 +81,12 @@ async function run(nodeFlags: string[], dir: string): Promise<[number, number]> 
     ...nodeFlags,
     ...proxyArgs,
     process.execPath,
-    everything,
-    'stdio',
+    ...EVERYTHING,
   ];
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
-  const client = new Client({ name: 'profile', version: '1.0.0' });
-  await client.connect(transport);
-  for (let i = 0; i < WARMUP; i++) await client.callTool({ name: 'echo', arguments: { message: 'warm' } });
+  const { client } = await connectStdio(args);
+  await echoOpenLoop(client, { calls: 0, rate: RATE, warmup: WARMUP });
   const from = monotonicUs();
-  const started = performance.now();
-  const calls: Promise<unknown>[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const wait = started + (i * 1000) / RATE - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    calls.push(client.callTool({ name: 'echo', arguments: { message: `m${i}` } }));
-  }
-  await Promise.all(calls);
+  await echoOpenLoop(client, { calls: CALLS, rate: RATE, warmup: 0 });
   const to = monotonicUs();
   await client.close();
   return [from, to];

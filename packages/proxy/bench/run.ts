@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectStdio, EVERYTHING, echoOpenLoop } from './echoCalls.js';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,10 +44,7 @@ const BASELINE_NAME = process.env.BENCH_BASELINE_NAME ?? BASELINE_CLI;
 /** V8's own semi-space sizing: a semi-space flag the user set, so the CLI keeps it (the reference of before). */
 const V8_YOUNG = '--max-semi-space-size=0';
 const cli = join(here, '..', 'dist', 'cli.js');
-const everything = [
-  join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js'),
-  'stdio',
-];
+const everything = [...EVERYTHING];
 const passthrough = join(here, 'linePassthrough.mjs');
 const mcpProxy = join(dirname(require.resolve('mcp-proxy/package.json')), 'dist/bin/mcp-proxy.mjs');
 
@@ -69,30 +66,19 @@ let failures = 0;
 
 /** Calls `echo` CALLS times at RATE calls/s (after a warm-up) and returns the latencies in ms, sorted. */
 async function measure(client: Client): Promise<number[]> {
-  for (let i = 0; i < WARMUP; i++) await client.callTool({ name: 'echo', arguments: { message: 'warm' } });
   const latencies: number[] = [];
   failures = 0;
-  const interval = 1000 / RATE;
-  const started = performance.now();
-  const calls: Promise<void>[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const due = started + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const t0 = performance.now();
-    calls.push(
-      client
-        .callTool({ name: 'echo', arguments: { message: `m${i}` } })
-        .then((result) => {
-          if (result.isError === true) failures++;
-          latencies.push(performance.now() - t0);
-        })
-        .catch(() => {
-          failures++;
-        }),
-    );
-  }
-  await Promise.all(calls);
+  await echoOpenLoop(client, { calls: CALLS, rate: RATE, warmup: WARMUP }, (call, t0) =>
+    call.then(
+      (result) => {
+        if (result.isError === true) failures++;
+        latencies.push(performance.now() - t0);
+      },
+      () => {
+        failures++;
+      },
+    ),
+  );
   return latencies.sort((a, b) => a - b);
 }
 
@@ -119,10 +105,8 @@ interface StdioSample {
   readonly failed: number;
 }
 
-async function stdioSample(command: string, args: string[], isProxy: boolean): Promise<StdioSample> {
-  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(transport);
+async function stdioSample(args: string[], isProxy: boolean): Promise<StdioSample> {
+  const { client, transport } = await connectStdio(args);
   const pid = transport.pid ?? undefined;
   const cpu0 = cpuMs(pid);
   const latencies = await measure(client);
@@ -176,7 +160,7 @@ async function stdioRows(): Promise<Row[]> {
   const samples = paths.map((): StdioSample[] => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, [name, args]] of paths.entries()) {
-      samples[i]?.push(await stdioSample(process.execPath, args, name !== 'direct'));
+      samples[i]?.push(await stdioSample(args, name !== 'direct'));
     }
   }
   return paths.map(([name], i) => stdioRow(name, samples[i] ?? []));

@@ -12,14 +12,11 @@
  * same on every path.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectStdio, EVERYTHING, echoOpenLoop } from './echoCalls.js';
 
-const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 const RATE = Number(process.env.WALL_RATE ?? 100);
 const CALLS = Number(process.env.WALL_CALLS ?? 500);
@@ -27,10 +24,7 @@ const ROUNDS = Number(process.env.WALL_ROUNDS ?? 3);
 const WARMUP = 50;
 const tracer = join(here, 'wallTrace.mjs');
 const cli = process.env.WALL_CLI ?? join(here, '..', 'dist', 'cli.js');
-const everything = [
-  join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js'),
-  'stdio',
-];
+const everything = [...EVERYTHING];
 
 process.env.WALL_TRACE_ROLE = 'host';
 const root = mkdtempSync(join(tmpdir(), 'wall-'));
@@ -74,18 +68,8 @@ async function run(args: string[], dir: string): Promise<void> {
     NODE_OPTIONS: `--import=${pathToFileURL(tracer).href}`,
     WALL_TRACE_DIR: dir,
   };
-  const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'ignore' });
-  const client = new Client({ name: 'wall', version: '1.0.0' });
-  await client.connect(transport);
-  for (let i = 0; i < WARMUP; i++) await client.callTool({ name: 'echo', arguments: { message: 'warm' } });
-  const started = performance.now();
-  const calls: Promise<unknown>[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const wait = started + (i * 1000) / RATE - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    calls.push(client.callTool({ name: 'echo', arguments: { message: `m${i}` } }));
-  }
-  await Promise.all(calls);
+  const { client } = await connectStdio(args, env);
+  await echoOpenLoop(client, { calls: CALLS, rate: RATE, warmup: WARMUP });
   // Every process flushes its events every 200 ms.
   await new Promise((resolve) => setTimeout(resolve, 600));
   await client.close();
