@@ -505,9 +505,21 @@ export class ShapedSource implements MetricsSource {
       .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type));
   }
 
+  /**
+   * One row per server and tool (whatever method its calls named: a foreign exporter may send a tool call
+   * without `mcp.method.name`, and the row links by server and tool), and for calls without a tool one row per
+   * server and method (its method's calls, or those that named neither).
+   */
   async latency(q: TimeQuery): Promise<LatencyStat[]> {
-    const rows = await this.p.latency(q, ['server', 'tool', 'method'], LATENCY_QUANTILES);
-    return rows
+    const tools = await this.p.latency(q, ['server', 'tool'], LATENCY_QUANTILES);
+    const untooled = tools.some((r) => r.count > 0 && !r.labels.tool)
+      ? await this.p.latency(
+          { ...q, filters: { ...q.filters, tool: '' } },
+          ['server', 'tool', 'method'],
+          LATENCY_QUANTILES,
+        )
+      : [];
+    return [...tools.filter((r) => r.labels.tool), ...untooled]
       .filter((r) => r.count > 0)
       .map((r) => ({
         server: r.labels.server ?? '',

@@ -121,9 +121,10 @@ export interface Headline extends HeadlineWindow {
 }
 
 /**
- * Latency of the logical call (all attempts and waits) per server, tool and method, from the duration histogram.
- * `tool` is empty for calls without a tool (`tools/list`, `resources/read`, ...; `method` says which) and for
- * calls that named neither (a plain `execute`).
+ * Latency of the logical call (all attempts and waits) per server and tool, from the duration histogram: one
+ * row per tool whatever method its calls named (`method` is then empty). `tool` is empty for calls without a
+ * tool (`tools/list`, `resources/read`, ...; `method` says which) and for calls that named neither (a plain
+ * `execute`).
  */
 export interface LatencyStat {
   readonly server: string;
