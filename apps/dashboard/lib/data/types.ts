@@ -198,8 +198,8 @@ export interface Series<P> {
   readonly partialFrom?: number;
   /**
    * With `partialFrom`: the newest partial bucket's rate is its count over `end` minus its start (the time its
-   * counts cover, `bucketElapsed`: may exceed the bucket when one export carries more); earlier partial ones'
-   * over their part before `end`.
+   * counts cover, `bucketElapsed`: may exceed the bucket when one export carries more; its start when that
+   * time is not known: then the bucket is a gap); earlier partial ones' over their part before `end`.
    */
   readonly end?: number;
   /**
