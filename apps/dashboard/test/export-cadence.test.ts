@@ -30,8 +30,10 @@ describe('exportCadence', () => {
     expect(exportCadence(rm, keyOf, () => undefined)).toEqual({ exportAt: T, exportMs: 10_000 });
   });
 
-  it('says nothing of a first cumulative export, and a resource without points is not seen', () => {
-    expect(exportCadence(resource(2, [point('x', T - 1_200)]), keyOf, () => undefined)).toEqual({});
+  it('gives a first cumulative export its time and no interval, and a resource without points is not seen', () => {
+    expect(exportCadence(resource(2, [point('x', T - 1_200)]), keyOf, () => undefined)).toEqual({
+      exportAt: T,
+    });
     expect(exportCadence(resource(2, []), keyOf, () => undefined)).toBeUndefined();
   });
 });

@@ -604,7 +604,7 @@ export class EmbeddedPrimitives implements Primitives {
     const service = q.filters.service;
     const rows = this.all<Omit<InstanceExport, 'steady'> & { steady: number }>(
       `SELECT service, export_at AS exportAt, export_ms AS exportMs, export_steady > 0 AS steady FROM instances
-       WHERE export_ms > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
+       WHERE export_at > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
       q.from,
       q.to,
       ...(service === undefined ? [] : [service]),

@@ -11,9 +11,10 @@ export interface ExportCadence {
 /**
  * The cadence of one resource's export: a delta point covers its start to its time; a cumulative one the time
  * since its series' previous point (`prevTime`). A new cumulative series says nothing (the SDK starts it at its
- * first measurement, not at the previous export). The shortest span wins: an unchanged series' stored state
- * may be older than its previous point (it is written again at most hourly). Empty without such points;
- * undefined without any point (the resource sent nothing: not seen).
+ * first measurement, not at the previous export): such an export has its time and no interval. The shortest
+ * span wins: an unchanged series' stored state may be older than its previous point (it is written again at
+ * most hourly). Empty without count points (gauges only); undefined without any point (the resource sent
+ * nothing: not seen).
  */
 export function exportCadence(
   rm: ResourceMetrics,
@@ -33,5 +34,7 @@ export function exportCadence(
       }
     }
   }
-  return spans.length === 0 ? {} : { exportAt, exportMs: Math.min(...spans) };
+  if (!Number.isFinite(exportAt)) return {};
+  // only new cumulative series: where the export is, its interval not known
+  return spans.length === 0 ? { exportAt } : { exportAt, exportMs: Math.min(...spans) };
 }
