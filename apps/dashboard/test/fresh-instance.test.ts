@@ -11,8 +11,8 @@ import { tempDir } from './support/runtime';
 /*
  * Issue #22, the embedded store: an instance seen in one export only. A first cumulative export says nothing
  * of the time its count covers (the SDK starts a series at its first call), so the instance had no export
- * recorded and its still-filling bucket fell back to the time up to the newest data: 120 calls over the 5 s
- * since the bucket began read 1,440/min. It is now recorded without an interval and that bucket is a gap. A
+ * recorded and its still-filling bucket fell back to the time up to now: 120 calls over the 1.5 s
+ * since the bucket began read 4,800/min. It is now recorded without an interval and that bucket is a gap. A
  * second export (its interval is the time since the first) and a first delta export (its start is given) are
  * exact already. Through the real OTLP/JSON ingest, on an injected clock.
  */
