@@ -30,10 +30,9 @@ describe('exportCadence', () => {
     expect(exportCadence(rm, keyOf, () => undefined)).toEqual({ exportAt: T, exportMs: 10_000 });
   });
 
-  it('gives a first cumulative export its time and no interval, and a resource without points is not seen', () => {
-    expect(exportCadence(resource(2, [point('x', T - 1_200)]), keyOf, () => undefined)).toEqual({
-      exportAt: T,
-    });
+  it('gives a first cumulative export its time, when its calls began and no interval; a resource without points is not seen', () => {
+    const first = resource(2, [point('x', T - 1_200), point('y', T - 5_000)]);
+    expect(exportCadence(first, keyOf, () => undefined)).toEqual({ exportAt: T, callsFrom: T - 5_000 });
     expect(exportCadence(resource(2, []), keyOf, () => undefined)).toBeUndefined();
   });
 });

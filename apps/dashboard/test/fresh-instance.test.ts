@@ -11,8 +11,10 @@ import { tempDir } from './support/runtime';
 /*
  * Issue #22, the embedded store: an instance seen in one export only. A first cumulative export says nothing
  * of the time its count covers (the SDK starts a series at its first call), so the instance had no export
- * recorded and its still-filling bucket fell back to the time up to now: 120 calls over the 1.5 s
- * since the bucket began read 4,800/min. It is now recorded without an interval and that bucket is a gap. A
+ * recorded and its still-filling bucket fell back to the time up to now: 120 calls made over 30.5 s read
+ * 4,800/min, over the 1.5 s since the bucket began. It is now recorded without an interval, with when its calls
+ * began (its series' start): a bucket that holds calls begun before it is a gap, one that holds them all reads
+ * its rate so far. A
  * second export (its interval is the time since the first) and a first delta export (its start is given) are
  * exact already. Through the real OTLP/JSON ingest, on an injected clock.
  */
@@ -84,6 +86,16 @@ describe('the still-filling bucket of an instance seen in one export (embedded s
     const f = await filling(START + 5 * 60_000 + 6_500);
     expect(f.count).toBe(360);
     expect(f.drawn).toBeNull();
+  });
+
+  it('reads the rate so far when all the calls of a first cumulative export were made in the bucket', async () => {
+    const { exportAt, filling } = open();
+    // the calls began 30.5 s in (the series' start), the bucket at 30 s: 120 calls in its first 1.5 s
+    exportAt(START + 31_000, 120, { startMs: START + 30_500 });
+    const f = await filling(START + 31_500);
+    expect(f.count).toBe(120);
+    expect(f.drawn).not.toBeNull();
+    expect(f.rate).toBeCloseTo((120 * 60_000) / 1_500, 9);
   });
 
   it('reads the exact rate after a second export, or after a first delta export', async () => {

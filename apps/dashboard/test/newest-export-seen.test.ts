@@ -42,6 +42,14 @@ describe('coveredMs with an instance of unknown interval', () => {
     expect(coveredMs(T + 30_000, T + 55_000, [steady, fresh], 30_000)).toBeNull();
   });
 
+  it('takes one whose calls all began in the bucket (a first cumulative export) to cover the bucket so far', () => {
+    const burst = { service: 'a', exportAt: T + 40_000, exportMs: 0, callsFrom: T + 31_000 };
+    expect(coveredMs(T + 30_000, T + 55_000, [burst], 30_000)).toBe(25_000);
+    expect(coveredMs(T + 30_000, T + 55_000, [steady, burst], 30_000)).toBe((60_000 + 25_000) / 2);
+    // its calls began before the bucket: not known
+    expect(coveredMs(T + 30_000, T + 55_000, [{ ...burst, callsFrom: T + 20_000 }], 30_000)).toBeNull();
+  });
+
   it('leaves it out when its newest export is before the bucket', () => {
     const idle = { service: 'a', exportAt: T - 200_000, exportMs: 0 };
     expect(coveredMs(T + 30_000, T + 55_000, [steady, idle], 30_000)).toBe(60_000);
