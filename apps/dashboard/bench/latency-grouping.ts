@@ -1,7 +1,8 @@
 /**
  * The latency table's grouping, measured: `latency()` over the stored call-duration buckets grouped by server
  * and tool (before) and by server, tool and method (the table's rows since calls without a tool are named by
- * their method), alternated on one store in the same run. `npx tsx bench/latency-grouping.ts`.
+ * their method), and the table's read now (tools by server and tool, then the calls without a tool by server
+ * and method), alternated on one store in the same run. `npx tsx bench/latency-grouping.ts`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -75,16 +76,23 @@ async function main() {
     p: { latency(q: unknown, by: readonly Dim[], qs: readonly number[]): Promise<unknown[]> };
   };
   const q = { from: start, to: now + 60_000, filters: {} };
-  const shapes: Record<string, readonly Dim[]> = {
-    'server, tool': ['server', 'tool'],
-    'server, tool, method': ['server', 'tool', 'method'],
+  const read = (by: readonly Dim[], filters = {}) => p.p.latency({ ...q, filters }, by, LATENCY_QUANTILES);
+  const shapes: Record<string, () => Promise<unknown[]>> = {
+    'server, tool': () => read(['server', 'tool']),
+    'server, tool, method': () => read(['server', 'tool', 'method']),
+    // the table's read since a tool is one row whatever its method: tools by server and tool, then the calls
+    // without a tool by server and method
+    'tools, then untooled by method': async () => [
+      ...(await read(['server', 'tool'])),
+      ...(await read(['server', 'tool', 'method'], { tool: '' })),
+    ],
   };
-  const times: Record<string, number[]> = { 'server, tool': [], 'server, tool, method': [] };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(shapes).map((k) => [k, []]));
   const rows: Record<string, number> = {};
   for (let round = 0; round < 40; round++) {
-    for (const [name, by] of round % 2 === 0 ? Object.entries(shapes) : Object.entries(shapes).reverse()) {
+    for (const [name, run] of round % 2 === 0 ? Object.entries(shapes) : Object.entries(shapes).reverse()) {
       const t0 = performance.now();
-      const r = await p.p.latency(q, by, LATENCY_QUANTILES);
+      const r = await run();
       if (round >= 4) times[name]?.push(performance.now() - t0);
       rows[name] = r.length;
     }
@@ -94,6 +102,7 @@ async function main() {
   console.log(`${MINUTES} minutes of exports, ${SERVERS.length * (TOOLS.length + METHODS.length)} series`);
   console.log(line('server, tool'));
   console.log(line('server, tool, method'));
+  console.log(line('tools, then untooled by method'));
   const ratio = pct(times['server, tool, method'] ?? [], 50) / pct(times['server, tool'] ?? [], 50);
   console.log(`ratio (with method / without), p50: ${ratio.toFixed(2)}`);
   store.close();

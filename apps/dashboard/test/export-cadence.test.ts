@@ -30,8 +30,9 @@ describe('exportCadence', () => {
     expect(exportCadence(rm, keyOf, () => undefined)).toEqual({ exportAt: T, exportMs: 10_000 });
   });
 
-  it('says nothing of a first cumulative export, and a resource without points is not seen', () => {
-    expect(exportCadence(resource(2, [point('x', T - 1_200)]), keyOf, () => undefined)).toEqual({});
+  it('gives a first cumulative export its time, when its calls began and no interval; a resource without points is not seen', () => {
+    const first = resource(2, [point('x', T - 1_200), point('y', T - 5_000)]);
+    expect(exportCadence(first, keyOf, () => undefined)).toEqual({ exportAt: T, callsFrom: T - 5_000 });
     expect(exportCadence(resource(2, []), keyOf, () => undefined)).toBeUndefined();
   });
 });

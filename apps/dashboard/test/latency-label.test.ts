@@ -62,7 +62,7 @@ describe('latency rows without a tool', () => {
       ['search', '', '', 1],
       ['search', '', 'call', 1],
       ['search', '', 'tools/list', 2],
-      ['search', 'find', 'tools/call', 1],
+      ['search', 'find', '', 1],
     ]);
     expect(rows.map((r) => latencyLabel(r).text)).toEqual([
       '(no tool)',

@@ -313,6 +313,7 @@ describe('EmbeddedStore + EmbeddedSource', () => {
         export_at: 0,
         export_ms: 0,
         export_steady: 0,
+        export_from: 0,
       },
     ]);
     expect(

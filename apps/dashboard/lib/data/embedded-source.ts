@@ -602,14 +602,22 @@ export class EmbeddedPrimitives implements Primitives {
 
   async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
     const service = q.filters.service;
-    const rows = this.all<Omit<InstanceExport, 'steady'> & { steady: number }>(
-      `SELECT service, export_at AS exportAt, export_ms AS exportMs, export_steady > 0 AS steady FROM instances
-       WHERE export_ms > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
+    const rows = this.all<
+      Omit<InstanceExport, 'steady' | 'callsFrom'> & { steady: number; callsFrom: number }
+    >(
+      `SELECT service, export_at AS exportAt, export_ms AS exportMs, export_steady > 0 AS steady,
+         export_from AS callsFrom FROM instances
+       WHERE export_at > 0 AND last_seen >= ? AND first_seen < ?${service === undefined ? '' : ' AND service = ?'}`,
       q.from,
       q.to,
       ...(service === undefined ? [] : [service]),
     );
-    return rows.map((r) => ({ ...r, steady: r.steady === 1 }));
+    // an export without an interval (a first cumulative one) is located, with when its calls began if known
+    return rows.map(({ callsFrom, ...r }) => ({
+      ...r,
+      steady: r.steady === 1,
+      ...(r.exportMs === 0 && callsFrom > 0 ? { callsFrom } : {}),
+    }));
   }
 
   async instances(q: TimeQuery): Promise<AgentInstance[]> {

@@ -70,7 +70,7 @@ export interface MetricsSource {
   errorBreakdown(q: TimeQuery, by: BreakdownBy): Promise<BreakdownRow[]>;
   /** Failed attempts by type and the class they were given (one query: class and type tables agree). */
   errorMatrix(q: TimeQuery): Promise<Array<{ type: string; errorClass: string; count: number }>>;
-  /** p50/p95/p99 of the call duration per server and tool. */
+  /** p50/p95/p99 of the call duration per server and tool (one row per tool), or method for calls without a tool. */
   latency(q: TimeQuery): Promise<LatencyStat[]>;
   /** The overview's series side by side per service, variant or server (same plan, same axes). */
   compare(q: TimeQuery, by: CompareBy): Promise<CompareGroup[]>;

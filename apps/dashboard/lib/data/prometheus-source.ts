@@ -28,6 +28,7 @@ import {
 import { asState, type InstanceBreakerState } from './breakers';
 import type { InstanceExport } from './covered-time';
 import { exportsFromSamples } from './exports-from-samples';
+import { newestExportSeen } from './newest-export-seen';
 import type {
   BucketPlan,
   BucketRow,
@@ -300,8 +301,9 @@ export class PrometheusPrimitives implements Primitives {
   /**
    * Each instance's exports, as Prometheus sampled them: its calls counter sampled on the scrape grid over the
    * newest 10 minutes of the window (up to the next grid point after now: the filling bucket's count holds a
-   * scrape just taken), its interval the spacing its changes keep (`exportsFromSamples`). The charts of one
-   * render share one range query.
+   * scrape just taken), its interval the spacing its changes keep (`exportsFromSamples`). An instance whose
+   * interval could not be measured has `exportMs` 0 and its newest export seen (`newestExportSeen`): a
+   * still-filling bucket holding it is a gap (`coveredMs`). The charts of one render share one range query.
    */
   async instanceExports(q: TimeQuery): Promise<InstanceExport[]> {
     const res = this.resolutionMs;
@@ -319,9 +321,13 @@ export class PrometheusPrimitives implements Primitives {
       probe.series.catch(() => this.probes.delete(key));
       this.probes.set(key, probe);
     }
-    return (await probe.series).flatMap((s) => {
+    return (await probe.series).flatMap((s): InstanceExport[] => {
+      const service = label(s, promql.LABEL_JOB);
       const e = exportsFromSamples(s.points, res, now);
-      return e ? [{ service: label(s, promql.LABEL_JOB), ...e }] : [];
+      if (e) return [{ service, ...e }];
+      // no interval measured (calls in fewer than three exports): where its newest export is, interval unknown
+      const at = newestExportSeen(s.points, res, now, start);
+      return at === undefined ? [] : [{ service, exportAt: at, exportMs: 0 }];
     });
   }
 

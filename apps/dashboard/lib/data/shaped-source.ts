@@ -165,14 +165,16 @@ export class ShapedSource implements MetricsSource {
   /**
    * Where the newest partial bucket's rate ends (its rate is its count over `end` minus its start). With the
    * instances' exports: its start plus the time its counts cover (`coveredMs`: a count is dated by its export,
-   * which carries a whole export interval, so over less one export would read as a spike, over more as a drop).
-   * Else the newest data received (`lastData`, when the backend knows it), else now (or the window's end); but
-   * at least half an export lag into the last bucket.
+   * which carries a whole export interval, so over less one export would read as a spike, over more as a drop);
+   * its start (a gap) when an instance whose interval is not known exported in it. Else the newest data
+   * received (`lastData`, when the backend knows it), else now (or the window's end); but at least half an
+   * export lag into the last bucket.
    */
   private dataEnd(q: TimeQuery, plan: BucketPlan, edge: DataEdge): number {
     const last = plan.origin + (plan.count - 1) * plan.step;
     const end = Math.min(q.to, this.p.now());
     const covered = edge.exports && coveredMs(last, end, edge.exports, this.p.freshnessMs);
+    if (covered === null) return last;
     if (covered) return last + covered;
     if (edge.lastData !== undefined) {
       return Math.min(end, Math.max(edge.lastData, last + Math.min(plan.step, this.p.freshnessMs / 2)));
@@ -505,9 +507,21 @@ export class ShapedSource implements MetricsSource {
       .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type));
   }
 
+  /**
+   * One row per server and tool (whatever method its calls named: a foreign exporter may send a tool call
+   * without `mcp.method.name`, and the row links by server and tool), and for calls without a tool one row per
+   * server and method (its method's calls, or those that named neither).
+   */
   async latency(q: TimeQuery): Promise<LatencyStat[]> {
-    const rows = await this.p.latency(q, ['server', 'tool', 'method'], LATENCY_QUANTILES);
-    return rows
+    const tools = await this.p.latency(q, ['server', 'tool'], LATENCY_QUANTILES);
+    const untooled = tools.some((r) => r.count > 0 && !r.labels.tool)
+      ? await this.p.latency(
+          { ...q, filters: { ...q.filters, tool: '' } },
+          ['server', 'tool', 'method'],
+          LATENCY_QUANTILES,
+        )
+      : [];
+    return [...tools.filter((r) => r.labels.tool), ...untooled]
       .filter((r) => r.count > 0)
       .map((r) => ({
         server: r.labels.server ?? '',

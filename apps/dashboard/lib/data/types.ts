@@ -121,9 +121,10 @@ export interface Headline extends HeadlineWindow {
 }
 
 /**
- * Latency of the logical call (all attempts and waits) per server, tool and method, from the duration histogram.
- * `tool` is empty for calls without a tool (`tools/list`, `resources/read`, ...; `method` says which) and for
- * calls that named neither (a plain `execute`).
+ * Latency of the logical call (all attempts and waits) per server and tool, from the duration histogram: one
+ * row per tool whatever method its calls named (`method` is then empty). `tool` is empty for calls without a
+ * tool (`tools/list`, `resources/read`, ...; `method` says which) and for calls that named neither (a plain
+ * `execute`).
  */
 export interface LatencyStat {
   readonly server: string;
@@ -197,8 +198,8 @@ export interface Series<P> {
   readonly partialFrom?: number;
   /**
    * With `partialFrom`: the newest partial bucket's rate is its count over `end` minus its start (the time its
-   * counts cover, `bucketElapsed`: may exceed the bucket when one export carries more); earlier partial ones'
-   * over their part before `end`.
+   * counts cover, `bucketElapsed`: may exceed the bucket when one export carries more; its start when that
+   * time is not known: then the bucket is a gap); earlier partial ones' over their part before `end`.
    */
   readonly end?: number;
   /**

@@ -58,6 +58,8 @@ export interface InstanceSeen {
   /** Metrics only: the newest point time of the export and the interval its counts cover (`export-cadence.ts`). */
   readonly exportAt?: number;
   readonly exportMs?: number;
+  /** An export without an interval (only new cumulative series): the earliest start of its series. */
+  readonly callsFrom?: number;
 }
 
 /** A failed, retried or rejected call (call span), kept for drill-down. */

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SeriesState } from '../ingest/delta';
 import { LabelLimiter, type LabelName } from '../ingest/label-limiter';
-import type { BreakerObservation, DimLabels, MetricBatch, TraceBatch } from '../ingest/records';
+import type { BreakerObservation, DimLabels, InstanceSeen, MetricBatch, TraceBatch } from '../ingest/records';
 import { SERIES_BYTES_SQL, seriesRowBytes } from '../ingest/series-room';
 import { StoreBusyError } from '../source-unavailable';
 import { attemptBucket, attemptBucketSql } from './attempt-buckets';
@@ -191,8 +191,8 @@ export class EmbeddedStore {
         'UPDATE breaker_transitions SET ts = ?, from_state = ?, reason = ? WHERE id = ?',
       ),
       instanceSeen: db.prepare(
-        `INSERT INTO instances (service, instance, first_seen, last_seen, export_at, export_ms) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at), export_steady = iif(excluded.export_at > export_at, iif(abs(excluded.export_ms - export_ms) <= max(1000, export_ms / 10), export_steady + 1, 0), export_steady)`,
+        `INSERT INTO instances (service, instance, first_seen, last_seen, export_at, export_ms, export_from) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (service, instance) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), export_from = iif(excluded.export_at > export_at, excluded.export_from, export_from), export_ms = iif(excluded.export_at > export_at, excluded.export_ms, export_ms), export_at = max(export_at, excluded.export_at), export_steady = iif(excluded.export_at > export_at, iif(abs(excluded.export_ms - export_ms) <= max(1000, export_ms / 10), export_steady + 1, 0), export_steady)`,
       ),
       callInsert: db.prepare(
         `INSERT OR IGNORE INTO calls (trace_id, span_id, service, instance, server, method, tool, operation, variant,
@@ -296,6 +296,19 @@ export class EmbeddedStore {
     this.states.set(key, state);
   }
 
+  /** An instance seen at `now`, with its export (time, interval, when a first export's calls began) if any. */
+  private instanceSeen(i: InstanceSeen, now: number): void {
+    this.stmt.instanceSeen.run(
+      i.service,
+      i.instance,
+      now,
+      now,
+      i.exportAt ?? 0,
+      i.exportMs ?? 0,
+      i.callsFrom ?? 0,
+    );
+  }
+
   /** Writes what the ingest made of one metrics request, in one transaction. */
   writeMetrics(batch: MetricBatch): void {
     const now = this.now();
@@ -305,8 +318,7 @@ export class EmbeddedStore {
     let addedBytes = 0;
     let factsFrom = Number.POSITIVE_INFINITY;
     this.run(() => {
-      for (const i of batch.instances)
-        this.stmt.instanceSeen.run(i.service, i.instance, now, now, i.exportAt ?? 0, i.exportMs ?? 0);
+      for (const i of batch.instances) this.instanceSeen(i, now);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const { key, state } of batch.series) {
         // An unchanged state is written again at most once an hour (its `seen` keeps it from retention).
@@ -384,8 +396,7 @@ export class EmbeddedStore {
     const now = this.now();
     const changed = new Map<string, BreakerKey>();
     this.run(() => {
-      for (const i of batch.instances)
-        this.stmt.instanceSeen.run(i.service, i.instance, now, now, i.exportAt ?? 0, i.exportMs ?? 0);
+      for (const i of batch.instances) this.instanceSeen(i, now);
       for (const b of batch.breakers) this.observeBreaker(b, now, changed);
       for (const c of batch.calls) {
         this.stmt.callInsert.run(

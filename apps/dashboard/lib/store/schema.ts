@@ -155,4 +155,9 @@ export const MIGRATIONS: readonly Migration[] = [
   -- resolution, and charts use no finer bucket (\`data-interval.ts\`); one gap between two flushes is not one.
   ALTER TABLE instances ADD COLUMN export_steady INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- For an instance's newest export without an interval (only new cumulative series: its first): when its calls
+  -- began (the series' earliest start), so a still-filling bucket that holds all of them reads its rate so far.
+  ALTER TABLE instances ADD COLUMN export_from INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

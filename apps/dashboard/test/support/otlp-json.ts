@@ -17,20 +17,20 @@ export interface JsonPoint {
 const attrs = (a: Record<string, string> = {}) =>
   Object.entries(a).map(([key, v]) => ({ key, value: { stringValue: v } }));
 
-const resource = (service: string) => ({
-  attributes: attrs({ 'service.name': service, 'service.instance.id': 'i-1' }),
+const resource = (service: string, instance = 'i-1') => ({
+  attributes: attrs({ 'service.name': service, 'service.instance.id': instance }),
 });
 
 /** An ExportMetricsServiceRequest with one sum metric (cumulative by default, monotonic). */
 export function sumRequest(
   name: string,
   points: readonly JsonPoint[],
-  options: { temporality?: 1 | 2; service?: string; monotonic?: boolean } = {},
+  options: { temporality?: 1 | 2; service?: string; instance?: string; monotonic?: boolean } = {},
 ) {
   return {
     resourceMetrics: [
       {
-        resource: resource(options.service ?? 'agent'),
+        resource: resource(options.service ?? 'agent', options.instance),
         scopeMetrics: [
           {
             scope: { name: 'test' },

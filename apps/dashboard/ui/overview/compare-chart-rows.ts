@@ -26,8 +26,8 @@ export function compareChartRows(groups: readonly CompareGroup[], metric: 'effic
         const elapsed = bucketElapsed(g.calls, p.t, last);
         const c = g.calls.points[k];
         const n = c ? c.success + c.failure + c.rejected : 0;
-        // a still-filling bucket without data yet is a gap, not a drop to 0
-        value = partial && n === 0 ? null : elapsed > 0 ? (n * 60_000) / elapsed : 0;
+        // a still-filling bucket without data yet, or whose counts cover a time not known, is a gap, not a drop
+        value = partial && (n === 0 || elapsed <= 0) ? null : elapsed > 0 ? (n * 60_000) / elapsed : 0;
       } else {
         value = trailing[i]![k]?.efficiency ?? null;
       }
