@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
@@ -303,6 +304,50 @@ describe('gateway: the bounds of the rounds', () => {
     await expect(repeat(host, 'confirm_or_wait', round, ACCEPT)).rejects.toThrow(/unknown requestState/);
   });
 
+  it("a refusal for another host's call in flight is not remembered: once that call ended, the same call of the same host goes upstream and succeeds", async () => {
+    const stdio = askingStdio();
+    const clock = createFakeClock();
+    const gateway = await gatewayOf(
+      { asking: { command: stdio.command, args: stdio.args } },
+      { clock, inputRoundTimeoutMs: 1000 },
+    );
+    closing.push(gateway);
+    const session = new ClientV1({ name: 'test-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    session.setRequestHandler(ElicitRequestSchema, async () => ACCEPT);
+    await session.connect(new HttpV1(new URL(`${gateway.url}/asking/mcp`), { requestInit: auth }));
+    closing.push(session);
+    const { host: modern, asked } = await answering(gateway, 'asking');
+    const waiting = await manualHost(gateway, 'asking');
+    await manual(waiting, { name: 'confirm_or_wait', arguments: {} });
+    // A 2025-11-25 session (a memory of its own) and a 2026-07-28 host are refused while that call is pending.
+    const call = { name: 'confirm', arguments: {} };
+    expect(((await session.callTool(call)) as CallToolResult).isError).toBe(true);
+    expect(((await modern.callTool(call)) as CallToolResult).isError).toBe(true);
+    // That call ends without a success (which would have cleared every memory): its round times out.
+    await clock.advance(1000);
+    await waitFor('the pending call cancelled', () =>
+      of(stdio.events(), 'confirm_or_wait').includes('cancelled') ? true : undefined,
+    );
+    // The moment passed: each one's identical repeat runs upstream and gets the round.
+    expect(text((await session.callTool(call)) as CallToolResult)).toContain('answer:');
+    expect(text((await modern.callTool(call)) as CallToolResult)).toContain('answer:');
+    expect(asked).toHaveLength(1);
+    expect(stdio.events().map((e) => `${e.tool} ${e.event}`)).toEqual([
+      'confirm_or_wait called',
+      'confirm called',
+      'confirm refused',
+      'confirm called',
+      'confirm refused',
+      'confirm_or_wait refused',
+      'confirm_or_wait cancelled',
+      'confirm called',
+      'confirm answered',
+      'confirm called',
+      'confirm answered',
+    ]);
+    expect(stdio.events()[2]?.detail).toMatch(/2 hosts share this upstream and have calls in flight/);
+  });
+
   it('at most maxInputRounds calls with rounds pending over all servers; beyond, refused naming the limit', async () => {
     const [one, two] = [askingStdio(), askingStdio()];
     const gateway = await gatewayOf(
@@ -319,9 +364,9 @@ describe('gateway: the bounds of the rounds', () => {
       /1 input rounds are pending on this gateway \(the limit, maxInputRounds\)/,
     );
     await repeat(waiting, 'confirm_or_wait', round, ACCEPT);
-    // The slot is given back when the call ends: the next call on the other server gets its round.
-    const { host: later } = await answering(gateway, 'two', { ok: false });
-    const result = (await later.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    // The slot is given back when the call ends, and the refusal was the moment's, not remembered: the same
+    // host's identical call goes upstream and gets its round.
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(text(result)).toContain('answer:');
     expect(of(two.events(), 'confirm')).toEqual(['called', 'refused', 'called', 'answered']);
   });

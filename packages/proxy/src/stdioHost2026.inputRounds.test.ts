@@ -44,6 +44,15 @@ const manual = (host: Client, params: Record<string, unknown>) =>
     { method: 'tools/call', params } as never,
     { allowInputRequired: true } as never,
   ) as Promise<unknown>;
+type Round = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+/** The manual host's repeat of `round`, accepting its one elicitation. */
+const answer = (host: Client, tool: string, round: Round, args: Record<string, unknown> = {}) =>
+  manual(host, {
+    name: tool,
+    arguments: args,
+    inputResponses: { [Object.keys(round.inputRequests)[0] as string]: { action: 'accept', content: { ok: true } } },
+    requestState: round.requestState,
+  });
 
 describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during its call', () => {
   it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
@@ -113,6 +122,37 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
         requestState: round.requestState,
       }),
     ).rejects.toThrow(/unknown requestState/);
+    // The moment passed, and nothing of it was remembered: the same call runs upstream again and completes.
+    const again = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
+    expect(text((await answer(host, 'confirm_or_wait', again)) as CallToolResult)).toContain('answer:');
+    expect(of(upstream.events(), 'confirm_or_wait')).toEqual(['called', 'refused', 'cancelled', 'called', 'answered']);
+  });
+
+  it('a request related to none of two calls in flight is refused, and not remembered: the same call later succeeds', async () => {
+    const upstream = askingStdio();
+    const args = ['wrap', '--', upstream.command, ...upstream.args];
+    const host = await modernHost(args, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
+    const round = (await manual(host, { name: 'confirm', arguments: {} })) as Round;
+    // A second call while the first is pending: the upstream's request does not say which it is for.
+    const second = { name: 'confirm', arguments: { again: true } };
+    expect(((await manual(host, second)) as CallToolResult).isError).toBe(true);
+    expect(upstream.events()[2]?.detail).toMatch(/not related to exactly one call of this host in flight/);
+    // The first call ends without a success (which would have cleared the memory): its repeat answers nothing.
+    const { requestState } = round;
+    const first = (await manual(host, { name: 'confirm', arguments: {}, requestState })) as CallToolResult;
+    expect(first.isError).toBe(true);
+    // The moment passed: the second call's identical repeat runs upstream, gets its round and completes.
+    const again = (await manual(host, second)) as Round;
+    expect(again.resultType).toBe('input_required');
+    expect(text((await answer(host, 'confirm', again, { again: true })) as CallToolResult)).toContain('answer:');
+    expect(upstream.events().map((e) => e.event)).toEqual([
+      'called',
+      'called',
+      'refused',
+      'refused',
+      'called',
+      'answered',
+    ]);
   });
 
   it('a requestState this host was never given is refused', async () => {
