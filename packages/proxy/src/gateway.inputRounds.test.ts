@@ -1,17 +1,14 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/startGateway.js';
 import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
-import { chaosStdio, everything, proxyCommand } from './test-support/commands.js';
+import { chaosStdio, everything } from './test-support/commands.js';
+import { startGatewayProcess } from './test-support/gatewayProcess.js';
 import { expectInvalidOnce } from './test-support/hostExpectations.js';
 import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
@@ -40,29 +37,9 @@ async function gatewayOf(
   return startGateway({ config, port: 0, token: TOKEN, ...options });
 }
 
-/** `mcp-resilience gateway` as a process (the CLI's flags), on a free port; closed after the test. */
+/** `mcp-resilience gateway` as a process (the CLI's flags), closed after the test. */
 async function gatewayProcess(servers: Record<string, object>, flags: string[]): Promise<Gateway> {
-  const file = join(mkdtempSync(join(tmpdir(), 'proxy-gw-rounds-')), 'servers.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
-  const { command, args } = proxyCommand(['gateway', '--config', file, '--port', '0', ...flags]);
-  const child = spawn(command, args, { env: { ...process.env, MCP_RESILIENCE_TOKEN: TOKEN }, stdio: 'pipe' });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const gateway: Gateway = {
-    url: await new Promise<string>((resolve, reject) => {
-      let said = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        said += chunk.toString();
-        const url = /listening on (\S+)/.exec(said)?.[1];
-        if (url) resolve(url);
-      });
-      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}): ${said}`)));
-    }),
-    sessions: () => 0,
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const { gateway } = await startGatewayProcess(servers, flags, TOKEN);
   closing.push(gateway);
   return gateway;
 }
@@ -312,7 +289,10 @@ describe('gateway: the bounds of the rounds', () => {
       { clock, inputRoundTimeoutMs: 1000 },
     );
     closing.push(gateway);
-    const session = new ClientV1({ name: 'test-host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    const session = new ClientV1(
+      { name: 'test-host', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
     session.setRequestHandler(ElicitRequestSchema, async () => ACCEPT);
     await session.connect(new HttpV1(new URL(`${gateway.url}/asking/mcp`), { requestInit: auth }));
     closing.push(session);

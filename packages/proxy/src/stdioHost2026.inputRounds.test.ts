@@ -50,7 +50,9 @@ const answer = (host: Client, tool: string, round: Round, args: Record<string, u
   manual(host, {
     name: tool,
     arguments: args,
-    inputResponses: { [Object.keys(round.inputRequests)[0] as string]: { action: 'accept', content: { ok: true } } },
+    inputResponses: {
+      [Object.keys(round.inputRequests)[0] as string]: { action: 'accept', content: { ok: true } },
+    },
     requestState: round.requestState,
   });
 
@@ -125,7 +127,13 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
     // The moment passed, and nothing of it was remembered: the same call runs upstream again and completes.
     const again = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
     expect(text((await answer(host, 'confirm_or_wait', again)) as CallToolResult)).toContain('answer:');
-    expect(of(upstream.events(), 'confirm_or_wait')).toEqual(['called', 'refused', 'cancelled', 'called', 'answered']);
+    expect(of(upstream.events(), 'confirm_or_wait')).toEqual([
+      'called',
+      'refused',
+      'cancelled',
+      'called',
+      'answered',
+    ]);
   });
 
   it('a request related to none of two calls in flight is refused, and not remembered: the same call later succeeds', async () => {
@@ -144,7 +152,9 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
     // The moment passed: the second call's identical repeat runs upstream, gets its round and completes.
     const again = (await manual(host, second)) as Round;
     expect(again.resultType).toBe('input_required');
-    expect(text((await answer(host, 'confirm', again, { again: true })) as CallToolResult)).toContain('answer:');
+    expect(text((await answer(host, 'confirm', again, { again: true })) as CallToolResult)).toContain(
+      'answer:',
+    );
     expect(upstream.events().map((e) => e.event)).toEqual([
       'called',
       'called',

@@ -32,7 +32,9 @@ export function withCallContext<C extends McpClientLike>(client: C, context: Vie
 export function contextView<C extends McpClientLike>(client: C, context: ViewContext, name: string): C {
   const internals = internalsOf(client);
   if (internals === undefined) {
-    throw new TypeError(`${name}: client must be a client returned by withResilience or connectWithResilience`);
+    throw new TypeError(
+      `${name}: client must be a client returned by withResilience or connectWithResilience`,
+    );
   }
   const { caller, rememberFailure } = (context ?? {}) as ViewContext;
   if (caller !== undefined && (typeof caller !== 'string' || caller === '')) {

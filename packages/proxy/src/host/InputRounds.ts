@@ -287,7 +287,11 @@ export class InputRounds {
     held.timer.abort();
     held.reject(
       typeof why === 'string'
-        ? refusal(`"${held.request.method}" came while the host had no call in flight: ${why}`, -32603, MOMENTARY)
+        ? refusal(
+            `"${held.request.method}" came while the host had no call in flight: ${why}`,
+            -32603,
+            MOMENTARY,
+          )
         : why,
     );
   }
@@ -361,7 +365,11 @@ export class InputRounds {
 /** Why a server-to-client request cannot become a round of `call` (none: it can). */
 function refusalOf(method: string, call: PendingCall | undefined): ForwardedError | undefined {
   if (call === undefined) {
-    return refusal(`"${method}" is not related to exactly one call of this host in flight`, -32601, MOMENTARY);
+    return refusal(
+      `"${method}" is not related to exactly one call of this host in flight`,
+      -32601,
+      MOMENTARY,
+    );
   }
   const capability = CAPABILITY[method];
   if (capability === undefined) return refusal(`"${method}" has no input request form on 2026-07-28`, -32601);

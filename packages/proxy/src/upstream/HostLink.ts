@@ -2,8 +2,8 @@
 export interface HostLink {
   /**
    * Whose calls these are, for the upstream's negative cache: a repeat is answered only from a failure this host
-   * got (a round refused for a capability it lacks never answers another host's call). `undefined` for the
-   * sessionless hosts of 2026-07-28, which share one memory (apart from every session's).
+   * got (a round refused for a capability it lacks never answers another host's call). The gateway's sessionless
+   * hosts of 2026-07-28 share one (apart from every session's); `undefined` in `wrap` and `connect` (one host).
    */
   readonly caller?: string;
   /** Sends a server-to-client request (sampling, elicitation, roots) to the host. */

@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   ClientCapabilities,
   Implementation,
+  Root,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { breakerWatch } from './breakerWatch.js';
@@ -53,6 +54,11 @@ export interface UpstreamOptions {
    * host to go to. Default: none (hosts {@link Upstream.attach} later).
    */
   readonly hosts?: readonly HostLink[];
+  /**
+   * The roots the proxy answers the upstream's `roots/list` with itself, at any time, never asking a host (a
+   * gateway server's `roots`; announce `roots` in `capabilities` with them). Default: none, the request is routed.
+   */
+  readonly roots?: readonly Root[];
 }
 
 /**
@@ -107,6 +113,7 @@ export class Upstream {
   private respawner: Respawner | undefined;
   private readonly connects: SingleConnect;
   private readonly views = new WeakMap<HostLink, UpstreamClient>();
+  private roots: readonly Root[] | undefined;
 
   private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
@@ -159,6 +166,7 @@ export class Upstream {
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
+    upstream.roots = options.roots;
     for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch, era, handover);
@@ -298,12 +306,16 @@ export class Upstream {
   }
 
   /**
-   * A server-to-client request of the upstream, routed to a host ({@link routeToHost}). A refusal that depended
+   * A server-to-client request of the upstream, routed to a host ({@link routeToHost}); a `roots/list` is
+   * answered from the `roots` option when given. A refusal that depended
    * on the moment (the proxy's, or the host link's: other calls in flight, a limit, no answer in time) marks the
    * calls it may belong to, whose failures are then not remembered: the call it names, else every call in flight
    * of the host it went to, else every call in flight.
    */
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
+    if (request.method === 'roots/list' && this.roots !== undefined) {
+      return Promise.resolve({ roots: this.roots.map((root) => ({ ...root })) });
+    }
     const inFlight = [...this.inFlight.values()];
     const route = routeToHost(request.method, inFlight, this.hosts, this.name);
     if (route.kind === 'refused') {
