@@ -6,10 +6,22 @@ import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/startGateway.js';
-import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
+import { askingStdio } from './test-support/askingStdio.js';
 import { chaosStdio, everything } from './test-support/commands.js';
 import { startGatewayProcess } from './test-support/gatewayProcess.js';
 import { expectInvalidOnce } from './test-support/hostExpectations.js';
+import {
+  ACCEPT,
+  answerElicitations,
+  expectElicitationCrosses,
+  expectEverythingRounds,
+  expectSamplingCrosses,
+  manual,
+  of,
+  type Round,
+  repeat,
+  text,
+} from './test-support/modernRounds.js';
 import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
 
@@ -27,7 +39,6 @@ afterEach(async () => {
 });
 
 type Capabilities = NonNullable<ClientOptions['capabilities']>;
-type Round = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
 
 async function gatewayOf(
   servers: Record<string, object>,
@@ -64,36 +75,21 @@ async function modernHost(
 /** A host that answers every elicitation with `content` (the SDK answers the round and repeats by itself). */
 async function answering(gateway: Gateway, server: string, content: Record<string, boolean> = { ok: true }) {
   const host = await modernHost(gateway, server, { elicitation: {} });
-  const asked: unknown[] = [];
-  host.setRequestHandler('elicitation/create', async (request) => {
-    asked.push(request.params);
-    return { action: 'accept', content };
-  });
-  return { host, asked };
+  return { host, asked: answerElicitations(host, content) };
 }
 
 /** A host in the SDK v2's manual mode: an `input_required` result is handed back, not fulfilled. */
 const manualHost = (gateway: Gateway, server: string) =>
   modernHost(gateway, server, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
-const manual = (host: Client, params: Record<string, unknown>) =>
-  host.request(
-    { method: 'tools/call', params } as never,
-    { allowInputRequired: true } as never,
-  ) as Promise<unknown>;
-const repeat = (host: Client, tool: string, round: Round, response: unknown) =>
-  manual(host, {
-    name: tool,
-    arguments: {},
-    inputResponses: { [Object.keys(round.inputRequests)[0] as string]: response },
-    requestState: round.requestState,
-  });
-
-const of = (events: AskEvent[], tool: string) => events.filter((e) => e.tool === tool).map((e) => e.event);
-const text = (result: CallToolResult) => JSON.stringify(result.content);
-const ACCEPT = { action: 'accept', content: { ok: true } };
 
 describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', () => {
   const stdio = askingStdio();
+  /** The upstream's events after the first `before`. */
+  const eventsSince = (before: number) =>
+    stdio
+      .events()
+      .slice(before)
+      .map((e) => e.event);
   let http: Awaited<ReturnType<typeof startAskingHttpServer>>;
   let gateway: Gateway;
   beforeAll(async () => {
@@ -110,26 +106,11 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
   });
 
   it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
-    const { host, asked } = await answering(gateway, 'asking');
-    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('answer: {\\"action\\":\\"accept\\",\\"content\\":{\\"ok\\":true}}');
-    expect(asked).toEqual([expect.objectContaining({ message: 'Proceed?' })]);
-    // One upstream call, answered: the repeat did not start another.
-    expect(of(stdio.events(), 'confirm')).toEqual(['called', 'answered']);
+    await expectElicitationCrosses(await modernHost(gateway, 'asking', { elicitation: {} }), stdio.events);
   });
 
   it('sampling/createMessage crosses the same way', async () => {
-    const host = await modernHost(gateway, 'asking', { sampling: {} });
-    host.setRequestHandler('sampling/createMessage', async () => ({
-      role: 'assistant',
-      content: { type: 'text', text: 'hello' },
-      model: 'test-model',
-    }));
-    const result = (await host.callTool({ name: 'ask_model', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('hello');
-    expect(of(stdio.events(), 'ask_model')).toEqual(['called', 'answered']);
+    await expectSamplingCrosses(await modernHost(gateway, 'asking', { sampling: {} }), stdio.events);
   });
 
   it('a Streamable HTTP upstream on 2025-11-25 asks the same way', async () => {
@@ -141,26 +122,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
   });
 
   it("server-everything's sampling and elicitation tools answer through the host's rounds", async () => {
-    const host = await modernHost(gateway, 'everything', { sampling: {}, elicitation: {} });
-    host.setRequestHandler('sampling/createMessage', async () => ({
-      model: 'test-model',
-      role: 'assistant',
-      content: { type: 'text', text: 'sampled!' },
-    }));
-    host.setRequestHandler('elicitation/create', async () => ({
-      action: 'accept',
-      content: { name: 'Ada' },
-    }));
-    const sample = (await host.callTool({
-      name: 'trigger-sampling-request',
-      arguments: { prompt: 'say hi', maxTokens: 10 },
-    })) as CallToolResult;
-    expect(text(sample)).toContain('sampled!');
-    const elicit = (await host.callTool({
-      name: 'trigger-elicitation-request',
-      arguments: {},
-    })) as CallToolResult;
-    expect(text(elicit)).toContain('Ada');
+    await expectEverythingRounds(await modernHost(gateway, 'everything', { sampling: {}, elicitation: {} }));
   });
 
   it("the round carries a random requestState; a repeat of a completed, unknown or other server's state gets -32602, nothing sent", async () => {
@@ -180,12 +142,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     await expect(manual(host, { name: 'confirm', arguments: {}, requestState: 'not-given' })).rejects.toThrow(
       /unknown requestState/,
     );
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'answered']);
     expect(http.calls()).toBe(1);
   });
 
@@ -202,12 +159,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     const done = (await able.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(text(done)).toContain('answer:');
     expect(asked).toHaveLength(1);
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'refused', 'called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'refused', 'called', 'answered']);
   });
 
   it("a failure of a call that asked no one still answers the 2026-07-28 hosts' repeats (their shared memory)", async () => {
@@ -255,12 +207,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     const before = stdio.events().length;
     const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'answered']);
   });
 });
 
