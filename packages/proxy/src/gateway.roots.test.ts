@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from './gateway/startGateway.js';
 import { filesystem } from './test-support/commands.js';
 import { startGatewayProcess } from './test-support/gatewayProcess.js';
+import { startModernServer } from './test-support/startModernServer.js';
 import { waitFor } from './test-support/waitFor.js';
 
 /**
@@ -79,6 +80,24 @@ describe("gateway: a shared upstream's roots", () => {
       expect(now).toContain(root);
       expect(now).toContain(data);
       expect(now).not.toContain(served);
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it("answer a 2026-07-28 server's roots/list round too, without asking a host", async () => {
+    const root = dir('root');
+    const modernServer = await startModernServer();
+    closing.push(modernServer);
+    const { gateway } = await startGatewayProcess(
+      { files: { url: modernServer.url, roots: [root] } },
+      [],
+      TOKEN,
+    );
+    closing.push(gateway);
+    const { session, modern, asked } = await hostsOf(gateway);
+    for (const host of [session, modern]) {
+      const result = (await host.callTool({ name: 'where', arguments: {} })) as CallToolResult;
+      expect(JSON.stringify(result.content)).toContain(`roots: ${pathToFileURL(root).href}`);
     }
     expect(asked).toEqual([]);
   });

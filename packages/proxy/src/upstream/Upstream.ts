@@ -113,7 +113,7 @@ export class Upstream {
   private respawner: Respawner | undefined;
   private readonly connects: SingleConnect;
   private readonly views = new WeakMap<HostLink, UpstreamClient>();
-  private roots: readonly Root[] | undefined;
+  private ownRoots: readonly Root[] | undefined;
 
   private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
@@ -166,7 +166,7 @@ export class Upstream {
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
-    upstream.roots = options.roots;
+    upstream.ownRoots = options.roots;
     for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch, era, handover);
@@ -201,6 +201,11 @@ export class Upstream {
   get client(): Client {
     if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
     return this.resilient as unknown as Client;
+  }
+
+  /** The roots the proxy answers the upstream's `roots/list` with itself (the `roots` option), if any. */
+  get roots(): readonly Root[] | undefined {
+    return this.ownRoots;
   }
 
   /** What the upstream answered `initialize` with: its capabilities, identity and instructions. */
@@ -313,8 +318,9 @@ export class Upstream {
    * of the host it went to, else every call in flight.
    */
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
-    if (request.method === 'roots/list' && this.roots !== undefined) {
-      return Promise.resolve({ roots: this.roots.map((root) => ({ ...root })) });
+    const roots = this.ownRoots;
+    if (request.method === 'roots/list' && roots !== undefined) {
+      return Promise.resolve({ roots: roots.map((root) => ({ ...root })) });
     }
     const inFlight = [...this.inFlight.values()];
     const route = routeToHost(request.method, inFlight, this.hosts, this.name);
