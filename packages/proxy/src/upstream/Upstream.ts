@@ -312,10 +312,10 @@ export class Upstream {
 
   /**
    * A server-to-client request of the upstream, routed to a host ({@link routeToHost}); a `roots/list` is
-   * answered from the `roots` option when given. A refusal that depended
-   * on the moment (the proxy's, or the host link's: other calls in flight, a limit, no answer in time) marks the
-   * calls it may belong to, whose failures are then not remembered: the call it names, else every call in flight
-   * of the host it went to, else every call in flight.
+   * answered from the `roots` option when given. A refusal that depended on the moment (the proxy's, or the host
+   * link's: other calls in flight, a limit, no answer in time) marks the calls it may belong to, whose failures
+   * are then not remembered: the call it names, else every call in flight of the host it went to, else every
+   * call in flight.
    */
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
     const roots = this.ownRoots;
