@@ -1,7 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,9 +6,22 @@ import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from './gateway/loadGatewayConfig.js';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway/startGateway.js';
-import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
-import { chaosStdio, everything, proxyCommand } from './test-support/commands.js';
+import { askingStdio } from './test-support/askingStdio.js';
+import { chaosStdio, everything } from './test-support/commands.js';
+import { startGatewayProcess } from './test-support/gatewayProcess.js';
 import { expectInvalidOnce } from './test-support/hostExpectations.js';
+import {
+  ACCEPT,
+  answerElicitations,
+  expectElicitationCrosses,
+  expectEverythingRounds,
+  expectSamplingCrosses,
+  manual,
+  of,
+  type Round,
+  repeat,
+  text,
+} from './test-support/modernRounds.js';
 import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
 
@@ -29,7 +39,6 @@ afterEach(async () => {
 });
 
 type Capabilities = NonNullable<ClientOptions['capabilities']>;
-type Round = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
 
 async function gatewayOf(
   servers: Record<string, object>,
@@ -39,29 +48,9 @@ async function gatewayOf(
   return startGateway({ config, port: 0, token: TOKEN, ...options });
 }
 
-/** `mcp-resilience gateway` as a process (the CLI's flags), on a free port; closed after the test. */
+/** `mcp-resilience gateway` as a process (the CLI's flags), closed after the test. */
 async function gatewayProcess(servers: Record<string, object>, flags: string[]): Promise<Gateway> {
-  const file = join(mkdtempSync(join(tmpdir(), 'proxy-gw-rounds-')), 'servers.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
-  const { command, args } = proxyCommand(['gateway', '--config', file, '--port', '0', ...flags]);
-  const child = spawn(command, args, { env: { ...process.env, MCP_RESILIENCE_TOKEN: TOKEN }, stdio: 'pipe' });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const gateway: Gateway = {
-    url: await new Promise<string>((resolve, reject) => {
-      let said = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        said += chunk.toString();
-        const url = /listening on (\S+)/.exec(said)?.[1];
-        if (url) resolve(url);
-      });
-      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}): ${said}`)));
-    }),
-    sessions: () => 0,
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const { gateway } = await startGatewayProcess(servers, flags, TOKEN);
   closing.push(gateway);
   return gateway;
 }
@@ -86,36 +75,21 @@ async function modernHost(
 /** A host that answers every elicitation with `content` (the SDK answers the round and repeats by itself). */
 async function answering(gateway: Gateway, server: string, content: Record<string, boolean> = { ok: true }) {
   const host = await modernHost(gateway, server, { elicitation: {} });
-  const asked: unknown[] = [];
-  host.setRequestHandler('elicitation/create', async (request) => {
-    asked.push(request.params);
-    return { action: 'accept', content };
-  });
-  return { host, asked };
+  return { host, asked: answerElicitations(host, content) };
 }
 
 /** A host in the SDK v2's manual mode: an `input_required` result is handed back, not fulfilled. */
 const manualHost = (gateway: Gateway, server: string) =>
   modernHost(gateway, server, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
-const manual = (host: Client, params: Record<string, unknown>) =>
-  host.request(
-    { method: 'tools/call', params } as never,
-    { allowInputRequired: true } as never,
-  ) as Promise<unknown>;
-const repeat = (host: Client, tool: string, round: Round, response: unknown) =>
-  manual(host, {
-    name: tool,
-    arguments: {},
-    inputResponses: { [Object.keys(round.inputRequests)[0] as string]: response },
-    requestState: round.requestState,
-  });
-
-const of = (events: AskEvent[], tool: string) => events.filter((e) => e.tool === tool).map((e) => e.event);
-const text = (result: CallToolResult) => JSON.stringify(result.content);
-const ACCEPT = { action: 'accept', content: { ok: true } };
 
 describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', () => {
   const stdio = askingStdio();
+  /** The upstream's events after the first `before`. */
+  const eventsSince = (before: number) =>
+    stdio
+      .events()
+      .slice(before)
+      .map((e) => e.event);
   let http: Awaited<ReturnType<typeof startAskingHttpServer>>;
   let gateway: Gateway;
   beforeAll(async () => {
@@ -132,26 +106,11 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
   });
 
   it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
-    const { host, asked } = await answering(gateway, 'asking');
-    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('answer: {\\"action\\":\\"accept\\",\\"content\\":{\\"ok\\":true}}');
-    expect(asked).toEqual([expect.objectContaining({ message: 'Proceed?' })]);
-    // One upstream call, answered: the repeat did not start another.
-    expect(of(stdio.events(), 'confirm')).toEqual(['called', 'answered']);
+    await expectElicitationCrosses(await modernHost(gateway, 'asking', { elicitation: {} }), stdio.events);
   });
 
   it('sampling/createMessage crosses the same way', async () => {
-    const host = await modernHost(gateway, 'asking', { sampling: {} });
-    host.setRequestHandler('sampling/createMessage', async () => ({
-      role: 'assistant',
-      content: { type: 'text', text: 'hello' },
-      model: 'test-model',
-    }));
-    const result = (await host.callTool({ name: 'ask_model', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('hello');
-    expect(of(stdio.events(), 'ask_model')).toEqual(['called', 'answered']);
+    await expectSamplingCrosses(await modernHost(gateway, 'asking', { sampling: {} }), stdio.events);
   });
 
   it('a Streamable HTTP upstream on 2025-11-25 asks the same way', async () => {
@@ -163,26 +122,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
   });
 
   it("server-everything's sampling and elicitation tools answer through the host's rounds", async () => {
-    const host = await modernHost(gateway, 'everything', { sampling: {}, elicitation: {} });
-    host.setRequestHandler('sampling/createMessage', async () => ({
-      model: 'test-model',
-      role: 'assistant',
-      content: { type: 'text', text: 'sampled!' },
-    }));
-    host.setRequestHandler('elicitation/create', async () => ({
-      action: 'accept',
-      content: { name: 'Ada' },
-    }));
-    const sample = (await host.callTool({
-      name: 'trigger-sampling-request',
-      arguments: { prompt: 'say hi', maxTokens: 10 },
-    })) as CallToolResult;
-    expect(text(sample)).toContain('sampled!');
-    const elicit = (await host.callTool({
-      name: 'trigger-elicitation-request',
-      arguments: {},
-    })) as CallToolResult;
-    expect(text(elicit)).toContain('Ada');
+    await expectEverythingRounds(await modernHost(gateway, 'everything', { sampling: {}, elicitation: {} }));
   });
 
   it("the round carries a random requestState; a repeat of a completed, unknown or other server's state gets -32602, nothing sent", async () => {
@@ -202,12 +142,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     await expect(manual(host, { name: 'confirm', arguments: {}, requestState: 'not-given' })).rejects.toThrow(
       /unknown requestState/,
     );
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'answered']);
     expect(http.calls()).toBe(1);
   });
 
@@ -224,12 +159,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     const done = (await able.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(text(done)).toContain('answer:');
     expect(asked).toHaveLength(1);
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'refused', 'called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'refused', 'called', 'answered']);
   });
 
   it("a failure of a call that asked no one still answers the 2026-07-28 hosts' repeats (their shared memory)", async () => {
@@ -277,12 +207,7 @@ describe('gateway: a 2025-era upstream asks a 2026-07-28 host during its call', 
     const before = stdio.events().length;
     const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    expect(
-      stdio
-        .events()
-        .slice(before)
-        .map((e) => e.event),
-    ).toEqual(['called', 'answered']);
+    expect(eventsSince(before)).toEqual(['called', 'answered']);
   });
 });
 
@@ -303,6 +228,53 @@ describe('gateway: the bounds of the rounds', () => {
     await expect(repeat(host, 'confirm_or_wait', round, ACCEPT)).rejects.toThrow(/unknown requestState/);
   });
 
+  it("a refusal for another host's call in flight is not remembered: once that call ended, the same call of the same host goes upstream and succeeds", async () => {
+    const stdio = askingStdio();
+    const clock = createFakeClock();
+    const gateway = await gatewayOf(
+      { asking: { command: stdio.command, args: stdio.args } },
+      { clock, inputRoundTimeoutMs: 1000 },
+    );
+    closing.push(gateway);
+    const session = new ClientV1(
+      { name: 'test-host', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    session.setRequestHandler(ElicitRequestSchema, async () => ACCEPT);
+    await session.connect(new HttpV1(new URL(`${gateway.url}/asking/mcp`), { requestInit: auth }));
+    closing.push(session);
+    const { host: modern, asked } = await answering(gateway, 'asking');
+    const waiting = await manualHost(gateway, 'asking');
+    await manual(waiting, { name: 'confirm_or_wait', arguments: {} });
+    // A 2025-11-25 session (a memory of its own) and a 2026-07-28 host are refused while that call is pending.
+    const call = { name: 'confirm', arguments: {} };
+    expect(((await session.callTool(call)) as CallToolResult).isError).toBe(true);
+    expect(((await modern.callTool(call)) as CallToolResult).isError).toBe(true);
+    // That call ends without a success (which would have cleared every memory): its round times out.
+    await clock.advance(1000);
+    await waitFor('the pending call cancelled', () =>
+      of(stdio.events(), 'confirm_or_wait').includes('cancelled') ? true : undefined,
+    );
+    // The moment passed: each one's identical repeat runs upstream and gets the round.
+    expect(text((await session.callTool(call)) as CallToolResult)).toContain('answer:');
+    expect(text((await modern.callTool(call)) as CallToolResult)).toContain('answer:');
+    expect(asked).toHaveLength(1);
+    expect(stdio.events().map((e) => `${e.tool} ${e.event}`)).toEqual([
+      'confirm_or_wait called',
+      'confirm called',
+      'confirm refused',
+      'confirm called',
+      'confirm refused',
+      'confirm_or_wait refused',
+      'confirm_or_wait cancelled',
+      'confirm called',
+      'confirm answered',
+      'confirm called',
+      'confirm answered',
+    ]);
+    expect(stdio.events()[2]?.detail).toMatch(/2 hosts share this upstream and have calls in flight/);
+  });
+
   it('at most maxInputRounds calls with rounds pending over all servers; beyond, refused naming the limit', async () => {
     const [one, two] = [askingStdio(), askingStdio()];
     const gateway = await gatewayOf(
@@ -319,9 +291,9 @@ describe('gateway: the bounds of the rounds', () => {
       /1 input rounds are pending on this gateway \(the limit, maxInputRounds\)/,
     );
     await repeat(waiting, 'confirm_or_wait', round, ACCEPT);
-    // The slot is given back when the call ends: the next call on the other server gets its round.
-    const { host: later } = await answering(gateway, 'two', { ok: false });
-    const result = (await later.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
+    // The slot is given back when the call ends, and the refusal was the moment's, not remembered: the same
+    // host's identical call goes upstream and gets its round.
+    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
     expect(text(result)).toContain('answer:');
     expect(of(two.events(), 'confirm')).toEqual(['called', 'refused', 'called', 'answered']);
   });

@@ -2,8 +2,19 @@ import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AskEvent, askingStdio } from './test-support/askingStdio.js';
+import { askingStdio } from './test-support/askingStdio.js';
 import { everything, proxyCommand } from './test-support/commands.js';
+import {
+  ACCEPT,
+  expectElicitationCrosses,
+  expectEverythingRounds,
+  expectSamplingCrosses,
+  manual,
+  of,
+  type Round,
+  repeat,
+  text,
+} from './test-support/modernRounds.js';
 import { startAskingHttpServer } from './test-support/startAskingHttpServer.js';
 import { waitFor } from './test-support/waitFor.js';
 
@@ -35,45 +46,17 @@ async function modernHost(
   return host;
 }
 
-const of = (events: AskEvent[], tool: string) => events.filter((e) => e.tool === tool).map((e) => e.event);
-const text = (result: CallToolResult) => JSON.stringify(result.content);
-
-/** A `tools/call` in the SDK v2's manual mode: an `input_required` result is handed back, not fulfilled. */
-const manual = (host: Client, params: Record<string, unknown>) =>
-  host.request(
-    { method: 'tools/call', params } as never,
-    { allowInputRequired: true } as never,
-  ) as Promise<unknown>;
-
 describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during its call', () => {
   it('elicitation/create crosses as an input_required round; the repeat continues the same upstream call', async () => {
     const upstream = askingStdio();
-    const host = await modernHost(['wrap', '--', upstream.command, ...upstream.args], { elicitation: {} });
-    const asked: unknown[] = [];
-    host.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return { action: 'accept', content: { ok: true } };
-    });
-    const result = (await host.callTool({ name: 'confirm', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('answer: {\\"action\\":\\"accept\\",\\"content\\":{\\"ok\\":true}}');
-    expect(asked).toEqual([expect.objectContaining({ message: 'Proceed?' })]);
-    // One upstream call, answered: the repeat did not start another.
-    expect(of(upstream.events(), 'confirm')).toEqual(['called', 'answered']);
+    const args = ['wrap', '--', upstream.command, ...upstream.args];
+    await expectElicitationCrosses(await modernHost(args, { elicitation: {} }), upstream.events);
   });
 
   it('sampling/createMessage crosses the same way', async () => {
     const upstream = askingStdio();
-    const host = await modernHost(['wrap', '--', upstream.command, ...upstream.args], { sampling: {} });
-    host.setRequestHandler('sampling/createMessage', async () => ({
-      role: 'assistant',
-      content: { type: 'text', text: 'hello' },
-      model: 'test-model',
-    }));
-    const result = (await host.callTool({ name: 'ask_model', arguments: {} })) as CallToolResult;
-    expect(result.isError).toBeFalsy();
-    expect(text(result)).toContain('hello');
-    expect(of(upstream.events(), 'ask_model')).toEqual(['called', 'answered']);
+    const args = ['wrap', '--', upstream.command, ...upstream.args];
+    await expectSamplingCrosses(await modernHost(args, { sampling: {} }), upstream.events);
   });
 
   it('a host that did not declare the capability gets the request refused to the upstream, as before', async () => {
@@ -89,11 +72,7 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
     const upstream = askingStdio();
     const args = ['wrap', '--input-round-timeout-ms', '300', '--', upstream.command, ...upstream.args];
     const host = await modernHost(args, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
-    const round = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as {
-      resultType: string;
-      inputRequests: Record<string, unknown>;
-      requestState: string;
-    };
+    const round = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
     expect(round.resultType).toBe('input_required');
     expect(Object.values(round.inputRequests)).toEqual([
       expect.objectContaining({ method: 'elicitation/create' }),
@@ -104,15 +83,46 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
     expect(of(upstream.events(), 'confirm_or_wait')).toEqual(['called', 'refused', 'cancelled']);
     expect(upstream.events().find((e) => e.event === 'refused')?.detail).toMatch(/within 300 ms/);
     // Its requestState is now unknown: the late repeat is refused with a clear error.
-    const [key] = Object.keys(round.inputRequests);
-    await expect(
-      manual(host, {
-        name: 'confirm_or_wait',
-        arguments: {},
-        inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
-        requestState: round.requestState,
-      }),
-    ).rejects.toThrow(/unknown requestState/);
+    await expect(repeat(host, 'confirm_or_wait', round)).rejects.toThrow(/unknown requestState/);
+    // The moment passed, and nothing of it was remembered: the same call runs upstream again and completes.
+    const again = (await manual(host, { name: 'confirm_or_wait', arguments: {} })) as Round;
+    expect(text((await repeat(host, 'confirm_or_wait', again)) as CallToolResult)).toContain('answer:');
+    expect(of(upstream.events(), 'confirm_or_wait')).toEqual([
+      'called',
+      'refused',
+      'cancelled',
+      'called',
+      'answered',
+    ]);
+  });
+
+  it('a request related to none of two calls in flight is refused, and not remembered: the same call later succeeds', async () => {
+    const upstream = askingStdio();
+    const args = ['wrap', '--', upstream.command, ...upstream.args];
+    const host = await modernHost(args, { elicitation: {} }, { inputRequired: { autoFulfill: false } });
+    const round = (await manual(host, { name: 'confirm', arguments: {} })) as Round;
+    // A second call while the first is pending: the upstream's request does not say which it is for.
+    const second = { name: 'confirm', arguments: { again: true } };
+    expect(((await manual(host, second)) as CallToolResult).isError).toBe(true);
+    expect(upstream.events()[2]?.detail).toMatch(/not related to exactly one call of this host in flight/);
+    // The first call ends without a success (which would have cleared the memory): its repeat answers nothing.
+    const { requestState } = round;
+    const first = (await manual(host, { name: 'confirm', arguments: {}, requestState })) as CallToolResult;
+    expect(first.isError).toBe(true);
+    // The moment passed: the second call's identical repeat runs upstream, gets its round and completes.
+    const again = (await manual(host, second)) as Round;
+    expect(again.resultType).toBe('input_required');
+    expect(text((await repeat(host, 'confirm', again, ACCEPT, { again: true })) as CallToolResult)).toContain(
+      'answer:',
+    );
+    expect(upstream.events().map((e) => e.event)).toEqual([
+      'called',
+      'called',
+      'refused',
+      'refused',
+      'called',
+      'answered',
+    ]);
   });
 
   it('a requestState this host was never given is refused', async () => {
@@ -126,34 +136,8 @@ describe('wrap and connect: a 2025-11-25 upstream asks a 2026-07-28 host during 
 
   it("server-everything's sampling and elicitation tools answer through the host's rounds", async () => {
     const server = everything();
-    const host = await modernHost(['wrap', '--', server.command, ...server.args], {
-      sampling: {},
-      elicitation: {},
-    });
-    const sampled: unknown[] = [];
-    host.setRequestHandler('sampling/createMessage', async (request) => {
-      sampled.push(request.params.messages);
-      return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled!' } };
-    });
-    host.setRequestHandler('elicitation/create', async () => ({
-      action: 'accept',
-      content: { name: 'Ada' },
-    }));
-    const tools = (await host.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(
-      expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request']),
-    );
-    const sample = (await host.callTool({
-      name: 'trigger-sampling-request',
-      arguments: { prompt: 'say hi', maxTokens: 10 },
-    })) as CallToolResult;
-    expect(text(sample)).toContain('sampled!');
-    expect(sampled).toHaveLength(1);
-    const elicit = (await host.callTool({
-      name: 'trigger-elicitation-request',
-      arguments: {},
-    })) as CallToolResult;
-    expect(text(elicit)).toContain('Ada');
+    const args = ['wrap', '--', server.command, ...server.args];
+    await expectEverythingRounds(await modernHost(args, { sampling: {}, elicitation: {} }));
   });
 
   it('connect: a Streamable HTTP upstream on 2025-11-25 asks the same way', async () => {

@@ -21,4 +21,11 @@ export interface CallContext {
    * recorded in telemetry (it may name a user). Default: none, one memory for every call.
    */
   readonly caller?: string;
+  /**
+   * Asked once the call failed for good, before the MCP negative cache keeps the failure for the model's repeats:
+   * `false` when the failure depended on the moment rather than on the call (a proxy refused what the server asked
+   * during it because other calls were in flight, or a limit was reached then), so that an identical repeat goes
+   * to the server again. A function that throws counts as `false`. Default: the failure is remembered.
+   */
+  readonly rememberFailure?: () => boolean;
 }

@@ -52,12 +52,15 @@ export function validateCallOptions(fn: unknown, call: CallOptions): void {
 
 /**
  * The typed context: `variant` and `caller` non-empty strings, `sessionId` a string, `routedFrom` a `{ server }`
- * with a non-empty name.
+ * with a non-empty name, `rememberFailure` a function.
  */
 function validateContext(call: CallOptions, bad: (name: string, allowed: string, value: unknown) => Error) {
-  const { variant, sessionId, routedFrom, caller } = call;
+  const { variant, sessionId, routedFrom, caller, rememberFailure } = call;
   if (caller !== undefined && (typeof caller !== 'string' || caller === '')) {
     throw bad('caller', 'a non-empty string', caller);
+  }
+  if (rememberFailure !== undefined && typeof rememberFailure !== 'function') {
+    throw bad('rememberFailure', 'a function returning a boolean', rememberFailure);
   }
   if (variant !== undefined && (typeof variant !== 'string' || variant === '')) {
     throw bad('variant', 'a non-empty string', variant);

@@ -1,10 +1,6 @@
 import { show } from '../checkOptions.js';
-import { internalsOf } from './internals.js';
 import type { McpClientLike } from './McpClientLike.js';
-import { UNWRAPPED_METHODS } from './methods.js';
-import { readRequestArgs } from './sdkLine.js';
-
-type AnyRequest = { method: string; params?: Record<string, unknown> };
+import { contextView } from './withCallContext.js';
 
 /**
  * A view of a `withResilience` client for one of the callers it serves (`caller`: a gateway's host session, a
@@ -12,30 +8,17 @@ type AnyRequest = { method: string; params?: Record<string, unknown> };
  * repeats only from the failures its own calls got, so a failure one caller got (a capability it lacks, an
  * input its user declined) never answers another caller's identical call. Every other member is the client's.
  * Throws a `TypeError` naming the argument for a client that is not a `withResilience` one, or an empty `caller`.
+ * (`withCallContext` gives the calls more context.)
  *
  * @example
  * const mine = forCaller(mcp, session.id);
  * await mine.callTool({ name: 'search', arguments: { q: 'x' } });
  */
 export function forCaller<C extends McpClientLike>(client: C, caller: string): C {
-  const found = internalsOf(client);
-  if (found === undefined) {
-    throw new TypeError(
-      'forCaller: client must be a client returned by withResilience or connectWithResilience',
-    );
-  }
   if (typeof caller !== 'string' || caller === '') {
+    // The client is checked first, as before.
+    contextView(client, {}, 'forCaller');
     throw new TypeError(`forCaller: caller must be a non-empty string, got ${show(caller)}`);
   }
-  const internals = found;
-  const context = { caller };
-  function request(this: unknown, req: AnyRequest, second?: unknown, third?: unknown) {
-    if (UNWRAPPED_METHODS.has(req.method)) return client.request(req, second, third);
-    return internals.request(req, readRequestArgs(second, third), context);
-  }
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      return property === 'request' ? request : Reflect.get(target, property, receiver);
-    },
-  });
+  return contextView(client, { caller }, 'forCaller');
 }

@@ -19,5 +19,6 @@ export { protocolRevisionRule } from './protocolRevisionRule.js';
 export { ReconnectError } from './ReconnectError.js';
 export { StreamBrokenError } from './StreamBrokenError.js';
 export { ToolResultError } from './ToolResultError.js';
+export { type ViewContext, withCallContext } from './withCallContext.js';
 export type { McpClassificationMeta } from './withResilience.js';
 export { CLASSIFICATION_META_KEY, withResilience } from './withResilience.js';

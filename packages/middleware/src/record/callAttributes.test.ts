@@ -46,6 +46,9 @@ describe('callAttributes', () => {
     await expect(r.execute(() => 'ok', { caller: '' })).rejects.toThrow(
       "execute: option 'caller' must be a non-empty string",
     );
+    await expect(r.execute(() => 'ok', { rememberFailure: true as never })).rejects.toThrow(
+      "execute: option 'rememberFailure' must be a function returning a boolean, got true",
+    );
     // The caller keys the negative cache only: never an attribute (it may name a user).
     const before = recorder.events.length;
     await r.execute(() => 'ok', { attributes: { [ATTR_MCP_RESILIENCE_SERVER]: 's' }, caller: 'alice' });

@@ -1,4 +1,5 @@
 import type { McpResilienceOptions } from '@mcp-resilience/middleware/mcp';
+import type { Root } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamSpec } from '../upstream/UpstreamSpec.js';
 
 /** One `mcpServers` entry of a gateway config, validated. */
@@ -9,6 +10,11 @@ export interface GatewayServer {
   readonly resilience: McpResilienceOptions;
   /** Other servers of the file that stand in for this one's tools (in order). */
   readonly fallbacks: readonly string[];
+  /**
+   * Its `roots`: the gateway announces `roots` to this server and answers its `roots/list` with these itself,
+   * never asking a host (the roots of a shared upstream are the operator's). None: `roots` is not announced.
+   */
+  readonly roots?: readonly Root[];
 }
 
 /** A gateway config file, validated: the servers in file order (fallbacks before the servers naming them). */

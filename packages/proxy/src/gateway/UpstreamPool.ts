@@ -12,9 +12,9 @@ const INPUT_CAPABILITIES = { elicitation: {}, sampling: {}, roots: {} } as const
 /**
  * What a shared 2025-era upstream is told: the requests a server sends during a call, each then routed to the
  * host whose call it is (a 2025-11-25 session, or a 2026-07-28 host as an `input_required` round), refused when
- * that host did not declare it. Not `roots`: a server asks it right after connecting (`server-filesystem`,
- * `server-everything`), when no host's call is there to answer, and the roots of a shared upstream are no one
- * host's.
+ * that host did not declare it. `roots` only for a server with `roots` in its entry, which the gateway answers
+ * itself: a server asks it right after connecting (`server-filesystem`, `server-everything`), when no host's call
+ * is there to answer, and the roots of a shared upstream are the operator's, no one host's.
  */
 const CALL_CAPABILITIES = { elicitation: {}, sampling: {} } as const;
 
@@ -78,8 +78,9 @@ export class UpstreamPool {
       return await Upstream.open({
         spec: server.spec,
         resilience,
-        capabilities: CALL_CAPABILITIES,
+        capabilities: server.roots ? { ...CALL_CAPABILITIES, roots: {} } : CALL_CAPABILITIES,
         modernCapabilities: INPUT_CAPABILITIES,
+        ...(server.roots ? { roots: server.roots } : {}),
       });
     } catch (error) {
       if (error instanceof TypeError) {

@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadGatewayConfig, parseGatewayConfig } from './loadGatewayConfig.js';
 
@@ -60,8 +61,47 @@ describe('gateway config', () => {
       { mcpServers: { a: { command: 'x', fallbacks: ['b'] }, b: { command: 'y', fallbacks: ['a'] } } },
       'forms a cycle: a -> b -> a',
     ],
+    [
+      { mcpServers: { a: { command: 'x', roots: [] } } },
+      'server "a", key "roots": must be an array of 1 to 64',
+    ],
+    [
+      { mcpServers: { a: { command: 'x', roots: ['https://x/y'] } } },
+      'server "a", key "roots": root 0: "https://x/y": only file:// roots exist',
+    ],
+    [
+      { mcpServers: { a: { command: 'x', roots: ['/a', { uri: '/b' }] } } },
+      'server "a", key "roots": root 1: "uri" must be a file:// URI',
+    ],
+    [
+      { mcpServers: { a: { command: 'x', roots: [{ uri: 'file:///b', label: 'b' }] } } },
+      'key "roots": root 0: "label" is not a known key (known: uri, name)',
+    ],
   ])('refuses %j naming the file, the server and the key', (json, message) => {
     expect(() => parse(json)).toThrow(message);
+  });
+
+  it("reads a server's roots: paths (relative to the config's folder) become file:// URIs, named or not", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gw-roots-'));
+    const file = join(folder, 'servers.json');
+    const roots = ['/srv/projects', 'data', 'file:///mnt/shared', { uri: 'file:///home/a', name: 'home' }];
+    writeFileSync(file, JSON.stringify({ mcpServers: { files: { command: 'x', roots } } }));
+    const [server] = (await loadGatewayConfig(file)).servers;
+    expect(server?.roots).toEqual([
+      { uri: 'file:///srv/projects' },
+      { uri: pathToFileURL(join(folder, 'data')).href },
+      { uri: 'file:///mnt/shared' },
+      { uri: 'file:///home/a', name: 'home' },
+    ]);
+    expect(parse({ mcpServers: { files: { command: 'x' } } }).servers[0]).not.toHaveProperty('roots');
+  });
+
+  it("reads the README's gateway config as written", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## gateway'));
+    const json = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const files = parseGatewayConfig(JSON.parse(json), 'README.md').servers.find((s) => s.name === 'files');
+    expect(files?.roots).toEqual([{ uri: 'file:///srv/notes' }]);
   });
 
   it('names the file when it is not JSON', async () => {

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { UpstreamSpec } from '../upstream/UpstreamSpec.js';
 import type { GatewayConfig, GatewayServer } from './GatewayConfig.js';
+import { parseRoots } from './parseRoots.js';
 
 /** What a config may hold at most: bounded like any input. */
 export const configLimits = { maxBytes: 1024 * 1024, maxServers: 64 } as const;
@@ -42,6 +44,7 @@ const SERVER_KEYS = new Set([
   'transport',
   'resilience',
   'fallbacks',
+  'roots',
 ]);
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -82,7 +85,7 @@ export function parseGatewayConfig(json: unknown, file: string): GatewayConfig {
   if (entries.length === 0) fail('"mcpServers"', 'has no server');
   if (entries.length > configLimits.maxServers)
     fail('"mcpServers"', `has more than ${configLimits.maxServers} servers`);
-  const parsed = entries.map(([name, entry]) => parseServer(name, entry, fail));
+  const parsed = entries.map(([name, entry]) => parseServer(name, entry, fail, dirname(file)));
   const names = new Set(parsed.map((s) => s.name));
   for (const server of parsed) {
     for (const fallback of server.fallbacks) {
@@ -97,7 +100,7 @@ export function parseGatewayConfig(json: unknown, file: string): GatewayConfig {
 
 type Fail = (where: string, what: string) => never;
 
-function parseServer(name: string, entry: unknown, fail: Fail): GatewayServer {
+function parseServer(name: string, entry: unknown, fail: Fail, base: string): GatewayServer {
   const at = (key?: string) => (key ? `server "${name}", key "${key}"` : `server "${name}"`);
   if (!NAME.test(name))
     fail(at(), 'a name must be 1-64 letters, digits, ".", "_" or "-" (it is a URL path segment)');
@@ -124,6 +127,9 @@ function parseServer(name: string, entry: unknown, fail: Fail): GatewayServer {
     spec,
     resilience: parseResilience(entry.resilience ?? {}, at, fail),
     fallbacks: stringArray(entry.fallbacks ?? [], at('fallbacks'), fail),
+    ...(entry.roots === undefined
+      ? {}
+      : { roots: parseRoots(entry.roots, base, (what) => fail(at('roots'), what)) }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createFakeClock } from '@mcp-resilience/middleware/testing';
 import { describe, expect, it } from 'vitest';
+import type { HostLink } from '../upstream/HostLink.js';
 import { InputRounds } from './InputRounds.js';
 import { RoundLimit } from './RoundLimit.js';
 
@@ -31,7 +32,7 @@ function upstreamCall() {
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
-    (error: unknown) => error as { code?: number; message: string },
+    (error: unknown) => error as { code?: number; message: string; momentary?: boolean },
   );
 
 type Round = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
@@ -84,11 +85,16 @@ describe('InputRounds', () => {
     const refused = await failure(rounds.link.request(SAMPLE, { signal, relatedRequestId: call.id() }));
     expect(refused?.code).toBe(-32601);
     expect(refused?.message).toContain('"sampling" capability, which the host did not declare');
+    // What the host declared, not the moment: a failure the model's repeat may be answered with.
+    expect(refused?.momentary).toBe(false);
     const elicited = rounds.link.request(ELICIT, { signal, relatedRequestId: call.id() });
     const round = (await first).result as Round;
     void rounds.resume(round.requestState, {}, new AbortController().signal);
     await expect(elicited).rejects.toThrow(/carried no response for "elicitation_create_1"/);
-    await expect(rounds.link.request(ELICIT, { signal })).rejects.toThrow(/not related to exactly one call/);
+    const unrelated = await failure(rounds.link.request(ELICIT, { signal }));
+    expect(unrelated?.message).toMatch(/not related to exactly one call/);
+    // Which calls are in flight is the moment's.
+    expect(unrelated?.momentary).toBe(true);
   });
 
   it('a round not repeated in time is refused to the upstream and the call cancelled; its state is then unknown', async () => {
@@ -104,6 +110,7 @@ describe('InputRounds', () => {
     expect(call.signal()?.aborted).toBe(false);
     await clock.advance(1);
     expect((await elicited)?.message).toMatch(/did not repeat the call within 1000 ms/);
+    expect((await elicited)?.momentary).toBe(true);
     expect(call.signal()?.aborted).toBe(true);
     const late = await failure(rounds.resume(round.requestState, {}, new AbortController().signal));
     expect(late?.code).toBe(-32602);
@@ -153,12 +160,15 @@ describe('InputRounds', () => {
     const held = failure(rounds.link.request(ROOTS, { signal }));
     const second = await failure(rounds.link.request(ROOTS, { signal }));
     expect(second?.message).toContain('one is held already');
+    expect(second?.momentary).toBe(true);
     await clock.advance(1000);
     expect((await held)?.message).toMatch(/no call of the host came within 1000 ms/);
+    expect((await held)?.momentary).toBe(true);
     const again = failure(rounds.link.request(ROOTS, { signal }));
     const call = upstreamCall();
     void rounds.start({ elicitation: {} }, new AbortController().signal, call.send);
     expect((await again)?.message).toContain('"roots" capability, which the host did not declare');
+    expect((await again)?.momentary).toBe(false);
     // Sent at once: nothing to wait for.
     expect(call.id()).not.toBe('');
   });
@@ -180,6 +190,7 @@ describe('InputRounds', () => {
     expect(refused?.message).toContain(
       '1 input rounds are pending on this gateway (the limit, maxInputRounds)',
     );
+    expect(refused?.momentary).toBe(true);
     expect(limit.held).toBe(1);
     callA.finish({ content: [] });
     await waitUntil(() => limit.held === 0);
@@ -189,18 +200,26 @@ describe('InputRounds', () => {
 
   it('gives each call a host of its own when calls are hosts (the gateway), else the one link', () => {
     const clock = createFakeClock();
+    const ids: string[] = [];
     const links = (rounds: InputRounds) => {
-      const seen: unknown[] = [];
+      const seen: HostLink[] = [];
       for (const _ of [1, 2]) {
-        void rounds.start({}, new AbortController().signal, (_s, _id, link) => {
+        void rounds.start({}, new AbortController().signal, (_s, id, link) => {
           seen.push(link);
+          ids.push(id);
           return new Promise(() => {});
         });
       }
       return seen;
     };
-    const [x, y] = links(new InputRounds({ clock }, { callsAreHosts: true }));
+    const shared = new InputRounds({ clock }, { callsAreHosts: true });
+    const [x, y] = links(shared);
     expect(x).not.toBe(y);
+    // One memory for such hosts, and a call during which the upstream asked its host is not remembered in it.
+    expect([x?.caller, x?.rememberFailure?.()]).toEqual([y?.caller, true]);
+    const signal = new AbortController().signal;
+    void failure(shared.link.request(SAMPLE, { signal, relatedRequestId: ids[0] as string }));
+    expect([x?.rememberFailure?.(), y?.rememberFailure?.()]).toEqual([false, true]);
     const single = new InputRounds({ clock });
     expect(links(single)).toEqual([single.link, single.link]);
     expect(links(single)[0]).toBe(single.link);

@@ -33,10 +33,11 @@ export interface InputRoundsSharing {
 
 /**
  * The negative cache's caller of the calls of sessionless hosts (the gateway's, on 2026-07-28), which share one
- * memory: a new one (`#n`) after each call during which the upstream asked the host anything, since that call's
- * failure depends on what that host declared and answered, and must not answer another host's call.
+ * memory, apart from every host session's. A call during which the upstream asked the host anything is not
+ * remembered in it (its failure depends on what that host declared and answered, and must not answer another
+ * host's call); the others are, for every such host's repeats.
  */
-const sharedCaller = (memory: number) => `2026-07-28-hosts#${memory}`;
+const SHARED_CALLER = '2026-07-28-hosts';
 
 /** What one turn of a call gives the host: the upstream's result, or a round of requests to answer. */
 export type Turn =
@@ -61,13 +62,19 @@ class PendingCall {
   outcome: Promise<Turn> | undefined;
   /** Whether the call holds a slot of the {@link RoundLimit} (from its first request to the host to its end). */
   slot = false;
+  /** Whether the upstream asked anything during the call (a round, or a request refused). */
+  asked = false;
   private keys = 0;
+
+  /** The host the upstream's requests during this call are routed to. */
+  link: HostLink;
 
   constructor(
     readonly capabilities: Record<string, unknown>,
-    /** The host the upstream's requests during this call are routed to. */
-    readonly link: HostLink,
-  ) {}
+    link: HostLink,
+  ) {
+    this.link = link;
+  }
 
   nextKey(method: string): string {
     this.keys += 1;
@@ -94,8 +101,6 @@ export class InputRounds {
   private readonly timeoutMs: number;
   private readonly clock: Clock;
   private held: Held | undefined;
-  /** The shared memory of the calls as hosts: see {@link sharedCaller}. */
-  private memory = 0;
 
   constructor(
     options: InputRoundsOptions = {},
@@ -128,7 +133,8 @@ export class InputRounds {
     send: (signal: AbortSignal, id: string, link: HostLink) => Promise<Record<string, unknown>>,
   ): Promise<Turn> {
     const capabilities = typeof declared === 'object' && declared !== null ? (declared as never) : {};
-    const call = new PendingCall(capabilities, this.linkOfCall());
+    const call = new PendingCall(capabilities, this.link);
+    call.link = this.linkOf(call);
     this.calls.set(call.id, call);
     const answered = this.carryHeld(call);
     const forward = () => {
@@ -144,13 +150,10 @@ export class InputRounds {
     return this.turn(call, hostSignal);
   }
 
-  /** The link a new call's upstream requests take: its own when calls are hosts (with the shared memory). */
-  private linkOfCall(): HostLink {
+  /** The link `call`'s upstream requests take: its own when calls are hosts, remembered unless it asked. */
+  private linkOf(call: PendingCall): HostLink {
     if (!this.sharing.callsAreHosts) return this.link;
-    const forget = () => {
-      this.memory += 1;
-    };
-    return { ...this.link, caller: sharedCaller(this.memory), refusedDuringCall: forget };
+    return { ...this.link, caller: SHARED_CALLER, rememberFailure: () => !call.asked };
   }
 
   /** Whether `state` is a `requestState` this host was given for a call still pending. */
@@ -219,8 +222,8 @@ export class InputRounds {
     const related = options.relatedRequestId;
     const call = typeof related === 'string' ? this.calls.get(related) : undefined;
     if (related === undefined && this.holds(request.method)) return this.hold(request, options.signal);
-    // Whatever becomes of it, the call's outcome now depends on this host: a new shared memory.
-    if (call !== undefined) this.memory += 1;
+    // Whatever becomes of it, the call's outcome now depends on this host.
+    if (call !== undefined) call.asked = true;
     const refused = refusalOf(request.method, call) ?? (call && this.slotRefusal(call));
     if (refused !== undefined || call === undefined) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
@@ -242,7 +245,11 @@ export class InputRounds {
       call.slot = true;
       return undefined;
     }
-    return refusal(`${limit.max} input rounds are pending on this gateway (the limit, ${limit.option})`);
+    return refusal(
+      `${limit.max} input rounds are pending on this gateway (the limit, ${limit.option})`,
+      -32603,
+      MOMENTARY,
+    );
   }
 
   /** Whether a request related to no call is held for the next one: a `roots/list` while none is in flight. */
@@ -254,7 +261,11 @@ export class InputRounds {
   private hold(request: Message, upstreamSignal: AbortSignal): Promise<unknown> {
     if (this.held !== undefined) {
       return Promise.reject(
-        refusal(`"${request.method}" came while the host had no call in flight, and one is held already`),
+        refusal(
+          `"${request.method}" came while the host had no call in flight, and one is held already`,
+          -32603,
+          MOMENTARY,
+        ),
       );
     }
     return new Promise((resolve, reject) => {
@@ -276,7 +287,11 @@ export class InputRounds {
     held.timer.abort();
     held.reject(
       typeof why === 'string'
-        ? refusal(`"${held.request.method}" came while the host had no call in flight: ${why}`)
+        ? refusal(
+            `"${held.request.method}" came while the host had no call in flight: ${why}`,
+            -32603,
+            MOMENTARY,
+          )
         : why,
     );
   }
@@ -332,7 +347,7 @@ export class InputRounds {
 
   /** Refuses the call's requests to the upstream and cancels the call. */
   private expire(call: PendingCall, why: string): void {
-    const error = refusal(`the input round was not answered: ${why}`);
+    const error = refusal(`the input round was not answered: ${why}`, -32603, MOMENTARY);
     for (const asked of [...call.delivered.values(), ...call.queue.splice(0)]) asked.reject(error);
     call.delivered.clear();
     this.forget(call);
@@ -350,7 +365,11 @@ export class InputRounds {
 /** Why a server-to-client request cannot become a round of `call` (none: it can). */
 function refusalOf(method: string, call: PendingCall | undefined): ForwardedError | undefined {
   if (call === undefined) {
-    return refusal(`"${method}" is not related to exactly one call of this host in flight`, -32601);
+    return refusal(
+      `"${method}" is not related to exactly one call of this host in flight`,
+      -32601,
+      MOMENTARY,
+    );
   }
   const capability = CAPABILITY[method];
   if (capability === undefined) return refusal(`"${method}" has no input request form on 2026-07-28`, -32601);
@@ -363,8 +382,13 @@ function refusalOf(method: string, call: PendingCall | undefined): ForwardedErro
   return undefined;
 }
 
-const refusal = (why: string, code = -32603) =>
+/** A refusal that depends on the moment (calls in flight, a limit, time): see `ForwardedError.momentary`. */
+const MOMENTARY = true;
+
+const refusal = (why: string, code = -32603, momentary = false) =>
   new ForwardedError(
     code,
     `mcp-resilience: a 2026-07-28 host gets a server-to-client request only as an input_required round: ${why}`,
+    undefined,
+    { momentary },
   );

@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, Server } from '@modelcontextprotocol/serv
 import { ForwardedError } from '../upstream/ForwardedError.js';
 import type { HostLink } from '../upstream/HostLink.js';
 import type { Upstream } from '../upstream/Upstream.js';
+import { answerRootsRounds } from './answerRootsRounds.js';
 import { type ForwardOptions, forwardRequest } from './forwardRequest.js';
 import type { InputRounds } from './InputRounds.js';
 
@@ -58,7 +59,8 @@ const modernHostLink = (server: string): HostLink => ({
  * instructions, every other request forwarded to `upstream` through the same {@link forwardRequest} as on
  * 2025-11-25 (the pipeline, progress mapped onto the request's stream, cancellation when the host closes it).
  * A 2026-07-28 upstream's `input_required` result goes to the host as it is, and the host's repeat with
- * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it. With
+ * `inputResponses` / `requestState` goes back to the upstream: the round crosses, the host answers it (a round
+ * that asks only the roots the proxy owns is answered by the proxy: {@link answerRootsRounds}). With
  * `rounds` (one per host connection of `wrap` and `connect`, one per server of a gateway), a 2025-era
  * upstream's server-to-client requests during a call become such rounds too, built by the proxy.
  */
@@ -84,7 +86,9 @@ export function createModernHostServer(
       return (await crossRounds(rounds, upstream, request as Message, mcpReq, extra, options)) as never;
     }
     const sent = withRound(request as Message, mcpReq);
-    return (await forwardRequest(upstream, link, sent, extra as never, options, 'pass')) as never;
+    return (await answerRootsRounds(upstream.roots, sent, (each) =>
+      forwardRequest(upstream, link, each, extra as never, options, 'pass'),
+    )) as never;
   };
   return server;
 }

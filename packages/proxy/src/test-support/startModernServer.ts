@@ -14,7 +14,8 @@ export interface ModernServer {
 /**
  * A real MCP server of the TypeScript SDK v2 (`@modelcontextprotocol/server`) that speaks only 2026-07-28
  * (`legacy: 'reject'`), on Streamable HTTP at 127.0.0.1: `confirm` asks for a confirmation with an
- * `input_required` result (an embedded `elicitation/create`) and completes once it has it; `grow` publishes
+ * `input_required` result (an embedded `elicitation/create`) and completes once it has it; `where` asks the
+ * client's roots the same way (`roots/list`) and answers with their URIs; `grow` publishes
  * `tools/list_changed` to the open `subscriptions/listen` streams.
  */
 export async function startModernServer(): Promise<ModernServer> {
@@ -37,6 +38,17 @@ export async function startModernServer(): Promise<ModernServer> {
             });
           }
           return { content: [{ type: 'text', text: `${action}: done` }] };
+        },
+      );
+      server.registerTool(
+        'where',
+        { inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+        async (_, ctx) => {
+          const listed = ctx.mcpReq.inputResponses?.roots as { roots?: { uri: string }[] } | undefined;
+          if (listed?.roots === undefined) {
+            return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+          }
+          return { content: [{ type: 'text', text: `roots: ${listed.roots.map((r) => r.uri).join(' ')}` }] };
         },
       );
       server.registerTool('grow', { inputSchema: z.object({}) }, async () => {

@@ -2,8 +2,8 @@
 export interface HostLink {
   /**
    * Whose calls these are, for the upstream's negative cache: a repeat is answered only from a failure this host
-   * got (a round refused for a capability it lacks never answers another host's call). `undefined` for the
-   * sessionless hosts of 2026-07-28, which share one memory (apart from every session's).
+   * got (a round refused for a capability it lacks never answers another host's call). The gateway's sessionless
+   * hosts of 2026-07-28 share one (apart from every session's); `undefined` in `wrap` and `connect` (one host).
    */
   readonly caller?: string;
   /** Sends a server-to-client request (sampling, elicitation, roots) to the host. */
@@ -16,8 +16,9 @@ export interface HostLink {
   /** Whether the host declared the capability a server-to-client method needs. */
   accepts(method: string): boolean;
   /**
-   * Told when the upstream sent a server-to-client request during this host's calls that was refused before it
-   * reached the host (several hosts had calls in flight): the call's outcome then depends on that refusal.
+   * For a link that serves one call (each call of the gateway's sessionless hosts, on 2026-07-28): whether that
+   * call's failure may be remembered for the model's repeats. Those hosts share one memory, so a call during
+   * which the upstream asked the host anything is not remembered: its outcome is that host's. Default: `true`.
    */
-  refusedDuringCall?(): void;
+  rememberFailure?(): boolean;
 }

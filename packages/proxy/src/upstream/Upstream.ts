@@ -5,15 +5,18 @@ import {
   type ObservedFetch,
   observeFetch,
   TERMINAL_OUTCOMES,
+  withCallContext,
 } from '@mcp-resilience/middleware/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   ClientCapabilities,
   Implementation,
+  Root,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { breakerWatch } from './breakerWatch.js';
+import { isMomentary } from './ForwardedError.js';
 import type { HostLink } from './HostLink.js';
 import { type ProgressListener, ProgressRouter } from './ProgressRouter.js';
 import { passthroughResult } from './passthroughResult.js';
@@ -51,6 +54,11 @@ export interface UpstreamOptions {
    * host to go to. Default: none (hosts {@link Upstream.attach} later).
    */
   readonly hosts?: readonly HostLink[];
+  /**
+   * The roots the proxy answers the upstream's `roots/list` with itself, at any time, never asking a host (a
+   * gateway server's `roots`; announce `roots` in `capabilities` with them). Default: none, the request is routed.
+   */
+  readonly roots?: readonly Root[];
 }
 
 /**
@@ -100,11 +108,12 @@ export class Upstream {
   private resilient: UpstreamClient | undefined;
   private readonly hosts = new Set<HostLink>();
   private readonly watchers = new Set<(notification: JsonRpcRequestLike) => void>();
-  private readonly inFlight = new Map<object, InFlight>();
+  private readonly inFlight = new Map<object, CallInFlight>();
   private readonly progress = new ProgressRouter();
   private respawner: Respawner | undefined;
   private readonly connects: SingleConnect;
   private readonly views = new WeakMap<HostLink, UpstreamClient>();
+  private ownRoots: readonly Root[] | undefined;
 
   private constructor(spec: UpstreamSpec, era: UpstreamEra, raw: UpstreamClient, name: string) {
     this.spec = spec;
@@ -157,6 +166,7 @@ export class Upstream {
     const watch = user.resilience ? undefined : breakerWatch(user.recorder);
     const resilience = withUpstreamDefaults(watch ? { ...user, recorder: watch.recorder } : user, fetch);
     const upstream = new Upstream(options.spec, era, raw, serverOf(resilience) ?? 'mcp');
+    upstream.ownRoots = options.roots;
     for (const host of options.hosts ?? []) upstream.attach(host);
     raw.fallbackNotificationHandler = (notification) => upstream.broadcast(notification);
     const factory = transportFactory(options.spec, fetch, era, handover);
@@ -191,6 +201,11 @@ export class Upstream {
   get client(): Client {
     if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
     return this.resilient as unknown as Client;
+  }
+
+  /** The roots the proxy answers the upstream's `roots/list` with itself (the `roots` option), if any. */
+  get roots(): readonly Root[] | undefined {
+    return this.ownRoots;
   }
 
   /** What the upstream answered `initialize` with: its capabilities, identity and instructions. */
@@ -232,7 +247,8 @@ export class Upstream {
     onProgress?: ProgressListener,
   ): Promise<unknown> {
     const key = {};
-    this.inFlight.set(key, { host, requestId });
+    const call: CallInFlight = { host, requestId, momentary: false };
+    this.inFlight.set(key, call);
     const routed = onProgress ? this.progress.register(request.params ?? {}, onProgress) : undefined;
     try {
       if (!this.resilient) throw new Error(`upstream "${this.name}" is not connected`);
@@ -242,7 +258,8 @@ export class Upstream {
       const sent = routed ? { ...request, params: routed.params } : request;
       // `onprogress` makes the SDK send a progress token and reset the attempt's time limit on progress.
       const sdkOptions = routed ? { ...options, onprogress: () => {} } : options;
-      return await this.clientFor(host).request(sent as never, passthroughResult as never, sdkOptions);
+      const client = request.method === 'tools/call' ? this.callClient(call) : this.clientFor(host);
+      return await client.request(sent as never, passthroughResult as never, sdkOptions);
     } finally {
       this.inFlight.delete(key);
       routed?.done();
@@ -259,6 +276,19 @@ export class Upstream {
       this.views.set(host, view);
     }
     return view;
+  }
+
+  /**
+   * The pipeline's client for one tool call: the host's caller, and a failure not remembered for the model's
+   * repeats when the proxy refused what the upstream asked during the call because of the moment (see
+   * {@link toHost}), or the host's link says so.
+   */
+  private callClient(call: CallInFlight): UpstreamClient {
+    const { host } = call;
+    return withCallContext(this.resilient as UpstreamClient, {
+      ...(host.caller === undefined ? {} : { caller: host.caller }),
+      rememberFailure: () => !call.momentary && host.rememberFailure?.() !== false,
+    });
   }
 
   /** Forwards a host's notification (`notifications/roots/list_changed`...) to the upstream. */
@@ -280,16 +310,36 @@ export class Upstream {
     return describeUpstream(this.spec);
   }
 
+  /**
+   * A server-to-client request of the upstream, routed to a host ({@link routeToHost}); a `roots/list` is
+   * answered from the `roots` option when given. A refusal that depended on the moment (the proxy's, or the host
+   * link's: other calls in flight, a limit, no answer in time) marks the calls it may belong to, whose failures
+   * are then not remembered: the call it names, else every call in flight of the host it went to, else every
+   * call in flight.
+   */
   private toHost(request: JsonRpcRequestLike, signal: AbortSignal): Promise<unknown> {
+    const roots = this.ownRoots;
+    if (request.method === 'roots/list' && roots !== undefined) {
+      return Promise.resolve({ roots: roots.map((root) => ({ ...root })) });
+    }
     const inFlight = [...this.inFlight.values()];
     const route = routeToHost(request.method, inFlight, this.hosts, this.name);
     if (route.kind === 'refused') {
-      for (const { host } of inFlight) host.refusedDuringCall?.();
+      if (route.error.momentary) for (const call of inFlight) call.momentary = true;
       return Promise.reject(route.error);
     }
-    return route.host.request(stripJsonRpc(request), {
+    const { host, relatedRequestId } = route;
+    const sent = host.request(stripJsonRpc(request), {
       signal,
-      ...(route.relatedRequestId === undefined ? {} : { relatedRequestId: route.relatedRequestId }),
+      ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
+    });
+    return sent.catch((error: unknown) => {
+      if (isMomentary(error)) {
+        const mine = inFlight.filter((f) => f.host === host);
+        const named = mine.filter((f) => f.requestId === relatedRequestId);
+        for (const call of named.length > 0 ? named : mine) call.momentary = true;
+      }
+      throw error;
     });
   }
 
@@ -297,6 +347,11 @@ export class Upstream {
     for (const watcher of this.watchers) watcher(notification);
     await Promise.allSettled([...this.hosts].map((host) => host.notify(stripJsonRpc(notification))));
   }
+}
+
+/** A host's request in flight upstream; `momentary`: see {@link Upstream.toHost}. */
+interface CallInFlight extends InFlight {
+  momentary: boolean;
 }
 
 /** The method and params of a JSON-RPC message, without its envelope (`jsonrpc`, `id`). */

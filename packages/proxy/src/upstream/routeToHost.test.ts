@@ -40,9 +40,12 @@ describe('routeToHost', () => {
     ];
     const ambiguous = routeToHost('sampling/createMessage', both, new Set([a, b]), 's');
     expect(ambiguous.kind === 'refused' && ambiguous.error.message).toContain('2 hosts share this upstream');
+    // Which hosts have calls in flight is the moment's; what a host declared is not.
+    expect(ambiguous.kind === 'refused' && ambiguous.error.momentary).toBe(true);
     const lacking = routeToHost('elicitation/create', [], new Set([host(false)]), 's');
     expect(lacking.kind === 'refused' && lacking.error.message).toContain(
       'did not declare the "elicitation" capability',
     );
+    expect(lacking.kind === 'refused' && lacking.error.momentary).toBe(false);
   });
 });

@@ -36,7 +36,8 @@ export function routeToHost(
       candidates.size === 0
         ? 'no host is connected'
         : `${candidates.size} hosts share this upstream${busy.size > 0 ? ' and have calls in flight' : ''}, and the request does not say which it is for`;
-    return refused(`mcp-resilience: "${method}" from upstream "${server}" cannot be forwarded: ${why}`);
+    // Which hosts have calls in flight is the moment's: the same call later may meet one host alone.
+    return refused(`mcp-resilience: "${method}" from upstream "${server}" cannot be forwarded: ${why}`, true);
   }
   const [host] = candidates as Set<HostLink>;
   if (host === undefined) return refused(`mcp-resilience: no host for "${method}"`);
@@ -52,7 +53,7 @@ export function routeToHost(
     : { kind: 'host', host };
 }
 
-const refused = (message: string): Route => ({
+const refused = (message: string, momentary = false): Route => ({
   kind: 'refused',
-  error: new ForwardedError(-32601, message),
+  error: new ForwardedError(-32601, message, undefined, { momentary }),
 });

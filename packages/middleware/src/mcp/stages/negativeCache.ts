@@ -28,6 +28,17 @@ const smallEnough = (result: unknown): boolean => {
   }
 };
 
+/** Whether the call's own context lets its failure be kept: its `rememberFailure` (a throw: not kept). */
+function rememberable(call: StageCall): boolean {
+  const ask = call.options.rememberFailure;
+  if (ask === undefined) return true;
+  try {
+    return ask() !== false;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The cache key: {@link callKey}, prefixed with the variant in an experiment (one arm never answers the other)
  * and with the caller when one client serves several (one caller's failure never answers another's call).
@@ -43,8 +54,9 @@ function keyOf(call: StageCall): string | undefined {
  * The model's repeats of a tool call that failed for good: remembers what such a call settled to (a result or
  * the error) and answers an identical repeat (same server, tool, arguments, variant and caller) from memory,
  * recording a `model_retry_avoided` event. Only non-retryable failures of the configured types on this server
- * are kept; a success that may have changed the server's state, or a change of the tools, forgets everything
- * (every caller's: the server is shared).
+ * are kept, and not when the call's `rememberFailure` says the failure depended on the moment; a success that may
+ * have changed the server's state, or a change of the tools, forgets everything (every caller's: the server is
+ * shared).
  */
 export function negativeCache(options: NegativeCacheSettings, resilience: Resilience): Stage {
   const { clock, recorder } = resilience.options;
@@ -84,7 +96,7 @@ export function negativeCache(options: NegativeCacheSettings, resilience: Resili
     after(call, settled) {
       if (settled.kind === 'value') {
         if (settled.changedState) cache.clear();
-      } else if (worthKeeping(settled)) {
+      } else if (worthKeeping(settled) && rememberable(call)) {
         const key = keyOf(call);
         if (key !== undefined) cache.set(key, settled, clock.now() - call.startedAt, clock.now());
       }
