@@ -4,6 +4,7 @@ import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import type { NotificationTarget } from '@/lib/alerts/alert-store';
 import { createNotifier, type Notification } from '@/lib/alerts/notifier';
 import { type Resolve, resolveTarget } from '@/lib/alerts/webhook-request';
+import { watch } from './support/watch';
 
 /*
  * A DNS lookup that never answers (a black-holed resolver) must not hold an alert target's check or a
@@ -18,16 +19,6 @@ function hanging() {
     return new Promise(() => undefined);
   };
   return { resolve, calls };
-}
-
-/** `p`'s state, readable at any time: `done` once it settled, with its value. */
-function watch<T>(p: Promise<T>) {
-  const state: { done: boolean; value?: T } = { done: false };
-  void p.then((value) => {
-    state.done = true;
-    state.value = value;
-  });
-  return state;
 }
 
 /*

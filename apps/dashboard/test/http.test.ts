@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpHttpRequest, StoreBusyError } from '@/lib/otlp/receiver';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from '@/lib/otlp/schema';
 import { createCapture, serialize } from './support/otel';
+import { otlpRequest } from './support/otlp-request';
 import { startTestServer, type TestServer } from './support/runtime';
 import { standardScript } from './support/workload';
 
@@ -167,14 +168,6 @@ describe('OTLP/HTTP receiver', () => {
 });
 
 describe('createOtlpReceiver back-pressure', () => {
-  const req = (body: AsyncIterable<Uint8Array>): OtlpHttpRequest => ({
-    method: 'POST',
-    contentType: 'application/json',
-    contentEncoding: undefined,
-    contentLength: undefined,
-    authorization: undefined,
-    body,
-  });
   const sink = { metrics: () => ({ rejected: 0 }), traces: () => ({ rejected: 0 }) };
   const chunks = (...parts: Buffer[]) =>
     (async function* () {
@@ -192,12 +185,12 @@ describe('createOtlpReceiver back-pressure', () => {
       await gate;
       yield Buffer.from('}');
     })();
-    const stalled = receive('metrics', req(slow));
+    const stalled = receive('metrics', otlpRequest(slow));
     // The stalled body holds no slot: another export is served.
-    expect((await receive('metrics', req(chunks(Buffer.from('{}'))))).status).toBe(200);
+    expect((await receive('metrics', otlpRequest(chunks(Buffer.from('{}'))))).status).toBe(200);
     // Two complete gzip bodies: the first decompresses (off the event loop) while the second asks for the slot.
     const gz = gzipSync(Buffer.from(JSON.stringify({ resourceMetrics: [] }).padEnd(200_000, ' ')));
-    const gzReq = (): OtlpHttpRequest => ({ ...req(chunks(gz)), contentEncoding: 'gzip' });
+    const gzReq = (): OtlpHttpRequest => ({ ...otlpRequest(chunks(gz)), contentEncoding: 'gzip' });
     const [a, b] = await Promise.all([receive('metrics', gzReq()), receive('metrics', gzReq())]);
     expect([a.status, b.status].sort()).toEqual([200, 429]);
     expect((a.status === 429 ? a : b).headers['retry-after']).toBe('1');
@@ -215,7 +208,7 @@ describe('createOtlpReceiver back-pressure', () => {
     const receive = createOtlpReceiver({ sink: busy, maxBodyBytes: 1024, maxConcurrent: 4 });
     const r = await receive(
       'metrics',
-      req(
+      otlpRequest(
         (async function* () {
           yield Buffer.from('{}');
         })(),
