@@ -1,21 +1,11 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpHttpRequest, StoreBusyError } from '@/lib/otlp/receiver';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from '@/lib/otlp/schema';
 import { createCapture, serialize } from './support/otel';
 import { otlpRequest } from './support/otlp-request';
-import { startTestServer, type TestServer } from './support/runtime';
+import { testServer } from './support/runtime';
 import { standardScript } from './support/workload';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 async function payloads() {
   const c = createCapture();
@@ -28,7 +18,7 @@ const post = (url: string, body: Uint8Array | string, headers: Record<string, st
 
 describe('OTLP/HTTP receiver', () => {
   it('accepts protobuf + gzip and JSON, answering an empty response in the request encoding', async () => {
-    const s = await server();
+    const s = await testServer();
     const { c, metrics } = await payloads();
     const r1 = await post(`${s.url}/v1/metrics`, gzipSync(metrics), {
       'content-type': 'application/x-protobuf',
@@ -47,7 +37,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers partial success for rejected points, in JSON and protobuf', async () => {
-    const s = await server();
+    const s = await testServer();
     const body = {
       resourceMetrics: [
         { scopeMetrics: [{ metrics: [{ name: 'x', summary: { dataPoints: [{}, {}, {}] } }] }] },
@@ -78,7 +68,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 400 with a google.rpc.Status for malformed data', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await post(`${s.url}/v1/metrics`, '{"resourceMetrics": {}', {
       'content-type': 'application/json',
     });
@@ -99,7 +89,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 415 for other content types and encodings, 405 for other methods', async () => {
-    const s = await server();
+    const s = await testServer();
     expect((await post(`${s.url}/v1/metrics`, 'x', { 'content-type': 'text/plain' })).status).toBe(415);
     expect(
       (
@@ -113,7 +103,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 413 above the cap, also when only the decompressed size is too large (gzip bomb)', async () => {
-    const s = await server({ OTLP_MAX_BODY_BYTES: String(64 * 1024) });
+    const s = await testServer({ OTLP_MAX_BODY_BYTES: String(64 * 1024) });
     const big = Buffer.alloc(100 * 1024, 0x20);
     expect((await post(`${s.url}/v1/metrics`, big, { 'content-type': 'application/json' })).status).toBe(413);
     const bomb = gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20)); // ~200 KB on the wire
@@ -144,7 +134,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('requires the bearer token when INGEST_TOKEN is set', async () => {
-    const s = await server({ INGEST_TOKEN: 's3cret' });
+    const s = await testServer({ INGEST_TOKEN: 's3cret' });
     expect((await post(`${s.url}/v1/metrics`, '{}', { 'content-type': 'application/json' })).status).toBe(
       401,
     );
@@ -221,7 +211,7 @@ describe('createOtlpReceiver back-pressure', () => {
 
 describe('JSON API and SSE', () => {
   it('GET /api/v1/summary validates its parameters and names the bad one', async () => {
-    const s = await server();
+    const s = await testServer();
     const bad = async (qs: string, param: string) => {
       const r = await fetch(`${s.url}/api/v1/summary?${qs}`);
       expect(r.status).toBe(400);
@@ -254,7 +244,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('GET /api/v1/instances and /api/v1/transitions answer from the source and validate their parameters', async () => {
-    const s = await server();
+    const s = await testServer();
     const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     const b = createCapture({ 'service.name': 'other', 'service.instance.id': 'b-1' });
     const flaky = Array.from({ length: 3 }, () => ({ server: 'flaky', tool: 't', steps: [503 as const] }));
@@ -335,7 +325,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('pushes a breaker transition over SSE as soon as it is ingested', async () => {
-    const s = await server();
+    const s = await testServer();
     const controller = new AbortController();
     const res = await fetch(`${s.url}/api/live?range=15m`, { signal: controller.signal });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -369,7 +359,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('protects the UI and API with DASHBOARD_TOKEN (bearer, basic, ?token= then cookie), not the ingest', async () => {
-    const s = await server({ DASHBOARD_TOKEN: 'tok' });
+    const s = await testServer({ DASHBOARD_TOKEN: 'tok' });
     expect((await fetch(`${s.url}/api/v1/summary`)).status).toBe(401);
     expect(
       (await fetch(`${s.url}/api/v1/summary`, { headers: { authorization: 'Bearer tok' } })).status,
@@ -391,7 +381,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('accepts Alertmanager webhooks and edits the rule over the API', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await post(
       `${s.url}/api/alerts/webhook`,
       JSON.stringify({ alerts: [{ status: 'firing', labels: { alertname: 'X' }, fingerprint: 'f1' }] }),
