@@ -2,8 +2,9 @@ import { createResilience } from '@mcp-resilience/middleware';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import type { NotificationTarget } from '@/lib/alerts/alert-store';
-import { createNotifier, type Notification } from '@/lib/alerts/notifier';
+import { createNotifier } from '@/lib/alerts/notifier';
 import { type Resolve, resolveTarget } from '@/lib/alerts/webhook-request';
+import { firingNotification } from './support/firing-notification';
 import { watch } from './support/watch';
 
 /*
@@ -28,22 +29,6 @@ function hanging() {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const notification: Notification = {
-  status: 'firing',
-  startsAt: 0,
-  entry: {
-    id: 1,
-    at: 0,
-    key: 'k',
-    source: 'rule',
-    name: 'A',
-    labels: {},
-    state: 'firing',
-    value: 0.5,
-    summary: 's',
-  },
-};
 
 describe('DNS lookups of alert targets are bounded', () => {
   it('gives a hanging lookup up after the timeout, naming the host', async () => {
@@ -77,7 +62,7 @@ describe('DNS lookups of alert targets are bounded', () => {
       kind: 'json',
       enabled: true,
     };
-    const r = watch(notify(target, notification));
+    const r = watch(notify(target, firingNotification));
     await vi.advanceTimersByTimeAsync(149);
     expect(r.done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
