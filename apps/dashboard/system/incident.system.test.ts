@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { METRIC_MCP_RESILIENCE_CIRCUIT_BREAKER_STATE } from '@mcp-resilience/middleware/semconv';
+import { createFakeClock, type FakeClock } from '@mcp-resilience/middleware/testing';
 import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fmtTime } from '@/lib/format';
+import { datedMetrics } from '../test/support/dated-metrics';
+import { driveClock } from '../test/support/drive-clock';
 import { createCapture, serialize } from '../test/support/otel';
 import { type ScriptedCall, standardScript } from '../test/support/workload';
+import { waitForReactIdle, watchReactCommits } from './react-idle';
 import { ARTIFACTS, type Dashboard, launchChromium, openPage, startDashboard } from './support';
 
 /*
@@ -41,14 +45,35 @@ async function post(signal: 'traces' | 'metrics', body: Uint8Array) {
   expect(r.status).toBe(200);
 }
 
-async function exportAgent(agent: typeof resilient, strip = false) {
+/** Exports what the agent recorded, its metric points dated on the agents' clock (series from `from`). */
+async function exportAgent(agent: typeof resilient, clock: FakeClock, from: number, strip = false) {
   const spans = agent.spans();
   agent.resetSpans();
   if (spans.length > 0) await post('traces', serialize.tracesProto(spans));
-  const rm = await agent.metrics();
+  const rm = datedMetrics(await agent.metrics(), from, clock.now());
   await post('metrics', serialize.metricsProto(strip ? withoutBreakers(rm) : rm));
 }
 
+/** Resolves once the wall clock has passed `t` (a deadline, not a race). */
+async function wallClockPast(t: number): Promise<void> {
+  while (Date.now() <= t) await new Promise((r) => setTimeout(r, t + 1 - Date.now()));
+}
+
+const BUCKET_MS = 10_000;
+/** The most virtual time the workload may take (asserted): it starts at least this long before its bucket ends. */
+const WORKLOAD_MS = 2_000;
+/**
+ * Where the agents' virtual clock starts: now's bucket from its start, but not before the store existed (a
+ * cumulative series that started earlier is baselined), and the next bucket when the rest of this one is short.
+ */
+function workloadStart(now: number, storeCreated: number): number {
+  const bucket = now - (now % BUCKET_MS);
+  const start = Math.max(bucket, storeCreated);
+  return start + WORKLOAD_MS < bucket + BUCKET_MS ? start : bucket + BUCKET_MS;
+}
+
+/** No earlier than the dashboard's store was created. */
+let storeCreated = 0;
 let dataBucket = 0;
 const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
 const down = (n: number): ScriptedCall[] =>
@@ -58,7 +83,9 @@ beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   browser = await launchChromium();
   dashboard = await startDashboard();
+  storeCreated = Date.now();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await watchReactCommits(page);
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
@@ -83,19 +110,25 @@ describe('incident view in Chromium', () => {
   });
 
   it('feeds a resilient agent (breaker opens) and a naive agent (no breaker) on the same server', async () => {
-    // calls and their export in one 10 s bucket (the metric points are dated by the export, the spans by the call)
-    while (Date.now() % 10_000 < 1000 || Date.now() % 10_000 > 3000)
-      await new Promise((r) => setTimeout(r, 100));
-    dataBucket = Date.now() - (Date.now() % 10_000);
-    await resilient.run([...standardScript('weather'), ...down(4)], {
+    // the calls and their export in one 10 s bucket, whatever the machine's load: the agents run on a virtual
+    // clock that moves only by the workload's own steps; the spans are dated by it, the metric points re-dated
+    const start = workloadStart(Date.now(), storeCreated);
+    dataBucket = start - (start % BUCKET_MS);
+    const clock = createFakeClock(start);
+    const resilientRun = resilient.run([...standardScript('weather'), ...down(4)], {
+      clock,
       breakerConsecutiveFailures: 3,
       breakerBreakMs: 600_000,
       breakerMaxBreakMs: 600_000,
       maxAttempts: 1,
     });
-    await naive.run([...standardScript('weather'), ...down(6)], { maxAttempts: 3 });
-    await exportAgent(resilient);
-    await exportAgent(naive, true);
+    await driveClock(clock, resilientRun);
+    await driveClock(clock, naive.run([...standardScript('weather'), ...down(6)], { clock, maxAttempts: 3 }));
+    expect(clock.now() - start).toBeLessThan(WORKLOAD_MS);
+    // nothing dated in the dashboard's future
+    await wallClockPast(clock.now());
+    await exportAgent(resilient, clock, start);
+    await exportAgent(naive, clock, start, true);
     // at once: the summary lists a breaker stored since the counts by state were taken (the empty page before)
     const summary = await (await fetch(`${dashboard.url}/api/v1/summary`)).json();
     expect(summary.breakers.find((b: { server: string }) => b.server === 'down')?.state).toBe('open');
@@ -107,7 +140,8 @@ describe('incident view in Chromium', () => {
     const tile = page.locator('[data-testid="breaker-tile"][data-server="down"]');
     await tile.waitFor();
     await page.waitForSelector('[data-testid="live-status"].on');
-    await page.waitForTimeout(500);
+    // the hydration over (every boundary; what React recovered from is reported by then), not a fixed wait
+    await waitForReactIdle(page);
     expect(errors.filter((e) => /418|hydrat/i.test(e))).toEqual([]);
     expect(await tile.getAttribute('data-state')).toBe('open');
     // one process reports this breaker: the naive agent is not a "closed instance" of it

@@ -1,6 +1,6 @@
-import { createResilience } from '@mcp-resilience/middleware';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCapture, serialize } from '../test/support/otel';
+import { findThenListTwice, searchCaller } from '../test/support/search-calls';
 import { type Dashboard, startDashboard } from './support';
 
 /*
@@ -16,19 +16,7 @@ beforeAll(async () => {
   dashboard = await startDashboard();
   const agent = createCapture();
   // one attempt each, failing: the Calls page stores failed calls (a first-try success is not kept)
-  const resilience = createResilience({ recorder: agent.recorder, maxAttempts: 1 });
-  const run = (attributes: Record<string, string>) =>
-    resilience
-      .execute(
-        async () => {
-          throw new Error('search is down');
-        },
-        { endpoint: 'search', attributes: { 'mcp.resilience.server': 'search', ...attributes } },
-      )
-      .catch(() => undefined);
-  await run({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'find' });
-  await run({ 'mcp.method.name': 'tools/list' });
-  await run({ 'mcp.method.name': 'tools/list' });
+  await findThenListTwice(searchCaller(agent.recorder, 'failure'));
   for (const [path, body] of [
     ['/v1/metrics', serialize.metricsProto(await agent.metrics())],
     ['/v1/traces', serialize.tracesProto(agent.spans())],

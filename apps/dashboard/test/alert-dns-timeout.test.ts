@@ -2,8 +2,10 @@ import { createResilience } from '@mcp-resilience/middleware';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import type { NotificationTarget } from '@/lib/alerts/alert-store';
-import { createNotifier, type Notification } from '@/lib/alerts/notifier';
+import { createNotifier } from '@/lib/alerts/notifier';
 import { type Resolve, resolveTarget } from '@/lib/alerts/webhook-request';
+import { firingNotification } from './support/firing-notification';
+import { watch } from './support/watch';
 
 /*
  * A DNS lookup that never answers (a black-holed resolver) must not hold an alert target's check or a
@@ -20,16 +22,6 @@ function hanging() {
   return { resolve, calls };
 }
 
-/** `p`'s state, readable at any time: `done` once it settled, with its value. */
-function watch<T>(p: Promise<T>) {
-  const state: { done: boolean; value?: T } = { done: false };
-  void p.then((value) => {
-    state.done = true;
-    state.value = value;
-  });
-  return state;
-}
-
 /*
  * The timers are fake (setTimeout only): the test moves time to 1 ms before the timeout (still waiting) and to
  * the timeout (given up), instead of measuring a real 150 ms against a bound on a machine of unknown load.
@@ -37,22 +29,6 @@ function watch<T>(p: Promise<T>) {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const notification: Notification = {
-  status: 'firing',
-  startsAt: 0,
-  entry: {
-    id: 1,
-    at: 0,
-    key: 'k',
-    source: 'rule',
-    name: 'A',
-    labels: {},
-    state: 'firing',
-    value: 0.5,
-    summary: 's',
-  },
-};
 
 describe('DNS lookups of alert targets are bounded', () => {
   it('gives a hanging lookup up after the timeout, naming the host', async () => {
@@ -86,7 +62,7 @@ describe('DNS lookups of alert targets are bounded', () => {
       kind: 'json',
       enabled: true,
     };
-    const r = watch(notify(target, notification));
+    const r = watch(notify(target, firingNotification));
     await vi.advanceTimersByTimeAsync(149);
     expect(r.done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);

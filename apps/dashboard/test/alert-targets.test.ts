@@ -4,8 +4,9 @@ import { createResilience } from '@mcp-resilience/middleware';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAddressPolicy } from '@/lib/alerts/address-policy';
 import type { NotificationTarget } from '@/lib/alerts/alert-store';
-import { createNotifier, type Notification } from '@/lib/alerts/notifier';
+import { createNotifier } from '@/lib/alerts/notifier';
 import { type Resolve, resolveTarget } from '@/lib/alerts/webhook-request';
+import { firingNotification } from './support/firing-notification';
 
 /*
  * Alert targets are URLs the server POSTs to: without care, a way to reach the metadata service or anything on
@@ -64,21 +65,6 @@ const target = (url: string): NotificationTarget => ({
   kind: 'json',
   enabled: true,
 });
-const notification: Notification = {
-  status: 'firing',
-  startsAt: 0,
-  entry: {
-    id: 1,
-    at: 0,
-    key: 'k',
-    source: 'rule',
-    name: 'A',
-    labels: {},
-    state: 'firing',
-    value: 0.5,
-    summary: 's',
-  },
-};
 const fixed =
   (...addresses: string[]): Resolve =>
   async () =>
@@ -149,7 +135,7 @@ describe('sending to alert targets', () => {
     const hook = await webhook();
     // The name passed the check when the target was added; now it points at this machine.
     const notify = createNotifier({ resolve: fixed('127.0.0.1') });
-    const r = await notify(target(`http://hooks.example.com:${hook.port}/x`), notification);
+    const r = await notify(target(`http://hooks.example.com:${hook.port}/x`), firingNotification);
     expect(r.ok).toBe(false);
     expect(r.detail).toMatch(/refused: 127\.0\.0\.1 is a loopback address/);
     expect(r.attempts).toBe(1); // never retried
@@ -167,7 +153,7 @@ describe('sending to alert targets', () => {
         return [{ address: lookups === 1 ? '127.0.0.1' : '169.254.169.254', family: 4 }];
       },
     });
-    const r = await notify(target(`http://hooks.example.com:${hook.port}/x`), notification);
+    const r = await notify(target(`http://hooks.example.com:${hook.port}/x`), firingNotification);
     expect(r).toMatchObject({ ok: true, attempts: 2 });
     expect(lookups).toBe(1);
     expect(hook.received.map((h) => h.host)).toEqual([
@@ -187,13 +173,13 @@ describe('sending to alert targets', () => {
       maxResponseBytes: 1024,
     });
     const url = `http://127.0.0.1:${hook.port}/x`;
-    const redirected = await notify(target(url), notification);
+    const redirected = await notify(target(url), firingNotification);
     expect(redirected.ok).toBe(false);
     expect(redirected.detail).toMatch(/after 1 attempt/);
-    const hung = await notify(target(url), notification);
+    const hung = await notify(target(url), firingNotification);
     expect(hung.ok).toBe(false);
     expect(hung.detail).toMatch(/timeout/);
-    const huge = await notify(target(url), notification);
+    const huge = await notify(target(url), firingNotification);
     expect(huge).toMatchObject({ ok: true, detail: 'HTTP 200' });
     expect(hook.received).toHaveLength(3);
   });

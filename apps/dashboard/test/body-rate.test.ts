@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOtlpReceiver, type OtlpHttpRequest } from '@/lib/otlp/receiver';
+import { createOtlpReceiver } from '@/lib/otlp/receiver';
+import { otlpRequest } from './support/otlp-request';
+import { watch } from './support/watch';
 
 /*
  * The receiver's minimum body rate (OTLP_MIN_BODY_BYTES_PER_SEC over OTLP_BODY_RATE_WINDOW_MS) on fake timers
@@ -33,15 +35,6 @@ function trickle() {
   return { body, push: (text: string) => put(Buffer.from(text)), end: () => put(null) };
 }
 
-const request = (body: AsyncIterable<Uint8Array>): OtlpHttpRequest => ({
-  method: 'POST',
-  contentType: 'application/json',
-  contentEncoding: undefined,
-  contentLength: undefined,
-  authorization: undefined,
-  body,
-});
-
 /** A receiver asking 1,000 bytes/s over 300 ms windows (300 bytes a window), with a 20 s body deadline. */
 function receiver() {
   const sink = { metrics: () => ({ rejected: 0 }), traces: () => ({ rejected: 0 }) };
@@ -55,16 +48,6 @@ function receiver() {
   });
 }
 
-/** `p`'s state, readable at any time. */
-function watch<T>(p: Promise<T>) {
-  const state: { done: boolean; value?: T } = { done: false };
-  void p.then((value) => {
-    state.done = true;
-    state.value = value;
-  });
-  return state;
-}
-
 const fake = () =>
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
 
@@ -72,7 +55,7 @@ describe('minimum body rate', () => {
   it('cuts a body bringing less than its share of a window at the end of that window, with 408 and the reason', async () => {
     fake();
     const t = trickle();
-    const r = watch(receiver()('metrics', request(t.body)));
+    const r = watch(receiver()('metrics', otlpRequest(t.body)));
     t.push('{');
     await vi.advanceTimersByTimeAsync(299);
     expect(r.done).toBe(false);
@@ -88,7 +71,7 @@ describe('minimum body rate', () => {
   it('keeps reading a body that brings its share in every window, however long it takes', async () => {
     fake();
     const t = trickle();
-    const r = watch(receiver()('metrics', request(t.body)));
+    const r = watch(receiver()('metrics', otlpRequest(t.body)));
     t.push('{');
     // 10 windows (3 s), 300 bytes each: exactly the minimum
     for (let w = 0; w < 10; w++) {
@@ -105,7 +88,7 @@ describe('minimum body rate', () => {
   it('does not hold a window the process was too busy to measure (its tick came late) against the client', async () => {
     fake();
     const t = trickle();
-    const r = watch(receiver()('metrics', request(t.body)));
+    const r = watch(receiver()('metrics', otlpRequest(t.body)));
     t.push('{');
     // the process is busy for 1 s: the clock moves, the window's tick has not run
     vi.setSystemTime(Date.now() + 1000);

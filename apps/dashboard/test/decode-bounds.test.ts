@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
 import { OtlpLimitError } from '@/lib/otlp/element-budget';
 import { OtlpDecodeError } from '@/lib/otlp/model';
@@ -14,22 +14,12 @@ import {
   prototypeKeys,
   wideResourceSeries,
 } from './support/attack-bodies';
-import { startTestServer, type TestServer } from './support/runtime';
+import { type TestServer, testServer } from './support/runtime';
 
 /*
  * Issue #22 item 1 and 3: the work of a request is bounded by what it decodes to, counted before anything is
  * built, and an attribute value of any shape converts without throwing. Against the real receiver and store.
  */
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 interface Answer {
   readonly message?: string;
@@ -55,7 +45,7 @@ async function totalCalls(s: TestServer): Promise<number> {
 
 describe('decoded elements bounded per request', () => {
   it('refuses 10.4M empty protobuf points in ~20 KB of gzip with 413 and the reason, and keeps serving', async () => {
-    const s = await server();
+    const s = await testServer();
     const a = emptyProtobufPoints(10_400_000);
     expect(a.body.length).toBeLessThan(64 * 1024);
     const r = await send(s, a);
@@ -66,7 +56,7 @@ describe('decoded elements bounded per request', () => {
   });
 
   it('refuses 6.9M empty JSON points and 5M empty attributes the same way', async () => {
-    const s = await server();
+    const s = await testServer();
     const points = await send(s, emptyJsonPoints(6_900_000));
     expect(points.status).toBe(413);
     expect(points.json().message).toMatch(/^more than 50000 data points \(OTLP_MAX_ITEMS_PER_REQUEST\)/);
@@ -76,7 +66,7 @@ describe('decoded elements bounded per request', () => {
   });
 
   it('takes the limits from the environment', async () => {
-    const s = await server({ OTLP_MAX_ITEMS_PER_REQUEST: '1000' });
+    const s = await testServer({ OTLP_MAX_ITEMS_PER_REQUEST: '1000' });
     expect((await send(s, emptyJsonPoints(1000))).status).toBe(200);
     const r = await send(s, emptyJsonPoints(1001));
     expect(r.status).toBe(413);
@@ -195,7 +185,7 @@ describe('decoded elements bounded per request', () => {
 
 describe('reasons and numbers cut before they cost', () => {
   it('refuses a 500,000-character name (413), and 20,000 untimed points of a 200,000-character one with one short reason', async () => {
-    const s = await server();
+    const s = await testServer();
     const a = longNameUntimedPoints(500_000, 20_000);
     expect(a.body.length).toBeLessThan(4096);
     const huge = await send(s, a);
@@ -212,7 +202,7 @@ describe('reasons and numbers cut before they cost', () => {
   });
 
   it('refuses an asInt of 19 million digits by its length (413), and a 40-digit one per point', async () => {
-    const s = await server();
+    const s = await testServer();
     const huge = await send(s, hugeAsInt(19_000_000, Date.now()));
     expect(huge.status).toBe(413);
     expect(huge.json().message).toMatch(/a string longer than 262144 bytes/);
@@ -228,7 +218,7 @@ describe('reasons and numbers cut before they cost', () => {
 
 describe('attribute values of every shape', () => {
   it('takes kvlist keys named toString, valueOf and __proto__, and keeps the points batched with them', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await send(s, prototypeKeys(3, 5, Date.now()));
     expect(r.status).toBe(200);
     expect(r.json()).toEqual({});
@@ -264,7 +254,7 @@ describe('attribute values of every shape', () => {
 
 describe('cumulative series bounded in bytes', () => {
   it('keeps 400 series sharing 128 attributes of 2 KiB in a few tens of kilobytes', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await send(s, wideResourceSeries(128, 2048, 400, Date.now()));
     expect(r.status).toBe(200);
     const db = s.runtime.store!.db;
@@ -278,7 +268,7 @@ describe('cumulative series bounded in bytes', () => {
   });
 
   it('refuses new series beyond OTLP_MAX_CUMULATIVE_SERIES_BYTES, keeping the tracked ones', async () => {
-    const s = await server({ OTLP_MAX_CUMULATIVE_SERIES_BYTES: String(64 * 1024) });
+    const s = await testServer({ OTLP_MAX_CUMULATIVE_SERIES_BYTES: String(64 * 1024) });
     const r = await send(s, wideResourceSeries(1, 16, 1000, Date.now()));
     const partial = r.json().partialSuccess!;
     // 93 bytes a row (45 key + 48): 704 rows fit in 64 KiB

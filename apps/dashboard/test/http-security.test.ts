@@ -1,20 +1,13 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './support/runtime';
+import { type TestServer, testServer } from './support/runtime';
 
 /* The dashboard's HTTP edge against hostile requests, on a real server bound to 127.0.0.1. */
 
-const servers: TestServer[] = [];
 const open: http.ClientRequest[] = [];
 afterEach(async () => {
   for (const r of open.splice(0)) r.destroy();
-  for (const s of servers.splice(0)) await s.close();
 });
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 interface Answer {
   status: number;
@@ -77,7 +70,7 @@ const alerts = JSON.stringify({
 
 describe('Host check (DNS rebinding)', () => {
   it('refuses a rebinding Host/Origin pair, for server actions and reads alike', async () => {
-    const s = await server();
+    const s = await testServer();
     const { port } = new URL(s.url);
     const action = await request(s, {
       method: 'POST',
@@ -107,7 +100,7 @@ describe('Host check (DNS rebinding)', () => {
   });
 
   it('accepts IP literals, localhost, single-label names, PUBLIC_URL and ALLOWED_HOSTS', async () => {
-    const s = await server({
+    const s = await testServer({
       PUBLIC_URL: 'https://dash.example.com/',
       ALLOWED_HOSTS: 'metrics.internal.example',
     });
@@ -137,7 +130,7 @@ describe('Host check (DNS rebinding)', () => {
   });
 
   it('lets machine endpoints carrying the ingest token through whatever their Host', async () => {
-    const s = await server({ INGEST_TOKEN: 'ingest' });
+    const s = await testServer({ INGEST_TOKEN: 'ingest' });
     const r = await request(s, {
       method: 'POST',
       path: '/v1/metrics',
@@ -154,7 +147,7 @@ describe('Host check (DNS rebinding)', () => {
 
 describe('Alertmanager webhook', () => {
   it('requires application/json (a cross-site text/plain POST is refused)', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await request(s, {
       method: 'POST',
       path: '/api/alerts/webhook',
@@ -166,7 +159,7 @@ describe('Alertmanager webhook', () => {
   });
 
   it('requires the ingest token whenever INGEST_TOKEN is set, even without DASHBOARD_TOKEN', async () => {
-    const s = await server({ INGEST_TOKEN: 'ingest' });
+    const s = await testServer({ INGEST_TOKEN: 'ingest' });
     const post = (headers: Record<string, string>) =>
       request(s, {
         method: 'POST',
@@ -184,7 +177,7 @@ describe('Alertmanager webhook', () => {
   });
 
   it('refuses more alerts than MAX_ALERT_INSTANCES, counting what it dropped', async () => {
-    const s = await server({ MAX_ALERT_INSTANCES: '10' });
+    const s = await testServer({ MAX_ALERT_INSTANCES: '10' });
     const many = JSON.stringify({
       alerts: Array.from({ length: 25 }, (_, i) => ({ status: 'firing', labels: { alertname: `A${i}` } })),
     });
@@ -213,7 +206,7 @@ describe('Alertmanager webhook', () => {
 
 describe('live connections', () => {
   it('caps SSE connections per client and in all, with a clear 503, and frees a slot on close', async () => {
-    const s = await server({ SSE_MAX_CONNECTIONS: '3', SSE_MAX_PER_CLIENT: '2' });
+    const s = await testServer({ SSE_MAX_CONNECTIONS: '3', SSE_MAX_PER_CLIENT: '2' });
     expect((await live(s, '127.0.0.1')).status).toBe(200);
     expect((await live(s, '127.0.0.1')).status).toBe(200);
     const third = await request(s, { path: '/api/live', from: '127.0.0.1' });
@@ -247,7 +240,7 @@ describe('?token= login redirect', () => {
     ['http://evil.example/x?token=tok', '/x'], // absolute-form request target
     ['/calls?token=tok&server=a', '/calls?server=a'],
   ])('redirects %s to the same-origin path %s', async (path, location) => {
-    const s = await server({ DASHBOARD_TOKEN: 'tok' });
+    const s = await testServer({ DASHBOARD_TOKEN: 'tok' });
     const r = await request(s, { path });
     expect(r.status).toBe(303);
     expect(r.headers.location).toBe(location);

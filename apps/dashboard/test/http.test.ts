@@ -1,20 +1,11 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpHttpRequest, StoreBusyError } from '@/lib/otlp/receiver';
 import { ExportMetricsServiceResponse, ExportTraceServiceResponse, RpcStatus } from '@/lib/otlp/schema';
 import { createCapture, serialize } from './support/otel';
-import { startTestServer, type TestServer } from './support/runtime';
+import { otlpRequest } from './support/otlp-request';
+import { testServer } from './support/runtime';
 import { standardScript } from './support/workload';
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 async function payloads() {
   const c = createCapture();
@@ -27,7 +18,7 @@ const post = (url: string, body: Uint8Array | string, headers: Record<string, st
 
 describe('OTLP/HTTP receiver', () => {
   it('accepts protobuf + gzip and JSON, answering an empty response in the request encoding', async () => {
-    const s = await server();
+    const s = await testServer();
     const { c, metrics } = await payloads();
     const r1 = await post(`${s.url}/v1/metrics`, gzipSync(metrics), {
       'content-type': 'application/x-protobuf',
@@ -46,7 +37,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers partial success for rejected points, in JSON and protobuf', async () => {
-    const s = await server();
+    const s = await testServer();
     const body = {
       resourceMetrics: [
         { scopeMetrics: [{ metrics: [{ name: 'x', summary: { dataPoints: [{}, {}, {}] } }] }] },
@@ -77,7 +68,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 400 with a google.rpc.Status for malformed data', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await post(`${s.url}/v1/metrics`, '{"resourceMetrics": {}', {
       'content-type': 'application/json',
     });
@@ -98,7 +89,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 415 for other content types and encodings, 405 for other methods', async () => {
-    const s = await server();
+    const s = await testServer();
     expect((await post(`${s.url}/v1/metrics`, 'x', { 'content-type': 'text/plain' })).status).toBe(415);
     expect(
       (
@@ -112,7 +103,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('answers 413 above the cap, also when only the decompressed size is too large (gzip bomb)', async () => {
-    const s = await server({ OTLP_MAX_BODY_BYTES: String(64 * 1024) });
+    const s = await testServer({ OTLP_MAX_BODY_BYTES: String(64 * 1024) });
     const big = Buffer.alloc(100 * 1024, 0x20);
     expect((await post(`${s.url}/v1/metrics`, big, { 'content-type': 'application/json' })).status).toBe(413);
     const bomb = gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20)); // ~200 KB on the wire
@@ -143,7 +134,7 @@ describe('OTLP/HTTP receiver', () => {
   });
 
   it('requires the bearer token when INGEST_TOKEN is set', async () => {
-    const s = await server({ INGEST_TOKEN: 's3cret' });
+    const s = await testServer({ INGEST_TOKEN: 's3cret' });
     expect((await post(`${s.url}/v1/metrics`, '{}', { 'content-type': 'application/json' })).status).toBe(
       401,
     );
@@ -167,14 +158,6 @@ describe('OTLP/HTTP receiver', () => {
 });
 
 describe('createOtlpReceiver back-pressure', () => {
-  const req = (body: AsyncIterable<Uint8Array>): OtlpHttpRequest => ({
-    method: 'POST',
-    contentType: 'application/json',
-    contentEncoding: undefined,
-    contentLength: undefined,
-    authorization: undefined,
-    body,
-  });
   const sink = { metrics: () => ({ rejected: 0 }), traces: () => ({ rejected: 0 }) };
   const chunks = (...parts: Buffer[]) =>
     (async function* () {
@@ -192,12 +175,12 @@ describe('createOtlpReceiver back-pressure', () => {
       await gate;
       yield Buffer.from('}');
     })();
-    const stalled = receive('metrics', req(slow));
+    const stalled = receive('metrics', otlpRequest(slow));
     // The stalled body holds no slot: another export is served.
-    expect((await receive('metrics', req(chunks(Buffer.from('{}'))))).status).toBe(200);
+    expect((await receive('metrics', otlpRequest(chunks(Buffer.from('{}'))))).status).toBe(200);
     // Two complete gzip bodies: the first decompresses (off the event loop) while the second asks for the slot.
     const gz = gzipSync(Buffer.from(JSON.stringify({ resourceMetrics: [] }).padEnd(200_000, ' ')));
-    const gzReq = (): OtlpHttpRequest => ({ ...req(chunks(gz)), contentEncoding: 'gzip' });
+    const gzReq = (): OtlpHttpRequest => ({ ...otlpRequest(chunks(gz)), contentEncoding: 'gzip' });
     const [a, b] = await Promise.all([receive('metrics', gzReq()), receive('metrics', gzReq())]);
     expect([a.status, b.status].sort()).toEqual([200, 429]);
     expect((a.status === 429 ? a : b).headers['retry-after']).toBe('1');
@@ -215,7 +198,7 @@ describe('createOtlpReceiver back-pressure', () => {
     const receive = createOtlpReceiver({ sink: busy, maxBodyBytes: 1024, maxConcurrent: 4 });
     const r = await receive(
       'metrics',
-      req(
+      otlpRequest(
         (async function* () {
           yield Buffer.from('{}');
         })(),
@@ -228,7 +211,7 @@ describe('createOtlpReceiver back-pressure', () => {
 
 describe('JSON API and SSE', () => {
   it('GET /api/v1/summary validates its parameters and names the bad one', async () => {
-    const s = await server();
+    const s = await testServer();
     const bad = async (qs: string, param: string) => {
       const r = await fetch(`${s.url}/api/v1/summary?${qs}`);
       expect(r.status).toBe(400);
@@ -261,7 +244,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('GET /api/v1/instances and /api/v1/transitions answer from the source and validate their parameters', async () => {
-    const s = await server();
+    const s = await testServer();
     const a = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     const b = createCapture({ 'service.name': 'other', 'service.instance.id': 'b-1' });
     const flaky = Array.from({ length: 3 }, () => ({ server: 'flaky', tool: 't', steps: [503 as const] }));
@@ -342,7 +325,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('pushes a breaker transition over SSE as soon as it is ingested', async () => {
-    const s = await server();
+    const s = await testServer();
     const controller = new AbortController();
     const res = await fetch(`${s.url}/api/live?range=15m`, { signal: controller.signal });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -376,7 +359,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('protects the UI and API with DASHBOARD_TOKEN (bearer, basic, ?token= then cookie), not the ingest', async () => {
-    const s = await server({ DASHBOARD_TOKEN: 'tok' });
+    const s = await testServer({ DASHBOARD_TOKEN: 'tok' });
     expect((await fetch(`${s.url}/api/v1/summary`)).status).toBe(401);
     expect(
       (await fetch(`${s.url}/api/v1/summary`, { headers: { authorization: 'Bearer tok' } })).status,
@@ -398,7 +381,7 @@ describe('JSON API and SSE', () => {
   });
 
   it('accepts Alertmanager webhooks and edits the rule over the API', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await post(
       `${s.url}/api/alerts/webhook`,
       JSON.stringify({ alerts: [{ status: 'firing', labels: { alertname: 'X' }, fingerprint: 'f1' }] }),

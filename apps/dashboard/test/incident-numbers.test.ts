@@ -1,34 +1,16 @@
 import { createToolGuard } from '@mcp-resilience/middleware/tools';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { describe, expect, it } from 'vitest';
 import type { TimeQuery } from '@/lib/data/types';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
-import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { createCapture, serialize } from './support/otel';
-import { tempDir } from './support/runtime';
+import { tempStore } from './support/temp-store';
 import { standardScript } from './support/workload';
 
 /*
  * The embedded store keeps what the incident view needs, fed by the real OTel SDK over OTLP protobuf: the
  * call-duration buckets (latency quantiles), the variant, the agent-loop and breaker-gate numbers.
  */
-
-const stores: EmbeddedStore[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-});
-
-function open() {
-  const store = new EmbeddedStore({
-    dataDir: tempDir(),
-    retentionMs: 86_400_000,
-    maxCalls: 100,
-    maxAttempts: 100,
-  });
-  stores.push(store);
-  return { store, source: new EmbeddedSource(store, { staleMs: 600_000 }) };
-}
 
 const q = (): TimeQuery => ({ from: Date.now() - 600_000, to: Date.now() + 60_000, filters: {} });
 const weather = {
@@ -39,7 +21,7 @@ const weather = {
 
 describe('embedded store: incident numbers', () => {
   it('answers p50/p95/p99 per server and tool from the stored histogram buckets, across exports', async () => {
-    const { store, source } = open();
+    const { store, source } = tempStore();
     const agent = createCapture();
     const h = agent.meter.createHistogram('mcp.resilience.call.duration', {
       unit: 's',
@@ -75,7 +57,7 @@ describe('embedded store: incident numbers', () => {
   });
 
   it('keeps model retries avoided and their saved time, shed calls and calls waiting per breaker', async () => {
-    const { store, source } = open();
+    const { store, source } = tempStore();
     const agent = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     const other = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-2' });
     agent.meter
@@ -117,7 +99,7 @@ describe('embedded store: incident numbers', () => {
   });
 
   it('keeps what the avoided model retries would have cost, from the middleware with costPerAttempt', async () => {
-    const { store, source } = open();
+    const { store, source } = tempStore();
     const agent = createCapture(
       { 'service.name': 'agent', 'service.instance.id': 'a-1' },
       { costPerAttempt: 0.25 },
@@ -146,7 +128,7 @@ describe('embedded store: incident numbers', () => {
   });
 
   it('keeps the experiment variant: filters and compare by variant', async () => {
-    const { store, source } = open();
+    const { store, source } = tempStore();
     const agent = createCapture();
     const calls = agent.meter.createCounter('mcp.resilience.calls');
     calls.add(10, { ...weather, 'mcp.resilience.outcome': 'success', 'mcp.resilience.variant': 'canary' });
@@ -164,7 +146,7 @@ describe('embedded store: incident numbers', () => {
   });
 
   it('filters the Calls page to what a chart point stands for (bucket, outcome, class, type)', async () => {
-    const { store, source } = open();
+    const { store, source } = tempStore();
     const agent = createCapture({ 'service.name': 'agent', 'service.instance.id': 'a-1' });
     await agent.run(standardScript('weather'));
     createIngestSink(store).traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));

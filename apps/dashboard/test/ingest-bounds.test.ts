@@ -1,26 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmbeddedSource } from '@/lib/data/embedded-source';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics } from '@/lib/otlp/decode';
 import { EmbeddedStore } from '@/lib/store/embedded-store';
 import { histogramRequest, spanRequest, sumRequest } from './support/otlp-json';
-import { startTestServer, type TestServer, tempDir } from './support/runtime';
+import { type TestServer, tempDir, testServer } from './support/runtime';
 
 /*
  * Hostile or broken OTLP input against the real receiver and store (node:http on 127.0.0.1): every refused
  * point or span is answered with OTLP partial success naming the reason, and never changes what later,
  * valid points count.
  */
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 const CALLS = 'mcp.resilience.calls';
 const DAY = 86_400_000;
@@ -46,7 +36,7 @@ async function totalCalls(s: TestServer): Promise<number> {
 
 describe('ingest time bounds', () => {
   it('refuses a far-future point with partial success, and the series keeps counting', async () => {
-    const s = await server();
+    const s = await testServer();
     const t0 = Date.now();
     const future = await send(
       s,
@@ -76,7 +66,7 @@ describe('ingest time bounds', () => {
   });
 
   it('takes a point within the documented skew, refuses one just beyond it', async () => {
-    const s = await server({ OTLP_MAX_FUTURE_SKEW_MS: '60000' });
+    const s = await testServer({ OTLP_MAX_FUTURE_SKEW_MS: '60000' });
     const t0 = Date.now();
     const r = await send(
       s,
@@ -96,7 +86,7 @@ describe('ingest time bounds', () => {
   });
 
   it('refuses points older than the retention, and spans outside the bounds', async () => {
-    const s = await server({ RETENTION_DAYS: '7' });
+    const s = await testServer({ RETENTION_DAYS: '7' });
     const t0 = Date.now();
     const stale = await send(
       s,
@@ -125,7 +115,7 @@ describe('ingest time bounds', () => {
 
 describe('ingest values', () => {
   it('refuses negative deltas and negative histogram sums or buckets; the total never goes negative', async () => {
-    const s = await server();
+    const s = await testServer();
     const t0 = Date.now();
     const r = await send(
       s,
@@ -168,7 +158,7 @@ describe('ingest values', () => {
   });
 
   it('refuses integers beyond 64 bits point by point, keeping the rest of the request', async () => {
-    const s = await server();
+    const s = await testServer();
     const t0 = Date.now();
     const r = await send(
       s,
@@ -201,7 +191,7 @@ describe('ingest values', () => {
   });
 
   it('refuses histogram bucket counts beyond 2^53 like counts and sums', async () => {
-    const s = await server();
+    const s = await testServer();
     const r = await send(
       s,
       'metrics',
@@ -220,7 +210,7 @@ describe('ingest values', () => {
   });
 
   it('refuses a negative breaker waiting level instead of storing it as 0', async () => {
-    const s = await server();
+    const s = await testServer();
     const t0 = Date.now();
     const level = (asInt: number) =>
       sumRequest(
@@ -238,7 +228,7 @@ describe('ingest values', () => {
   });
 
   it('refuses only the data of a resource whose attributes hold an integer beyond 64 bits', async () => {
-    const s = await server();
+    const s = await testServer();
     const t0 = Date.now();
     const good = sumRequest(CALLS, [{ timeMs: t0, asInt: 4, attributes: ok }], { temporality: 1 });
     const hostile = sumRequest(CALLS, [{ timeMs: t0, asInt: 7, attributes: ok }], { temporality: 1 });
@@ -281,7 +271,7 @@ describe('ingest caps', () => {
     expect(attr(byDefault)).toHaveLength(1024);
     expect(attr(decodeMetrics(body, 'json', { maxAttributeLength: 100 }))).toHaveLength(100);
 
-    const s = await server({ OTLP_MAX_ATTRIBUTE_LENGTH: '100' });
+    const s = await testServer({ OTLP_MAX_ATTRIBUTE_LENGTH: '100' });
     await send(
       s,
       'metrics',
@@ -294,7 +284,7 @@ describe('ingest caps', () => {
   });
 
   it('keeps MAX_LABEL_VALUES distinct values per label, the rest as _OTHER, without losing counts', async () => {
-    const s = await server({ MAX_LABEL_VALUES: '5' });
+    const s = await testServer({ MAX_LABEL_VALUES: '5' });
     const t0 = Date.now();
     const points = Array.from({ length: 20 }, (_, i) => ({
       timeMs: t0,

@@ -1,19 +1,17 @@
-import { createResilience } from '@mcp-resilience/middleware';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EmbeddedSource } from '@/lib/data/embedded-source';
+import { describe, expect, it } from 'vitest';
 import { parseCallsQuery } from '@/lib/data/query-params';
 import type { TimeQuery } from '@/lib/data/types';
 import { createIngestSink } from '@/lib/ingest/ingest-sink';
 import { decodeMetrics, decodeTraces } from '@/lib/otlp/decode';
-import { EmbeddedStore } from '@/lib/store/embedded-store';
 import CallList from '@/ui/calls/call-list';
 import { latencyLabel } from '@/ui/overview/latency-label';
 import LatencyTable from '@/ui/overview/latency-table';
 import { createCapture, serialize } from './support/otel';
 import { nanos } from './support/otlp-json';
-import { tempDir } from './support/runtime';
+import { findThenListTwice, searchCaller } from './support/search-calls';
+import { tempStore } from './support/temp-store';
 
 /*
  * A latency row of calls without a tool (another method than tools/call, or a plain `execute`) was labelled by
@@ -22,37 +20,19 @@ import { tempDir } from './support/runtime';
  * and OTLP protobuf into the embedded store.
  */
 
-const stores: EmbeddedStore[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-});
-
 const q = (): TimeQuery => ({ from: Date.now() - 600_000, to: Date.now() + 60_000, filters: {} });
 
 async function latencyRows() {
-  const store = new EmbeddedStore({
-    dataDir: tempDir(),
-    retentionMs: 86_400_000,
-    maxCalls: 100,
-    maxAttempts: 100,
-  });
-  stores.push(store);
+  const { store, source } = tempStore();
   const agent = createCapture();
-  const resilience = createResilience({ recorder: agent.recorder });
-  const run = (attributes: Record<string, string>) =>
-    resilience.execute(async () => 'ok', {
-      endpoint: 'search',
-      attributes: { 'mcp.resilience.server': 'search', ...attributes },
-    });
-  await run({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'find' });
-  await run({ 'mcp.method.name': 'tools/list' });
-  await run({ 'mcp.method.name': 'tools/list' });
-  await run({}); // a plain `execute`: its operation, 'call', is the method
+  const call = searchCaller(agent.recorder, 'success');
+  await findThenListTwice(call);
+  await call(); // a plain `execute`: its operation, 'call', is the method
   // an exporter that gives neither a method nor a tool
   const foreign = agent.meter.createHistogram('mcp.resilience.call.duration', { unit: 's' });
   foreign.record(0.2, { 'mcp.resilience.server': 'search', 'mcp.resilience.outcome': 'success' });
   createIngestSink(store).metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
-  return new EmbeddedSource(store, { staleMs: 600_000 }).latency(q());
+  return source.latency(q());
 }
 
 describe('latency rows without a tool', () => {
@@ -94,27 +74,9 @@ describe('latency rows without a tool', () => {
   it('link a row of neither tool nor method to exactly its calls; the Calls list names each call so', async () => {
     // failed calls (the Calls page keeps those): find (tools/call), tools/list twice, and a foreign exporter's
     // call span that names neither a tool nor a method
-    const store = new EmbeddedStore({
-      dataDir: tempDir(),
-      retentionMs: 86_400_000,
-      maxCalls: 100,
-      maxAttempts: 100,
-    });
-    stores.push(store);
+    const { store, source } = tempStore();
     const agent = createCapture();
-    const resilience = createResilience({ recorder: agent.recorder, maxAttempts: 1 });
-    const run = (attributes: Record<string, string>) =>
-      resilience
-        .execute(
-          async () => {
-            throw new Error('search is down');
-          },
-          { endpoint: 'search', attributes: { 'mcp.resilience.server': 'search', ...attributes } },
-        )
-        .catch(() => undefined);
-    await run({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'find' });
-    await run({ 'mcp.method.name': 'tools/list' });
-    await run({ 'mcp.method.name': 'tools/list' });
+    await findThenListTwice(searchCaller(agent.recorder, 'failure'));
     const sink = createIngestSink(store);
     sink.metrics(decodeMetrics(serialize.metricsProto(await agent.metrics()), 'protobuf'));
     sink.traces(decodeTraces(serialize.tracesProto(agent.spans()), 'protobuf'));
@@ -149,7 +111,6 @@ describe('latency rows without a tool', () => {
       ],
     };
     sink.traces(decodeTraces(Buffer.from(JSON.stringify(foreign)), 'json'));
-    const source = new EmbeddedSource(store, { staleMs: 600_000 });
     // the table's row of neither (the foreign histogram of the first test) links to the calls of neither
     const html = renderToStaticMarkup(
       createElement(LatencyTable, {

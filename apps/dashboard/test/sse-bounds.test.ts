@@ -1,24 +1,17 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SSE_MAX_BUFFERED_BYTES } from '@/lib/server/sse';
-import { startTestServer, type TestServer } from './support/runtime';
+import { type TestServer, testServer } from './support/runtime';
 
 /*
  * Live (SSE) connections against the real server on 127.0.0.1: a client that never reads cannot make the
  * server buffer events without end, and no connection lives for ever.
  */
 
-const servers: TestServer[] = [];
 const sockets: net.Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
-  for (const s of servers.splice(0)) await s.close();
 });
-async function server(env: Record<string, string> = {}) {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
 
 /**
  * What a socket received: `received(ok)` resolves on the first data for which `ok()` holds, and is rejected
@@ -79,7 +72,7 @@ async function liveClient(s: TestServer, read: boolean) {
 describe('live connection bounds', () => {
   it('closes a connection whose client does not read once more than 1 MiB waits to be sent', async () => {
     expect(SSE_MAX_BUFFERED_BYTES).toBe(1024 * 1024);
-    const s = await server();
+    const s = await testServer();
     const c = await liveClient(s, false);
     // 78 KB per event, 400 events: 31 MB, far beyond what the kernel's socket buffers take
     const changes = Array.from({ length: 1000 }, (_, i) => ({
@@ -98,7 +91,7 @@ describe('live connection bounds', () => {
   }, 30_000);
 
   it('keeps a connection whose client reads', async () => {
-    const s = await server();
+    const s = await testServer();
     const c = await liveClient(s, true);
     const changes = Array.from({ length: 1000 }, (_, i) => ({
       key: `alert-${i}-${'x'.repeat(40)}`,
@@ -117,7 +110,7 @@ describe('live connection bounds', () => {
   });
 
   it('ends every connection after SSE_MAX_LIFETIME_MS', async () => {
-    const s = await server({ SSE_MAX_LIFETIME_MS: '1000' });
+    const s = await testServer({ SSE_MAX_LIFETIME_MS: '1000' });
     // taken before the connection exists: its lifetime starts later, so a slow machine only adds to the span
     const t0 = performance.now();
     const c = await liveClient(s, true);

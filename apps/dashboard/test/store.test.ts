@@ -55,6 +55,24 @@ function ingestCalls(
   );
 }
 
+/**
+ * Agents of one service each, counting 120 calls/min from `at` (4 s apart) and exporting their cumulative count
+ * every 10, 30 or 60 s.
+ */
+function steadyAgents(start: number) {
+  return [10_000, 30_000, 60_000].map((every, i) => ({
+    service: `every-${every / 1000}s`,
+    every,
+    at: start + 1_000 + i * 4_000,
+  }));
+}
+
+/** The cumulative count of a series of 120 calls/min started at `at`, at `timeMs`. */
+const steadyCount = (at: number, timeMs: number) => Math.round(((timeMs - at) * 120) / 60_000);
+
+/** Whether `agent` exports at `t` (a whole second after its start). */
+const exportsAt = (agent: { at: number; every: number }, t: number) => (t - agent.at) % agent.every === 0;
+
 const all = (): TimeQuery => ({ from: Date.now() - 3_600_000, to: Date.now() + 60_000, filters: {} });
 
 function add(a: GroundTruth, b: GroundTruth) {
@@ -411,21 +429,14 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const START = 1_800_000_000_000;
     let now = START;
     const { store, source } = openStore(tempDir(), () => now);
-    const agents = [10_000, 30_000, 60_000].map((every, i) => ({
-      service: `every-${every / 1000}s`,
-      every,
-      at: START + 1_000 + i * 4_000,
-    }));
-    const exportOnce = (a: (typeof agents)[number], timeMs: number) =>
-      ingestCalls(store, [{ timeMs, startMs: a.at, asInt: Math.round(((timeMs - a.at) * 120) / 60_000) }], {
-        service: a.service,
-      });
+    const agents = steadyAgents(START);
     let drawn = 0;
     for (let t = START + 2_000; t < START + 12 * 60_000; t += 1_000) {
-      for (const a of agents) {
-        if ((t - a.at) % a.every !== 0) continue;
+      for (const a of agents.filter((x) => exportsAt(x, t))) {
         now = t + 200;
-        exportOnce(a, t);
+        ingestCalls(store, [{ timeMs: t, startMs: a.at, asInt: steadyCount(a.at, t) }], {
+          service: a.service,
+        });
       }
       now = t + 500;
       if (t < START + 6 * 60_000) continue;
@@ -451,21 +462,17 @@ describe('EmbeddedStore + EmbeddedSource', () => {
     const START = 1_800_000_000_000;
     let now = START;
     const { store, source } = openStore(tempDir(), () => now);
-    const agents = [10_000, 30_000, 60_000].map((every, i) => ({
-      service: `every-${every / 1000}s`,
-      every,
-      at: START + 1_000 + i * 4_000,
-    }));
-    const count = (at: number, timeMs: number) => Math.round(((timeMs - at) * 120) / 60_000);
+    const agents = steadyAgents(START);
     for (let t = START + 2_000; t < START + 12 * 60_000; t += 1_000) {
-      for (const a of agents) {
-        if ((t - a.at) % a.every !== 0) continue;
+      for (const a of agents.filter((x) => exportsAt(x, t))) {
         now = t + 200;
-        ingestCalls(store, [{ timeMs: t, startMs: a.at, asInt: count(a.at, t) }], { service: a.service });
+        ingestCalls(store, [{ timeMs: t, startMs: a.at, asInt: steadyCount(a.at, t) }], {
+          service: a.service,
+        });
       }
     }
     for (const t of [START + 60_000, START + 5 * 60_000 + 30_000]) {
-      ingestCalls(store, [{ timeMs: t, startMs: START, asInt: count(START, t) }], { service: 'twice' });
+      ingestCalls(store, [{ timeMs: t, startMs: START, asInt: steadyCount(START, t) }], { service: 'twice' });
     }
     now = START + 12 * 60_000 + 500;
     for (const a of agents) {

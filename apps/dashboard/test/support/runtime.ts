@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { onTestFinished } from 'vitest';
 import { type Config, loadConfig } from '@/lib/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '@/lib/runtime';
 import { createRequestListener } from '@/lib/server/handler';
@@ -51,4 +52,14 @@ export async function startTestServer(
       await runtime.close();
     },
   };
+}
+
+/** `startTestServer`, closed when the test that calls it ends (call it inside a test). */
+export function testServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const started = startTestServer(env);
+  onTestFinished(async () => {
+    const server = await started.catch(() => undefined); // a failed start fails the test itself
+    await server?.close();
+  });
+  return started;
 }

@@ -112,8 +112,26 @@ describe('a fleet on Redis', { timeout: 60_000 }, () => {
     expect([endpoint.count('a'), endpoint.count('d')]).toEqual([4, 1]);
   });
 
-  it('kill -9 of the probe owner hands the probe to another replica within its lease', async () => {
-    const env = { BREAK_MS: '300', PROBE_TIMEOUT_MS: '1000' }; // the break ends; lease: 2 s
+  /**
+   * When the lease on `endpoint` held by the fleet ends, as Redis sees it: read once (the owner and the time left,
+   * in one script), so its end lies between the read's send + the time left and its answer + the time left.
+   */
+  async function leaseEnd(
+    endpoint: string,
+  ): Promise<{ owner: string; left: number; from: number; by: number }> {
+    const script = "return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}";
+    const sent = Date.now();
+    const [owner, left] = await redis.cli('EVAL', script, '1', `test${prefix}:{${endpoint}}:probe`);
+    const answered = Date.now();
+    expect(Number(left)).toBeGreaterThan(0);
+    return { owner: owner!, left: Number(left), from: sent + Number(left), by: answered + Number(left) };
+  }
+
+  it('kill -9 of the probe owner hands the probe to another replica when its lease ends', async () => {
+    const LEASE_MS = 1_500; // not the default (the probe's limit + 1 s): the replicas take it from their env
+    // the break ends; the probe never times out here (60 s), so only the lease's expiry frees it: the test's own
+    // delays before the kill do not race the owner's probe
+    const env = { BREAK_MS: '300', PROBE_TIMEOUT_MS: '60000', PROBE_LEASE_MS: String(LEASE_MS) };
     const [a, b, c] = (await fleet(['a', 'b', 'c'], env)) as [Replica, Replica, Replica];
     for (const r of [a, b, c]) expect((await r.call()).ok).toBe(true);
     endpoint.mode = 'down';
@@ -126,12 +144,19 @@ describe('a fleet on Redis', { timeout: 60_000 }, () => {
     b.loop(50);
     c.loop(50);
     const owner = await probe;
-    const killedAt = Date.now();
     const next = endpoint.nextRequest((r) => r !== owner);
+    const lease = await leaseEnd('tools');
+    expect(lease.owner).toBe(owner);
+    expect(lease.left).toBeLessThanOrEqual(LEASE_MS);
+    expect(lease.by - lease.from).toBeLessThan(LEASE_MS); // a read slower than the lease tells nothing
     await (owner === 'b' ? b : c).kill9();
     const heir = await next;
     expect(heir).toBe(owner === 'b' ? 'c' : 'b');
-    expect(Date.now() - killedAt).toBeLessThan(2_000 + 1_000);
+    // the dead owner's lease held to its end, and the heir probed right after it (a lease later is a bug):
+    // measured from the lease's end in Redis, not from the test's own steps
+    const heirAt = endpoint.requests.filter((r) => r.replica === heir).at(-1)!.time;
+    expect(heirAt).toBeGreaterThanOrEqual(lease.from);
+    expect(heirAt - lease.by).toBeLessThan(1_000);
     expect(endpoint.count() - before).toBe(2); // the dead owner's probe, then the heir's: nothing else
   });
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A real `redis-server` on a free port of 127.0.0.1, no persistence: killed, paused and restarted by the tests. */
@@ -13,6 +13,8 @@ export interface RedisServer {
   resume(): void;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** Runs one command with `redis-cli` (its raw output, a line per reply element). */
+  cli(...args: string[]): Promise<string[]>;
 }
 
 /** Fails with a clear message when the binary is absent. */
@@ -55,6 +57,7 @@ export async function startRedis(): Promise<RedisServer> {
       await stop(child);
       child = await launch(binary, port);
     },
+    cli: (...args) => cli(port, args),
   };
 }
 
@@ -102,4 +105,12 @@ function stop(child: ChildProcess): Promise<void> {
     child.kill('SIGCONT');
     child.kill('SIGKILL');
   });
+}
+
+function cli(port: number, args: string[]): Promise<string[]> {
+  return new Promise((resolve, reject) =>
+    execFile('redis-cli', ['-h', '127.0.0.1', '-p', String(port), '--raw', ...args], (error, stdout) =>
+      error ? reject(error) : resolve(stdout.split('\n').filter((line) => line !== '')),
+    ),
+  );
 }

@@ -40,6 +40,8 @@ const resilience = createResilience({
   breakerJitter: 0,
   breakerWait: false,
   breakerProbeTimeoutMs: Number(process.env.PROBE_TIMEOUT_MS ?? 300_000),
+  // the fleet's probe lease (default: the probe's time limit + 1 s)
+  ...(process.env.PROBE_LEASE_MS ? { fleetProbeLeaseMs: Number(process.env.PROBE_LEASE_MS) } : {}),
   fleetFirstReadWaitMs: 5_000,
   adaptiveBackoff: false,
   recorder: {
