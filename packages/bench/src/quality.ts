@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { checkPhases } from './checkPhases.js';
 import { FAULTS } from './faults.js';
 import { goodputByPhase, goodputSeries, type PhaseGoodput, spikePhases } from './goodput.js';
 import {
@@ -11,7 +12,14 @@ import {
   percentile,
 } from './metrics.js';
 import { planStep } from './oracle.js';
-import { evaluate, recordSequence, type ScenarioSpec, type Sequence, segmentAt } from './scenarios.js';
+import {
+  evaluate,
+  type LoadPhase,
+  recordSequence,
+  type ScenarioSpec,
+  type Sequence,
+  segmentAt,
+} from './scenarios.js';
 import { type CallTrace, type Policy, simulate } from './simulate.js';
 
 export interface QualityCell {
@@ -188,6 +196,20 @@ function afterOpening(
   return [...soFar, ...failedAfterOpen(sequence, calls, opens)];
 }
 
+/** A spike scenario's success and goodput per phase (checked against their counts) and its goodput series. */
+function spikeFigures(
+  label: string,
+  spec: ScenarioSpec,
+  spike: LoadPhase,
+  pooled: readonly CallTrace[],
+  runs: number,
+): { phases: PhaseGoodput[]; goodputSeries: number[] } {
+  const phases = spikePhases(spike, spec.durationMs, spec.deadlineMs);
+  const byPhase = goodputByPhase(pooled, phases, runs);
+  checkPhases(label, byPhase, phases, runs);
+  return { phases: byPhase, goodputSeries: goodputSeries(pooled, spec, GOODPUT_BUCKET_MS, runs) };
+}
+
 /** Runs every policy on every scenario's recorded sequences (one per seed), and pools the seeds. */
 export async function runQuality(
   seeds: readonly number[],
@@ -224,16 +246,7 @@ export async function runQuality(
       const spike = spec.load?.[0];
       afterOpen?.sort((a, b) => a - b);
       cells.push({
-        ...(spike
-          ? {
-              phases: goodputByPhase(
-                pooled,
-                spikePhases(spike, spec.durationMs, spec.deadlineMs),
-                sequences.length,
-              ),
-              goodputSeries: goodputSeries(pooled, spec, GOODPUT_BUCKET_MS, sequences.length),
-            }
-          : {}),
+        ...(spike ? spikeFigures(`${spec.key} ${policy.key}`, spec, spike, pooled, sequences.length) : {}),
         ...(afterOpen
           ? { afterBreakerOpened: { failedCalls: afterOpen.length, failedP50Ms: percentile(afterOpen, 50) } }
           : {}),
