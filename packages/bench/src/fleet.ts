@@ -7,6 +7,8 @@ import {
   type ResilienceOptions,
 } from '@mcp-resilience/middleware';
 import { seededRandom } from '@mcp-resilience/middleware/testing';
+import { naive } from './policies.js';
+import type { CallContext } from './simulate.js';
 import { onVirtualTime } from './virtualTime.js';
 
 /**
@@ -38,6 +40,14 @@ export const SEEDS = 16;
 const HEALTHY_BEFORE_MS = 10_000;
 const DOWN_MS = 300_000;
 const HEALTHY_AFTER_MS = 60_000;
+/** Each call's limit. */
+const LIMIT_MS = 10_000;
+
+/** A caller of a run: a replica of the middleware, or the naive loop (the reference). */
+interface FleetCaller {
+  execute(fn: () => Promise<string>): Promise<unknown>;
+  close(): Promise<void>;
+}
 
 /** One run of `replicas` callers; `options` go over the defaults of each replica (the idle-cap sweep sets one). */
 export async function runFleetRun(
@@ -46,15 +56,35 @@ export async function runFleetRun(
   seed = 1,
   options: ResilienceOptions = {},
 ): Promise<FleetRun> {
+  const hub = shared ? createMemoryHealthStore({ latencyMs: 1 }) : undefined;
+  const firstOpen = new Map<number, number>();
+  const run = await runCallers(seed, () =>
+    createReplicas(replicas, hub, options, firstOpen).map((r) => ({
+      execute: (fn: () => Promise<string>) => r.execute(fn, { endpoint: 'tool-server' }),
+      close: () => r.close(),
+    })),
+  );
+  const opens = [...firstOpen.values()];
+  const allFailFastMs = opens.length === replicas ? Math.max(...opens) - Math.min(...opens) : undefined;
+  return { ...run, allFailFastMs };
+}
+
+/**
+ * The lone caller's run (N = 1) with the naive loop instead of the middleware: the same schedule, endpoint and
+ * 10 s limit (the caller gets its answer at the limit; the loop stops after it), the reference for its successes.
+ */
+export async function runNaiveLoneCaller(seed = 1): Promise<Omit<FleetRun, 'allFailFastMs'>> {
+  return runCallers(seed, () => [naiveCaller()]);
+}
+
+/** Runs `createCallers()`'s callers against the endpoint, on virtual time, and counts. */
+async function runCallers(seed: number, createCallers: () => FleetCaller[]) {
   const run = await onVirtualTime(
     seed,
     HEALTHY_BEFORE_MS + DOWN_MS + HEALTHY_AFTER_MS + 120_000,
     async () => {
-      const start = Date.now();
-      const downFrom = start + HEALTHY_BEFORE_MS;
+      const downFrom = Date.now() + HEALTHY_BEFORE_MS;
       const downUntil = downFrom + DOWN_MS;
-      const hub = shared ? createMemoryHealthStore({ latencyMs: 1 }) : undefined;
-      const firstOpen = new Map<number, number>();
       let requestsWhileDown = 0;
       let calls = 0;
       let successes = 0;
@@ -66,15 +96,15 @@ export async function runFleetRun(
         if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
         return 'ok';
       };
-      const fleet = createReplicas(replicas, hub, options, firstOpen);
+      const fleet = createCallers();
       const end = downUntil + HEALTHY_AFTER_MS;
       await Promise.all(
-        fleet.map(async (r, i) => {
+        fleet.map(async (caller, i) => {
           const schedule = seededRandom(seed * 7_919 + i); // this caller's own stream: the same with and without
           await sleep(schedule() * 2_000);
           while (Date.now() < end) {
             calls++;
-            await r.execute(endpoint, { endpoint: 'tool-server' }).then(
+            await caller.execute(endpoint).then(
               () => successes++,
               () => {},
             );
@@ -82,13 +112,32 @@ export async function runFleetRun(
           }
         }),
       );
-      await Promise.all(fleet.map((r) => r.close()));
-      const opens = [...firstOpen.values()];
-      const allFailFastMs = opens.length === replicas ? Math.max(...opens) - Math.min(...opens) : undefined;
-      return { requestsWhileDown, calls, successes, allFailFastMs };
+      await Promise.all(fleet.map((caller) => caller.close()));
+      return { requestsWhileDown, calls, successes };
     },
   );
   return run.value;
+}
+
+/** The bench's naive loop with the run's limit: it answers at the limit, and the loop stops once it has passed. */
+function naiveCaller(): FleetCaller {
+  const loop = naive.create();
+  return {
+    execute(fn) {
+      const controller = new AbortController();
+      const limit = setTimeout(() => controller.abort(new Error('deadline')), LIMIT_MS);
+      const attempts = loop.execute(fn, { signal: controller.signal } as CallContext); // it reads only the signal
+      const atLimit = new Promise((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+      );
+      attempts.then(
+        () => clearTimeout(limit),
+        () => clearTimeout(limit),
+      );
+      return Promise.race([attempts, atLimit]);
+    },
+    close: async () => {},
+  };
 }
 
 /** The replicas, each recording when its breaker first opened into `firstOpen`; `hub` shares their health. */
@@ -102,7 +151,7 @@ function createReplicas(
     createResilience({
       ...options,
       ...(hub ? { healthStore: hub.connect(), fleetReplicaId: `r${i}` } : {}),
-      timeoutMs: 10_000,
+      timeoutMs: LIMIT_MS,
       recorder: {
         record(event: ResilienceEvent) {
           if (event.type !== 'breaker_transition' || (event as BreakerTransitionEvent).to !== 'open') return;

@@ -1,11 +1,12 @@
 /*
- * Prints the idle-cap sweep (issue #18, `idleCapSweep.ts`): for each `breakerIdleMaxBreakMs`, the requests a lone
- * agent sends a dead server and the fleet benchmark's lone caller's success, in one run (virtual time).
+ * The idle-cap sweep (issue #18, `idleCapSweep.ts`): for each `breakerIdleMaxBreakMs`, the requests a lone agent
+ * sends a dead server and the successful calls of the fleet benchmark's lone caller, against the naive loop's, in
+ * one run (virtual time). Prints it, and writes it as its section of docs/benchmarks.md (between the
+ * bench:idle-cap markers, appended when absent); `npm run bench` runs it too (one line at the end of run.ts).
  */
-import { FLEET_SEEDS_NOTE, LONE_SEEDS, renderIdleCapSweep, runIdleCapSweep } from './idleCapSweep.js';
+import { writeDocsSection } from './docsSection.js';
+import { renderIdleCapSection, runIdleCapSweep } from './idleCapSweep.js';
 
-const rows = await runIdleCapSweep();
-console.log(
-  `Idle probe cap: requests into a dead server (lone agent, ${LONE_SEEDS} seeds pooled; share of the naive loop's) and the fleet benchmark's lone caller (${FLEET_SEEDS_NOTE}):\n`,
-);
-console.log(renderIdleCapSweep(rows));
+const section = renderIdleCapSection(await runIdleCapSweep());
+writeDocsSection('idle-cap', section);
+console.log(section);
