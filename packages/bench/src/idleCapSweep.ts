@@ -3,7 +3,8 @@
  * each `breakerIdleMaxBreakMs`, the requests a lone agent sends a dead server (the bench's lone dead-server
  * scenarios, seeds pooled, without and with a 10 s deadline) against the naive loop's, and the successful calls of
  * the fleet benchmark's lone caller (N = 1, no store: one call every 1-3 s, a 10 s limit, 5 min dead, 60 s up
- * after) against the same caller with the naive loop, in the same run. Virtual time, exact. `npm run bench:idle-cap -w packages/bench` prints it (`idleCapSweepRun.ts`).
+ * after) against the same caller with the naive loop, in the same run. Virtual time, exact. `npm run
+ * bench:idle-cap -w packages/bench` prints it and writes docs/benchmarks.md §5 (`idleCapSweepRun.ts`).
  */
 import { defaults } from '@mcp-resilience/middleware';
 import { SEEDS as FLEET_SEEDS, runFleetRun, runNaiveLoneCaller } from './fleet.js';
@@ -126,12 +127,11 @@ export function frontier(rows: readonly IdleCapRow[], share = 0.1) {
   const successShare = (r: IdleCapRow) => r.fleet.successes / Math.max(1, naiveRow.fleet.successes);
   const requestShare = (r: IdleCapRow, key: string) =>
     (r.requestsWhileDown[key] ?? 0) / Math.max(1, naiveRow.requestsWhileDown[key] ?? 0);
-  const best = caps.reduce((a, b) => (successShare(b) > successShare(a) ? b : a));
+  const mostSuccessful = (of: readonly IdleCapRow[]) =>
+    of.reduce<IdleCapRow | undefined>((a, b) => (a && successShare(a) >= successShare(b) ? a : b), undefined);
+  const best = mostSuccessful(caps) as IdleCapRow;
   const withinShare = DEAD_SERVER_KEYS.map((key) => {
-    const fitting = caps.filter((r) => requestShare(r, key) <= share);
-    const top = fitting.length
-      ? fitting.reduce((a, b) => (successShare(b) > successShare(a) ? b : a))
-      : undefined;
+    const top = mostSuccessful(caps.filter((r) => requestShare(r, key) <= share));
     return { key, cap: top?.capMs, successShare: top ? successShare(top) : undefined };
   });
   const chosen = caps.find((r) => r.capMs === defaults.breaker.idleMaxBreakMs);
@@ -162,6 +162,7 @@ export function renderIdleCapSection(rows: readonly IdleCapRow[]): string {
       w.cap === undefined ? `${w.key}: none` : `${w.key}: ${w.cap / 1000} s, ${share(w.successShare)}`,
     )
     .join('; ');
+  const verdict = f?.both === undefined ? 'No cap keeps both' : `${f.both / 1000} s keeps both`;
   const chosen = f?.chosen
     ? ` The default (${defaults.breaker.idleMaxBreakMs / 1000} s) keeps ${share(f.chosen.successShare)} of the loop's successful ` +
       `calls at ${share(f.chosen.requestShare)} of its requests (no deadline); §1's targets report the lone ` +
@@ -183,7 +184,7 @@ export function renderIdleCapSection(rows: readonly IdleCapRow[]): string {
     renderIdleCapSweep(rows),
     '',
     f
-      ? `${f.both === undefined ? 'No cap keeps both' : `${f.both / 1000} s keeps both`}. The most successful (${f.best.cap / 1000} s: ${share(f.best.successShare)} of the naive loop's ` +
+      ? `${verdict}. The most successful (${f.best.cap / 1000} s: ${share(f.best.successShare)} of the naive loop's ` +
         `successful calls) sends the dead server ${share(f.best.requestShare)} of the loop's requests (no deadline): ` +
         "seeing a recovery about when the loop does takes about the loop's requests. The most successful cap within " +
         `issue #18's 10% of the loop's requests, per scenario: ${fitting}.${chosen}`
