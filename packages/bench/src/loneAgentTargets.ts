@@ -1,6 +1,6 @@
 import type { QualityCell } from './quality.js';
 import type { LoneAgent } from './scenarios.js';
-import { failureReasons, type Status, type TargetCheck } from './targets.js';
+import { failFastTradeOff, failureReasons, type Status, successFloor, type TargetCheck } from './targets.js';
 
 /** Issue #18's targets for the lone agent and for the time that failing costs, on the defaults. */
 export const LONE_TARGETS = {
@@ -30,6 +30,8 @@ export interface TargetScenario {
 type Result = TargetCheck['results'][number];
 type Push = (key: string, target: string, results: Result[]) => void;
 type CellOf = (scenario: string, policy: string) => QualityCell;
+/** The fail-fast what-if's cell of a scenario, when the run has one. */
+type FailFastOf = (scenario: string) => QualityCell | undefined;
 
 const MCP = 'mcp-resilience';
 const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)}%`;
@@ -154,26 +156,40 @@ function recovering(list: readonly TargetScenario[], cellOf: CellOf, push: Push)
 }
 
 /** Every fleet scenario: the calls that fail anyway cost at most half of what they cost the naive loop. */
-function failedTime(fleet: readonly TargetScenario[], cellOf: CellOf, push: Push) {
+function failedTime(fleet: readonly TargetScenario[], cellOf: CellOf, push: Push, failFastOf: FailFastOf) {
   push(
     'failed-time',
     `Time of failed calls ≤ ${pct(LONE_TARGETS.failedTimeShare, 0)} of the naive loop's, on every fleet scenario`,
     fleet.map((s) => {
       const c = cellOf(s.key, MCP);
       const n = cellOf(s.key, 'naive');
-      const share = n.metrics.failedTimeMs > 0 ? c.metrics.failedTimeMs / n.metrics.failedTimeMs : 0;
+      const shareOf = (x: QualityCell) =>
+        n.metrics.failedTimeMs > 0 ? x.metrics.failedTimeMs / n.metrics.failedTimeMs : 0;
+      const meets = (x: QualityCell) => shareOf(x) <= LONE_TARGETS.failedTimeShare;
+      const tradeOff = () => {
+        const ff = failFastOf(s.key);
+        const floor = successFloor(n, cellOf(s.key, 'oracle'));
+        return ff
+          ? failFastTradeOff(ff, floor, meets(ff), `the failed calls cost ${pct(shareOf(ff))} of the loop's`)
+          : '';
+      };
       return result(
         s,
         c.metrics.failedTimeMs <= LONE_TARGETS.failedTimeShare * n.metrics.failedTimeMs,
-        `${seconds(c.metrics.failedTimeMs)} vs ${seconds(n.metrics.failedTimeMs)} (${pct(share)})`,
-        () => `${failedWhy(c)}.`,
+        `${seconds(c.metrics.failedTimeMs)} vs ${seconds(n.metrics.failedTimeMs)} (${pct(shareOf(c))})`,
+        () => `${failedWhy(c)}.${tradeOff()}`,
       );
     }),
   );
 }
 
 /** Issue #18's targets, pushed into checkTargets' list. */
-export function loneAgentTargets(scenarios: readonly TargetScenario[], cellOf: CellOf, push: Push) {
+export function loneAgentTargets(
+  scenarios: readonly TargetScenario[],
+  cellOf: CellOf,
+  push: Push,
+  failFastOf: FailFastOf = () => undefined,
+) {
   const dead = scenarios.filter((s) => s.agent?.shape === 'dead');
   const rec = scenarios.filter((s) => s.agent?.shape === 'recovering');
   if (dead.length) deadServer(dead, cellOf, push);
@@ -182,5 +198,6 @@ export function loneAgentTargets(scenarios: readonly TargetScenario[], cellOf: C
     scenarios.filter((s) => !s.agent),
     cellOf,
     push,
+    failFastOf,
   );
 }

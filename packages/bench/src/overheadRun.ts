@@ -24,7 +24,7 @@ const results: Results = {
   ...last,
   machine: { ...machine(), loadAverage },
   overhead,
-  targets: checkTargets(last.quality.cells, SCENARIOS, overhead),
+  targets: checkTargets([...last.quality.cells, ...last.quality.whatIf.cells], SCENARIOS, overhead),
 };
 
 const rendered = render(results);

@@ -697,6 +697,7 @@ function whatIfSection(r: Results): string {
       dur(base.metrics.p50Ms),
       dur(base.metrics.p99Ms),
       failedTime(base),
+      ratio(base.metrics.mttfFirstRequestRatio),
       int(base.metrics.completedInWindow),
     ]);
     for (const p of whatIf.policies) {
@@ -711,6 +712,7 @@ function whatIfSection(r: Results): string {
         dur(c.metrics.p50Ms),
         dur(c.metrics.p99Ms),
         failedTime(c),
+        ratio(c.metrics.mttfFirstRequestRatio),
         int(c.metrics.completedInWindow),
       ]);
     }
@@ -729,10 +731,11 @@ function whatIfSection(r: Results): string {
         'p50',
         'p99',
         'time of failed calls: sum (p50 / p95)',
+        'MTTF non-retryable, first request got it (× one attempt)',
         'calls completed in the window',
       ],
       rows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
   ].join('\n');

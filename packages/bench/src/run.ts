@@ -133,7 +133,7 @@ const results: Results = {
     cells,
     whatIf: { policies: WHAT_IF.map(info), cells: whatIfCells },
   },
-  targets: checkTargets(cells, SCENARIOS, overhead),
+  targets: checkTargets([...cells, ...whatIfCells], SCENARIOS, overhead),
   overhead,
   memory,
   dashboard: readDashboard(),

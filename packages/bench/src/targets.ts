@@ -51,8 +51,11 @@ export const TARGETS = {
 const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)}%`;
 const seconds = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
+const optionalCell = (cells: readonly QualityCell[], scenario: string, policy: string) =>
+  cells.find((c) => c.scenario === scenario && c.policy === policy);
+
 function cell(cells: readonly QualityCell[], scenario: string, policy: string): QualityCell {
-  const found = cells.find((c) => c.scenario === scenario && c.policy === policy);
+  const found = optionalCell(cells, scenario, policy);
   if (!found) throw new Error(`no result for ${policy} on ${scenario}`);
   return found;
 }
@@ -105,6 +108,36 @@ function mttfWhy(c: QualityCell): string {
   return `${parts.join('; ')}. ${fr === null ? '' : `Over the calls whose first request got the non-retryable error, the ratio is ${fr.toFixed(2)}×.`}`;
 }
 
+/** The what-if policy that never waits at an open breaker (`breakerWait: false`): the other side of every wait. */
+export const FAIL_FAST = 'mcp-resilience:fail-fast';
+
+/** The success target's floor on a scenario: the naive loop's − 0.5 pp or the oracle's − 2 pp, the higher. */
+export function successFloor(naive: QualityCell, oracle: QualityCell): number {
+  return Math.max(
+    naive.metrics.successRate - TARGETS.successVsNaivePp / 100,
+    oracle.metrics.successRate - TARGETS.successVsOraclePp / 100,
+  );
+}
+
+/**
+ * A target the defaults miss because calls wait at the breaker, against the fail-fast what-if (when the run has
+ * it): whether not waiting meets it (`meets`, `value` its figure), and at what success against `floor`.
+ */
+export function failFastTradeOff(
+  ff: QualityCell | undefined,
+  floor: number,
+  meets: boolean,
+  value: string,
+): string {
+  if (!ff) return '';
+  const success = pct(ff.metrics.successRate, 2);
+  if (!meets) return ` Failing fast does not meet it either (\`breakerWait: false\`, what-if: ${value}).`;
+  if (ff.metrics.successRate >= floor - 1e-9) {
+    return ` Failing fast would meet it here (\`breakerWait: false\`, what-if: ${value}) at ${success} success, within the success target.`;
+  }
+  return ` Failing fast would meet it and lose calls: with \`breakerWait: false\` (what-if) ${value}, but success falls to ${success}, below the ${pct(floor, 2)} the success target allows here. Nothing tells a call that will fail from one that will succeed before the server answers it: the wait that delays the one saves the other.`;
+}
+
 /** The oracle's bound, when it is itself below a target: the target is out of reach for any policy. */
 function oracleEfficiencyNote(o: QualityCell, threshold: number): string {
   const e = o.metrics.retryEfficiency;
@@ -115,7 +148,38 @@ function oracleEfficiencyNote(o: QualityCell, threshold: number): string {
 
 type Result = TargetCheck['results'][number];
 
-/** The issue's targets for mcp-resilience's defaults, checked against the pooled results (and the overhead run). */
+/** The MTTF target on one scenario; a miss is set against the fail-fast what-if (when `cells` has it). */
+function mttfResult(cells: readonly QualityCell[], scenario: string, scenarioName: string): Result {
+  const c = cell(cells, scenario, MCP);
+  const r = c.metrics.mttfFirstRequestRatio;
+  if (r === null) return { scenario, scenarioName, status: 'insufficient data', value: 'no such call' };
+  const status: Status = r <= TARGETS.mttfRatio ? 'met' : 'missed';
+  const tradeOff = () => {
+    const ff = optionalCell(cells, scenario, FAIL_FAST);
+    const f = ff?.metrics.mttfFirstRequestRatio ?? null;
+    const floor = successFloor(cell(cells, scenario, 'naive'), cell(cells, scenario, 'oracle'));
+    return failFastTradeOff(
+      ff,
+      floor,
+      f !== null && f <= TARGETS.mttfRatio,
+      `${f === null ? '—' : f.toFixed(2)}×`,
+    );
+  };
+  const sentAtOnce = c.metrics.mttfSentAtOnceRatio;
+  const all = c.metrics.mttfRatio;
+  return {
+    scenario,
+    scenarioName,
+    status,
+    value: `${r >= 10 ? r.toFixed(1) : r.toFixed(3)}× (of those sent at once: ${sentAtOnce === null ? '—' : `${sentAtOnce.toFixed(2)}×`}; all non-retryable failures: ${all === null ? '—' : `${all.toFixed(2)}×`})`,
+    ...(status === 'missed' ? { why: `${mttfWhy(c)}${tradeOff()}` } : {}),
+  };
+}
+
+/**
+ * The issue's targets for mcp-resilience's defaults, checked against the pooled results (and the overhead run).
+ * `cells` may hold the what-if's too: a miss that waiting causes is set against the fail-fast one (`FAIL_FAST`).
+ */
 export function checkTargets(
   cells: readonly QualityCell[],
   scenarioList: readonly TargetScenario[],
@@ -230,26 +294,7 @@ export function checkTargets(
   push(
     'mttf',
     `MTTF non-retryable, over calls whose first request got the error, ≤ ${TARGETS.mttfRatio}× one attempt`,
-    scenarios.map((scenario) => {
-      const c = cell(cells, scenario, MCP);
-      const r = c.metrics.mttfFirstRequestRatio;
-      if (r === null) {
-        return {
-          scenario,
-          scenarioName: nameOf(scenario),
-          status: 'insufficient data' as Status,
-          value: 'no such call',
-        };
-      }
-      const status: Status = r <= TARGETS.mttfRatio ? 'met' : 'missed';
-      return {
-        scenario,
-        scenarioName: nameOf(scenario),
-        status,
-        value: `${r >= 10 ? r.toFixed(1) : r.toFixed(3)}× (of those sent at once: ${c.metrics.mttfSentAtOnceRatio === null ? '—' : `${c.metrics.mttfSentAtOnceRatio.toFixed(2)}×`}; all non-retryable failures: ${c.metrics.mttfRatio === null ? '—' : `${c.metrics.mttfRatio.toFixed(2)}×`})`,
-        ...(status === 'missed' ? { why: mttfWhy(c) } : {}),
-      };
-    }),
+    scenarios.map((scenario) => mttfResult(cells, scenario, nameOf(scenario))),
   );
 
   {
@@ -292,7 +337,12 @@ export function checkTargets(
     }
   }
 
-  loneAgentTargets(scenarioList, (scenario, policy) => cell(cells, scenario, policy), push);
+  loneAgentTargets(
+    scenarioList,
+    (scenario, policy) => cell(cells, scenario, policy),
+    push,
+    (scenario) => optionalCell(cells, scenario, FAIL_FAST),
+  );
 
   if (overhead) {
     const row = (key: string) => overhead.rows.find((r) => r.key === key);

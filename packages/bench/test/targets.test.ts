@@ -132,6 +132,36 @@ describe('checkTargets', () => {
     expect(find(checks, 'mttf').results.map((r) => r.status)).toEqual(['met', 'missed']);
   });
 
+  it('a miss that waiting causes is set against the fail-fast what-if: what not waiting would cost', () => {
+    const missed = { outage: { mttfFirstRequestRatio: 18, failedTimeMs: 6_000 } };
+    const naiveTime = { 'naive:outage': { failedTimeMs: 10_000 } };
+    const ff = (m: Partial<Metrics>) => cell('outage', 'mcp-resilience:fail-fast', m);
+    const why = (extra: QualityCell[], key: string) =>
+      find(checkTargets([...cells(missed, naiveTime), ...extra], scenarios), key).results[1]!.why!;
+
+    // not waiting meets both targets, at a success below the floor (naive 90% − 0.5 pp = 89.5%, above the oracle 91% − 2 pp)
+    const losing = ff({ succeeded: 700, mttfFirstRequestRatio: 1, failedTimeMs: 100 });
+    expect(why([losing], 'mttf')).toMatch(
+      /Failing fast would meet it and lose calls: .* 1\.00×, but success falls to 70\.00%, below the 89\.50%/,
+    );
+    expect(why([losing], 'failed-time')).toMatch(
+      /failed calls cost 1\.0% of the loop's, but success falls to 70\.00%/,
+    );
+    // within the floor, it says so: the defaults would then be the worse choice here
+    expect(why([ff({ succeeded: 895, mttfFirstRequestRatio: 1 })], 'mttf')).toMatch(
+      /would meet it here .* within the success target/,
+    );
+    // not waiting does not meet it either (the calls waited for a Retry-After)
+    expect(why([ff({ succeeded: 895, mttfFirstRequestRatio: 12 })], 'mttf')).toMatch(
+      /does not meet it either .*: 12\.00×/,
+    );
+    // a run without the what-if says nothing of it
+    expect(why([], 'mttf')).not.toMatch(/[Ff]ailing fast/);
+    expect(
+      find(checkTargets(cells(missed, naiveTime), scenarios), 'failed-time').results[1]!.why,
+    ).not.toMatch(/fast/);
+  });
+
   it('overload: more successful calls than naive and a recovery after the spike', () => {
     const phase = (p: PhaseGoodput['phase'], successRate: number, p50Ms = 200): PhaseGoodput => ({
       phase: p,
