@@ -171,3 +171,4 @@ log(
 await import('./agentLayerRun.js'); // the agent-layer section (docs/benchmarks/agent-layer.md)
 await import('./fleetRun.js'); // the fleet section (docs/benchmarks.md §4, docs/benchmarks/fleet.json)
 await import('./idleCapSweepRun.js'); // the idle probe cap's trade-off (docs/benchmarks.md §5)
+await import('./loneAgentSweepRun.js'); // the lone agent across outage lengths (docs/benchmarks.md §6)

@@ -65,7 +65,7 @@ export interface FlatResilienceOptions {
   readonly breakerMaxBreakMs?: number;
   /**
    * Longest time between two probes while no call waits: the delay grows with the outage's age (the next probe
-   * when the age has doubled) up to this. At least `breakerMaxBreakMs`.
+   * when the outage has aged by a quarter) up to this. At least `breakerMaxBreakMs`.
    */
   readonly breakerIdleMaxBreakMs?: number;
   /** Random spread of a break, as a share of it (0.1 = ±10%). */

@@ -3,7 +3,7 @@ import { naiveRetryAt } from './naiveRetryAt.js';
 /** What `loneProbeAt` needs: the breaker's own next probe for a lone waiter, and the outage's first naive call. */
 export interface LoneProbeInput {
   readonly now: number;
-  /** The probe that the lone schedule (`probeDelay` for one waiter: half the outage's age) has due. */
+  /** The probe that the lone schedule (`probeDelay` for one waiter: a quarter of the outage's age) has due. */
   readonly dueAt: number;
   /** When the outage began (its first unhealthy failure): the naive loop's first call started then. */
   readonly outageStart: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IDLE_AGE_SHARE, LONE_AGE_SHARE, probeDelay } from './probeDelay.js';
+import { AGE_SHARE, probeDelay } from './probeDelay.js';
 
 describe('probeDelay', () => {
   const base = {
@@ -26,18 +26,16 @@ describe('probeDelay', () => {
     expect(probeDelay({ ...base, expectedRecoveryMs: 60_000 })).toBe(4_000);
   });
 
-  it('while nobody waits, grows with the outage age up to breakerIdleMaxBreakMs', () => {
-    const idle = (outageAgeMs: number) => probeDelay({ ...base, waiting: 0, failedProbes: 5, outageAgeMs });
-    expect(IDLE_AGE_SHARE).toBe(1);
-    expect([0, 1_000, 6_000, 20_000, 29_000, 600_000].map(idle)).toEqual([
-      4_000, 4_000, 6_000, 20_000, 29_000, 30_000,
-    ]);
-  });
-
-  it('while one call waits alone, stretches to half the age', () => {
+  it('while fewer than two calls wait, stretches to a quarter of the outage age, up to breakerIdleMaxBreakMs', () => {
+    expect(AGE_SHARE).toBe(0.25);
+    for (const waiting of [0, 1]) {
+      const delay = (outageAgeMs: number) => probeDelay({ ...base, waiting, failedProbes: 5, outageAgeMs });
+      expect([0, 1_000, 20_000, 40_000, 100_000, 600_000].map(delay)).toEqual([
+        4_000, 4_000, 5_000, 10_000, 25_000, 30_000,
+      ]);
+    }
     const lone = (outageAgeMs: number) => probeDelay({ ...base, waiting: 1, failedProbes: 1, outageAgeMs });
-    expect(LONE_AGE_SHARE).toBe(0.5);
-    expect([0, 4_000, 8_000, 40_000, 600_000].map(lone)).toEqual([1_000, 2_000, 4_000, 20_000, 30_000]);
+    expect([0, 4_000, 8_000, 40_000].map(lone)).toEqual([1_000, 1_000, 2_000, 10_000]);
   });
 
   it('while calls wait, stays soon whatever the age', () => {

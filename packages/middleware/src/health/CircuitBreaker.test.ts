@@ -193,7 +193,7 @@ describe('CircuitBreaker', () => {
     return out;
   };
 
-  it('while nobody waits, probes when the outage age has doubled, up to breakerIdleMaxBreakMs', async () => {
+  it('while nobody waits, probes when the outage has aged by a quarter, up to breakerIdleMaxBreakMs', async () => {
     waiting = false;
     const breaker = create({
       breakerJitter: 0,
@@ -202,9 +202,10 @@ describe('CircuitBreaker', () => {
       breakerIdleMaxBreakMs: 30_000,
     });
     fail(breaker, 5);
-    expect(await breaks(breaker, 9)).toEqual([
-      1_000, 2_000, 4_000, 7_000, 14_000, 28_000, 30_000, 30_000, 30_000,
-    ]);
+    const all = await breaks(breaker, 20);
+    // the soon doubling up to 4 s until a quarter of the age is longer (at 19 s old), then ×1.25 per probe
+    expect(all.slice(0, 9)).toEqual([1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_750, 5_937.5, 7_421.875]);
+    expect(all.slice(17)).toEqual([30_000, 30_000, 30_000]);
     expect(breaker.snapshot(clock.now()).outageSince).toBe(1_000);
   });
 
@@ -218,15 +219,17 @@ describe('CircuitBreaker', () => {
     waiting = false;
     const breaker = create({ breakerJitter: 0, breakerBreakMs: 1_000, breakerMaxBreakMs: 4_000 });
     fail(breaker, 5);
-    await breaks(breaker, 5); // outage 28 s old at the re-open: the idle break is 28 s, the soon one 4 s
+    await breaks(breaker, 12); // the outage is 72 s old at the re-open: the idle break is 18 s, the soon one 4 s
     const openedAt = clock.now();
-    expect(breaker.openUntil).toBe(openedAt + 28_000);
+    const idleBreak = (openedAt - (breaker.outageSince as number)) / 4;
+    expect(idleBreak).toBeCloseTo(18_120, 0);
+    expect(breaker.openUntil).toBe(openedAt + idleBreak);
     await clock.advance(3_000);
-    expect(breaker.expedite(clock.now(), openedAt + 3_500, 2)).toBe(openedAt + 28_000); // too late for this call
+    expect(breaker.expedite(clock.now(), openedAt + 3_500, 2)).toBe(openedAt + idleBreak); // too late for this call
     expect(breaker.probeIfWaiting(clock.now(), 2)).toBe(openedAt + 4_000);
     expect(breaker.expedite(clock.now(), openedAt + 30_000, 2)).toBe(openedAt + 4_000);
     expect(breaker.openUntil).toBe(openedAt + 4_000);
-    // one call alone would have had the probe at half the age (14 s)
+    // one call alone would have had the probe a quarter of the age after the re-open, as nobody waiting
     expect(breaker.probeIfWaiting(clock.now(), 1)).toBe(openedAt + 4_000);
     await clock.advance(1_000);
     expect(breaker.state).toBe('half_open');

@@ -374,9 +374,8 @@ export class CircuitBreaker {
     this.outageStart ??= now;
     const random = this.clock.random();
     const soonMs = this.breakMs(now, 2, random);
-    const loneMs = this.breakMs(now, 1, random);
-    const waiters = this.hooks.waiters();
-    const breakMs = waiters >= 2 ? soonMs : waiters === 1 ? loneMs : this.breakMs(now, 0, random);
+    const loneMs = this.breakMs(now, 1, random); // nobody waiting has the same schedule
+    const breakMs = this.hooks.waiters() >= 2 ? soonMs : loneMs;
     this.moveTo(
       { state: 'open', until: now + breakMs, soonAt: now + soonMs, loneAt: now + loneMs },
       now,

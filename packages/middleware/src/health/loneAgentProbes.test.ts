@@ -69,18 +69,18 @@ describe('a lone agent against a dead server', () => {
     // while calls wait alone (no deadline: each call's bet ends once the time left is below the outage's age),
     // the first probe comes after the soon schedule (breakerBreakMs, 500 ms: the waiting call's own backoff does
     // not delay it); then, within the naive loop's first call of the outage (from its first failure at 0), each of
-    // that loop's retries at 3, 7, 15 and 31 s is a probe, and between them a probe half the outage's age after
-    // the last one (since the breaker opened) where the naive retry is further than one such wait (9.75, 21.75 s);
-    // past that call, half the age again (45.75 s)
+    // that loop's retries at 3, 7, 15 and 31 s is a probe, and between them a probe a quarter of the outage's age
+    // (since the breaker opened) after the last one, or the soon schedule's 2 s when that is longer, where the
+    // naive retry is further than one such wait (9, 11, 18.375, 22.59 s); past that call, a quarter of the age
     const gaps = after.map((s, i) => s.at - (i === 0 ? opened : after[i - 1]!.at));
-    expect(after.slice(0, 8).map((s) => s.at)).toEqual([
-      2_000, 3_000, 7_000, 9_750, 15_000, 21_750, 31_000, 45_750,
+    expect(after.slice(0, 11).map((s) => s.at)).toEqual([
+      2_000, 3_000, 7_000, 9_000, 11_000, 15_000, 18_375, 22_593.75, 31_000, 38_375, 47_593.75,
     ]);
-    expect(gaps.slice(0, 8)).toEqual([500, 1_000, 4_000, 2_750, 5_250, 6_750, 9_250, 14_750]);
-    // from then on (the outage over a minute old) one probe per breakerIdleMaxBreakMs, 30 s, whether a call
-    // waits for it or not
-    expect(gaps.slice(8).every((g) => g === 30_000)).toBe(true);
-    expect(gaps.length).toBe(26);
+    // once no call waits (the outage is 46 s old), the idle probe: a quarter of the age after the last one, sent
+    // with the first call after it (calls come every 1.5 s), up to breakerIdleMaxBreakMs, 30 s, from two minutes on
+    expect(gaps.slice(11, 15)).toEqual([12_000, 15_000, 19_500, 24_000]);
+    expect(gaps.slice(15).every((g) => g === 30_000)).toBe(true);
+    expect(gaps.length).toBe(31);
   });
 
   it('sends the dead server under a third of what a naive loop of six attempts sends in the same ten minutes', async () => {
@@ -90,7 +90,7 @@ describe('a lone agent against a dead server', () => {
     for (let t = 0; t < WINDOW_MS; t += 31_000 + THINK_MS) naive += 6;
     const inWindow = sent.filter((s) => s.at < WINDOW_MS).length;
     expect(naive).toBe(114);
-    expect(inWindow).toBe(31); // 27% of the naive loop's (issue #18's target: 10%)
+    expect(inWindow).toBe(36); // 32% of the naive loop's (issue #18's target: 10%)
   });
 
   it('probes on demand only: while the agent does not call, nothing reaches the dead server; its next call is the probe', async () => {
@@ -166,14 +166,16 @@ describe('a lone agent against a dead server', () => {
     }
   });
 
-  it("sends a lone call's probes no more often than the half-age schedule alone (measured: fewer)", async () => {
+  it("sends a lone call's probes no more often than the quarter-age schedule alone (measured: fewer)", async () => {
     for (const seed of [1, 2, 3]) {
       clock = createFakeClock(0);
       recorder = createMemoryRecorder();
       const { sent } = await loneCall(seed, { jitter: 'none', breakerJitter: 0 });
-      // five requests open the breaker; then 2, 3, 7, 9.75, 15, 21.75 s (and 31 s once the call has left)
+      // five requests open the breaker; then 2, 3, 7, 9, 11, 15, 18.375, 22.59 s (and 31 s once the call has
+      // left): eight probes in 24 s, where the quarter-age schedule alone sends nine (2, 3, 5, 7, 9, 11, 13.4, 16.3
+      // and 20.1 s)
       expect(sent.filter((t) => t < 30_000)).toEqual([
-        0, 100, 300, 700, 1_500, 2_000, 3_000, 7_000, 9_750, 15_000, 21_750,
+        0, 100, 300, 700, 1_500, 2_000, 3_000, 7_000, 9_000, 11_000, 15_000, 18_375, 22_593.75,
       ]);
     }
   });
@@ -191,7 +193,7 @@ describe('a lone agent against a dead server', () => {
     expect(halfOpen[0]?.time).toBe(end + error.retryAfterMs!);
   });
 
-  it('keeps the half-age schedule for a lone call with a deadline of its own (no naive-loop probes)', async () => {
+  it('keeps the quarter-age schedule for a lone call with a deadline of its own (no naive-loop probes)', async () => {
     const r = createResilience({ clock, recorder, jitter: 'none', breakerJitter: 0 });
     const sent: number[] = [];
     const fn = async () => {
@@ -202,10 +204,12 @@ describe('a lone agent against a dead server', () => {
     await clock.advance(120_000);
     expect(await call).toMatchObject({ reason: 'circuit_open' });
     await r.close();
-    // the first probe waits for the call's own backoff (1.6 s), then the soon schedule and half the outage's age
-    // (since the breaker opened at 1.5 s): none at the naive loop's 3, 7, 15 or 31 s
+    // the first probe waits for the call's own backoff (1.6 s), then the soon schedule (1 s, then 2 s) until a
+    // quarter of the outage's age (since the breaker opened at 1.5 s) is longer: none at the naive loop's 3, 7, 15
+    // or 31 s
     expect(sent).toEqual([
-      0, 100, 300, 700, 1_500, 3_100, 4_100, 6_100, 8_400, 11_850, 17_025, 24_787.5, 36_431.25, 53_896.875,
+      0, 100, 300, 700, 1_500, 3_100, 4_100, 6_100, 8_100, 10_100, 12_250, 14_937.5, 18_296.875, 22_496.09375,
+      27_745.1171875, 34_306.396484375, 42_507.99560546875, 52_759.99450683594,
     ]);
   });
 });
