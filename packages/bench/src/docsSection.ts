@@ -10,6 +10,21 @@ import { fileURLToPath } from 'node:url';
 
 export const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs');
 
+const SECTION = /<!-- bench:([\w-]+) -->[\s\S]*?<!-- \/bench:\1 -->/g;
+
+/**
+ * `markdown` with the generated sections of `previous` (docs/benchmarks.md before it is rewritten) that it lacks,
+ * appended in their order: a partial run that renders the document again keeps what only the full run writes.
+ */
+export function keepSections(previous: string, markdown: string): string {
+  const missing = [...previous.matchAll(SECTION)].filter(
+    ([, name]) => !markdown.includes(`<!-- bench:${name} -->`),
+  );
+  return missing.length
+    ? `${markdown.trimEnd()}\n\n${missing.map(([block]) => block).join('\n\n')}\n`
+    : markdown;
+}
+
 export function writeDocsSection(name: string, section: string, also: readonly string[] = []): void {
   const file = join(DOCS, 'benchmarks.md');
   const text = readFileSync(file, 'utf8');

@@ -64,7 +64,7 @@ function downWhy(s: TargetScenario, c: QualityCell, n: QualityCell): string {
   const split =
     c.extra.downBeforeOpen === undefined
       ? ''
-      : ` ${c.extra.downBeforeOpen} before the breaker opened (the failures in a row that open it) and ${c.extra.downAfterOpen ?? 0} after it (its probes, one per break: soon while a call waits for a verdict, one per \`breakerIdleMaxBreakMs\` once nobody does; a longer cap sends fewer at the price of recoveries seen later: §5 measures the trade-off, and no cap gets both).`;
+      : ` ${c.extra.downBeforeOpen} before the breaker opened (the failures in a row that open it) and ${c.extra.downAfterOpen ?? 0} after it (its probes, one per break: soon while calls wait for a verdict, else when the outage has aged by a quarter, at most \`breakerIdleMaxBreakMs\` apart; a longer cap sends fewer at the price of recoveries seen later: §5 measures the trade-off, and no cap gets both).`;
   return `${m.requestsWhileDown} requests into the dead server (${m.firstRequestsWhileDown} first requests of calls: before the breaker opened, or let through as its probes; ${m.requestsWhileDown - m.firstRequestsWhileDown} retries), one every ${every(m.requestsWhileDown)} of the window on average; the target allows one every ${every(LONE_TARGETS.deadDownShare * n.metrics.requestsWhileDown)} (the naive loop: one every ${every(n.metrics.requestsWhileDown)}).${split}`;
 }
 

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepSections } from './docsSection.js';
 import { machine, measureOverhead } from './overhead.js';
 import { type Results, render } from './report.js';
 import { SCENARIOS } from './scenarios.js';
@@ -28,7 +29,8 @@ const results: Results = {
 };
 
 const rendered = render(results);
-writeFileSync(join(docs, 'benchmarks.md'), rendered.markdown);
+const markdownFile = join(docs, 'benchmarks.md');
+writeFileSync(markdownFile, keepSections(readFileSync(markdownFile, 'utf8'), rendered.markdown));
 writeFileSync(join(docs, 'benchmarks', 'overhead.svg'), rendered.charts['overhead.svg'] ?? '');
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 const readme = join(root, 'README.md');
