@@ -168,10 +168,14 @@ function failedTime(fleet: readonly TargetScenario[], cellOf: CellOf, push: Push
       const meets = (x: QualityCell) => shareOf(x) <= LONE_TARGETS.failedTimeShare;
       const tradeOff = () => {
         const ff = failFastOf(s.key);
+        if (!ff) return '';
         const floor = successFloor(n, cellOf(s.key, 'oracle'));
-        return ff
-          ? failFastTradeOff(ff, floor, meets(ff), `the failed calls cost ${pct(shareOf(ff))} of the loop's`)
-          : '';
+        return failFastTradeOff(
+          ff,
+          floor,
+          meets(ff),
+          `the failed calls cost ${pct(shareOf(ff))} of the loop's`,
+        );
       };
       return result(
         s,

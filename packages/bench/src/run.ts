@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatWithBiome, writeBenchmarksDoc, writeReadmeHeadline } from './docsSection.js';
 import { runMcpLoneAgent } from './mcp/mcpLoneAgent.js';
 import { machine, measureMemory, measureOverhead } from './overhead.js';
 import { describeDefaults, POLICIES, WHAT_IF } from './policies.js';
@@ -74,12 +74,10 @@ function readDashboard(): DashboardResults {
   }
 }
 
-/** Formats the written files with the repository's Biome (it formats Markdown and JSON), so `biome check` stays clean. */
-function formatWithBiome(files: readonly string[]) {
+/** Formats the written files (`formatWithBiome`), warning instead of failing the run when Biome cannot. */
+function formatOutputs(files: readonly string[]) {
   try {
-    const require = createRequire(import.meta.url);
-    const bin = join(dirname(require.resolve('@biomejs/biome/package.json')), 'bin', 'biome');
-    execFileSync(process.execPath, [bin, 'format', '--write', ...files], { cwd: root, stdio: 'pipe' });
+    formatWithBiome(files);
   } catch (error) {
     console.warn(
       'warning: could not format the outputs with biome:',
@@ -146,19 +144,12 @@ const results: Results = {
 
 const rendered = render(results);
 mkdirSync(chartsDir, { recursive: true });
-writeFileSync(join(docs, 'benchmarks.md'), rendered.markdown);
+writeBenchmarksDoc(rendered.markdown);
 for (const [name, svg] of Object.entries(rendered.charts)) writeFileSync(join(chartsDir, name), svg);
 writeFileSync(join(chartsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 // The root README shows the headline of the last run, between its bench:headline markers.
-const readme = join(docs, '..', 'README.md');
-const marked = /(<!-- bench:headline -->\n)[\s\S]*?(<!-- \/bench:headline -->)/;
-const text = readFileSync(readme, 'utf8');
-if (!marked.test(text)) throw new Error(`${readme} has no <!-- bench:headline --> markers`);
-writeFileSync(
-  readme,
-  text.replace(marked, (_, open, close) => `${open}\n${rendered.headline.trim()}\n\n${close}`),
-);
-formatWithBiome([join(docs, 'benchmarks.md'), join(chartsDir, 'results.json'), readme]);
+const readme = writeReadmeHeadline(rendered.headline);
+formatOutputs([join(docs, 'benchmarks.md'), join(chartsDir, 'results.json'), readme]);
 
 log(`\n${rendered.headline}`);
 for (const t of results.targets) {

@@ -120,16 +120,10 @@ export function successFloor(naive: QualityCell, oracle: QualityCell): number {
 }
 
 /**
- * A target the defaults miss because calls wait at the breaker, against the fail-fast what-if (when the run has
- * it): whether not waiting meets it (`meets`, `value` its figure), and at what success against `floor`.
+ * A target the defaults miss because calls wait at the breaker, against the fail-fast what-if `ff`: whether not
+ * waiting meets it (`meets`, `value` its figure), and at what success against `floor`.
  */
-export function failFastTradeOff(
-  ff: QualityCell | undefined,
-  floor: number,
-  meets: boolean,
-  value: string,
-): string {
-  if (!ff) return '';
+export function failFastTradeOff(ff: QualityCell, floor: number, meets: boolean, value: string): string {
   const success = pct(ff.metrics.successRate, 2);
   if (!meets) return ` Failing fast does not meet it either (\`breakerWait: false\`, what-if: ${value}).`;
   if (ff.metrics.successRate >= floor - 1e-9) {
@@ -156,7 +150,8 @@ function mttfResult(cells: readonly QualityCell[], scenario: string, scenarioNam
   const status: Status = r <= TARGETS.mttfRatio ? 'met' : 'missed';
   const tradeOff = () => {
     const ff = optionalCell(cells, scenario, FAIL_FAST);
-    const f = ff?.metrics.mttfFirstRequestRatio ?? null;
+    if (!ff) return '';
+    const f = ff.metrics.mttfFirstRequestRatio;
     const floor = successFloor(cell(cells, scenario, 'naive'), cell(cells, scenario, 'oracle'));
     return failFastTradeOff(
       ff,
@@ -165,6 +160,7 @@ function mttfResult(cells: readonly QualityCell[], scenario: string, scenarioNam
       `${f === null ? '—' : f.toFixed(2)}×`,
     );
   };
+
   const sentAtOnce = c.metrics.mttfSentAtOnceRatio;
   const all = c.metrics.mttfRatio;
   return {
